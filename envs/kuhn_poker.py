@@ -1,0 +1,114 @@
+"""Kuhn poker, with pgx's encodings (pgx `kuhn_poker` v1).
+
+Rules: a three-card deck J < Q < K; each player antes 1 chip and gets one card. Players alternate;
+each action is 0 = BET (put one more chip in: a bet, or a call of a bet) or 1 = PASS (check, or
+fold to a bet). The game ends on pass-pass (showdown for 1), bet-pass or pass-bet-pass (the bettor
+wins 1), or when a bet is called (showdown for 2). The first player is drawn at `init` from the
+key, as is the deal (one of the 6 ordered pairs of distinct cards, uniformly).
+
+Observation `(7,)` bool from the observer's view: `[0:3]` own card one-hot (J, Q, K), `[3:5]` own
+chips beyond the ante one-hot (0, 1), `[5:7]` the opponent's chips beyond the ante one-hot.
+Rewards are chips won at the end: ±1 or ±2. Both actions are always legal, so the only illegal
+actions are ids outside 0..1 (ended with the penalty of `holdemjax.api`).
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+from flax import struct
+
+from holdemjax.api import Array, Env, State
+from holdemjax.render.svg import Svg, unbatched
+
+__all__ = ["KuhnPoker", "KuhnState", "BET", "PASS", "JACK", "QUEEN", "KING"]
+
+BET, PASS = 0, 1
+JACK, QUEEN, KING = 0, 1, 2
+NUM_ACTIONS = 2
+OBS_CARD = slice(0, 3)
+OBS_MY_CHIPS = slice(3, 5)
+OBS_OPP_CHIPS = slice(5, 7)
+# The 6 ordered deals (card of player 0, card of player 1).
+_DEALS = ((0, 1), (0, 2), (1, 0), (1, 2), (2, 0), (2, 1))
+
+
+@struct.dataclass
+class KuhnState(State):
+    observation: Array = struct.field(default_factory=lambda: jnp.zeros(7, jnp.bool_))
+    rewards: Array = struct.field(default_factory=lambda: jnp.zeros(2, jnp.float32))
+    legal_action_mask: Array = struct.field(default_factory=lambda: jnp.ones(2, jnp.bool_))
+    _cards: Array = struct.field(default_factory=lambda: jnp.zeros(2, jnp.int32))  # [2] card of player p
+    _chips: Array = struct.field(default_factory=lambda: jnp.zeros(2, jnp.int32))  # [2] chips beyond the ante
+    _history: Array = struct.field(default_factory=lambda: jnp.int32(0))  # [] 0 start, 1 a pass, 2 a bet
+
+    @property
+    def env_id(self) -> str:
+        return "kuhn_poker"
+
+    def to_svg(self) -> str:
+        return render_svg(self)
+
+
+class KuhnPoker(Env):
+    def __init__(self):
+        super().__init__()
+
+    id = property(lambda self: "kuhn_poker")
+    version = property(lambda self: "v1")
+    num_players = property(lambda self: 2)
+
+    def _init(self, key) -> KuhnState:
+        k_first, k_deal = jax.random.split(key)
+        deal = jnp.asarray(_DEALS, jnp.int32)[jax.random.randint(k_deal, (), 0, 6)]
+        return KuhnState(
+            current_player=jax.random.bernoulli(k_first).astype(jnp.int32), _cards=deal
+        )
+
+    def _step(self, state: KuhnState, action: Array, key) -> KuhnState:
+        p = state.current_player
+        bet = action == BET
+        facing_bet = state._history == 2
+        chips = state._chips.at[p].add(bet.astype(jnp.int32))
+        # History codes: 0 start; 1 one pass; 2 a bet was made (first action or after a pass).
+        pass_pass = (state._history == 1) & ~bet
+        called = facing_bet & bet
+        folded = facing_bet & ~bet
+        showdown = pass_pass | called
+        done = showdown | folded
+        history = jnp.where(bet, 2, jnp.where(state._history == 0, 1, state._history))
+        mine = state._cards[p] > state._cards[1 - p]
+        # Showdown: the higher card wins the pot beyond the ante (1 + called bet);
+        # a fold: the bettor (the opponent of the folder) wins 1.
+        stake = 1 + called.astype(jnp.int32)
+        win_p = jnp.where(showdown, jnp.where(mine, stake, -stake), -1)
+        rewards = jnp.where(done, jnp.where(jnp.arange(2) == p, win_p, -win_p), 0)
+        return state.replace(
+            current_player=1 - p,
+            rewards=rewards.astype(jnp.float32),
+            terminated=done,
+            _chips=chips,
+            _history=history,
+        )
+
+    def _observe(self, state: KuhnState, player_id: Array) -> Array:
+        card = jax.nn.one_hot(state._cards[player_id], 3, dtype=jnp.bool_)
+        mine = jax.nn.one_hot(state._chips[player_id], 2, dtype=jnp.bool_)
+        theirs = jax.nn.one_hot(state._chips[1 - player_id], 2, dtype=jnp.bool_)
+        return jnp.concatenate([card, mine, theirs])
+
+
+def render_svg(state: KuhnState) -> str:
+    unbatched(state)
+    names = "JQK"
+    svg = Svg(320, 180, background="#0b6623")
+    for p in range(2):
+        x = 80 + 160 * p
+        svg.rect(x - 30, 50, 60, 84, rx=6, fill="white", stroke="black")
+        svg.text(x, 92, names[int(state._cards[p])], size=34)
+        svg.text(x, 24, f"player {p}" + (" *" if int(state.current_player) == p
+                                         and not bool(state.terminated) else ""), fill="white")
+        svg.text(x, 152, f"in: {1 + int(state._chips[p])}", fill="white")
+        if bool(state.terminated):
+            svg.text(x, 170, f"{float(state.rewards[p]):+g}", fill="yellow")
+    return str(svg)

@@ -1,0 +1,196 @@
+"""The pgx-style environment API: the `State` base pytree and the `Env` base class.
+
+`Env.step` applies the universal rules once, for every game:
+
+* stepping a finished game (terminated or truncated) returns it unchanged with zero rewards
+  (the step count does not move);
+* an illegal action ends the game: the actor gets `illegal_action_penalty` (−1 by default) and
+  the other players share the opposite amount equally (+1 in all for a two-player game, +1/(n−1)
+  each for n players); an action id outside `0..num_actions-1` is illegal too;
+* at a terminal state the legal action mask is all true (so that masked softmaxes never divide
+  by zero), as pgx does;
+* the step count increments by one per step of a live game.
+
+Games implement only `_init`, `_step` and `_observe`. This module knows no game: the registry
+(`holdemjax.registry`) maps ids to the modules in `holdemjax.envs`.
+"""
+
+from __future__ import annotations
+
+import abc
+import dataclasses
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from flax import struct
+
+__all__ = ["State", "Env", "Array", "PRNGKey"]
+
+Array = jax.Array
+PRNGKey = jax.Array
+
+
+def _scalar(dtype, value=0):
+    return dataclasses.field(default_factory=lambda: jnp.asarray(value, dtype))
+
+
+@struct.dataclass
+class State:
+    """Public fields every game state has (pgx's names and dtypes).
+
+    Subclasses add their own private fields (names start with `_`) and give the public fields
+    defaults of the right shapes.
+    """
+
+    current_player: Array = _scalar(jnp.int32)  # [] int32: player id to act
+    observation: Array = _scalar(jnp.bool_)  # game-specific shape, from current_player's view
+    rewards: Array = _scalar(jnp.float32)  # [num_players] float32: rewards of this step
+    terminated: Array = _scalar(jnp.bool_)  # [] bool
+    truncated: Array = _scalar(jnp.bool_)  # [] bool
+    legal_action_mask: Array = _scalar(jnp.bool_)  # [num_actions] bool
+    _step_count: Array = _scalar(jnp.int32)  # [] int32
+
+    @property
+    def env_id(self) -> str:
+        raise NotImplementedError
+
+    def to_svg(self) -> str:
+        """The state drawn as an SVG document (an unbatched state)."""
+        raise NotImplementedError(f"{type(self).__name__} has no SVG renderer")
+
+    def save_svg(self, path) -> None:
+        """Write `to_svg()` to `path`."""
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(self.to_svg())
+
+    def _repr_html_(self) -> str:  # notebooks show the picture
+        try:
+            return self.to_svg()
+        except (NotImplementedError, ValueError):
+            return repr(self)
+
+
+class Env(abc.ABC):
+    """Base class of every environment. Subclasses implement `_init`, `_step`, `_observe`."""
+
+    #: Reward given to a player whose action was illegal; the others share its opposite.
+    illegal_action_penalty: float = -1.0
+    #: True when `step` needs a key (chance inside a step).
+    requires_step_key: bool = False
+
+    # ----------------------------------------------------------------- public API
+    def init(self, key: PRNGKey) -> State:
+        """A new game drawn from `key` (all chance comes from keys)."""
+        state = self._init(key)
+        return state.replace(observation=self._observe(state, state.current_player))
+
+    def step(self, state: State, action, key: PRNGKey | None = None) -> State:
+        """One move by `state.current_player`; pure, jit/vmap/scan-able."""
+        action = self._check_action(action)
+        if key is None:
+            if self.requires_step_key:
+                raise ValueError(f"{self.id}: step needs a key (chance happens inside a step)")
+            key = jax.random.key(0)
+        done = state.terminated | state.truncated
+        return jax.lax.cond(
+            done,
+            lambda: state.replace(rewards=jnp.zeros_like(state.rewards)),
+            lambda: self._step_live(state, action, key),
+        )
+
+    def observe(self, state: State, player_id=None) -> Array:
+        """The observation of `player_id` (default: the player to act)."""
+        if player_id is None:
+            player_id = state.current_player
+        return jax.lax.stop_gradient(self._observe(state, jnp.asarray(player_id, jnp.int32)))
+
+    def render_svg(self, state: State) -> str:
+        """An SVG picture of an unbatched state."""
+        return state.to_svg()
+
+    # ------------------------------------------------------------------ properties
+    @property
+    @abc.abstractmethod
+    def id(self) -> str: ...
+
+    @property
+    @abc.abstractmethod
+    def version(self) -> str: ...
+
+    @property
+    @abc.abstractmethod
+    def num_players(self) -> int: ...
+
+    @property
+    def num_actions(self) -> int:
+        return int(self._shapes().legal_action_mask.shape[0])
+
+    @property
+    def observation_shape(self) -> tuple[int, ...]:
+        return tuple(self._shapes().observation.shape)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(id={self.id!r}, version={self.version!r})"
+
+    # --------------------------------------------------------------- game hooks
+    @abc.abstractmethod
+    def _init(self, key: PRNGKey) -> State: ...
+
+    @abc.abstractmethod
+    def _step(self, state: State, action: Array, key: PRNGKey) -> State: ...
+
+    @abc.abstractmethod
+    def _observe(self, state: State, player_id: Array) -> Array: ...
+
+    # ----------------------------------------------------------------- internals
+    def _shapes(self) -> Any:
+        cached = self.__dict__.get("_shape_cache")
+        if cached is None:
+            cached = jax.eval_shape(self.init, jax.random.key(0))
+            self.__dict__["_shape_cache"] = cached
+        return cached
+
+    def _check_action(self, action) -> Array:
+        """Host-side checks of what can be checked without tracing: dtype and shape."""
+        if isinstance(action, (bool, np.bool_)):
+            raise ValueError(f"{self.id}: action must be an integer id, got {action!r}")
+        if isinstance(action, (int, np.integer)):
+            if not 0 <= int(action) < self.num_actions:
+                raise ValueError(
+                    f"{self.id}: action {int(action)} is out of range 0..{self.num_actions - 1}"
+                )
+            return jnp.asarray(action, jnp.int32)
+        action = jnp.asarray(action)
+        if not jnp.issubdtype(action.dtype, jnp.integer):
+            raise ValueError(f"{self.id}: action must have an integer dtype, got {action.dtype}")
+        if action.shape != ():
+            raise ValueError(
+                f"{self.id}: action must be a scalar, got shape {action.shape} "
+                "(use jax.vmap(env.step) for batches)"
+            )
+        return action.astype(jnp.int32)
+
+    def _step_live(self, state: State, action: Array, key: PRNGKey) -> State:
+        n = state.legal_action_mask.shape[-1]
+        in_range = (action >= 0) & (action < n)
+        safe = jnp.clip(action, 0, n - 1)
+        illegal = ~in_range | ~state.legal_action_mask[safe]
+        counted = state.replace(_step_count=state._step_count + 1)
+        nxt = jax.lax.cond(
+            illegal,
+            lambda: self._illegal(counted),
+            lambda: self._step(counted, safe, key),
+        )
+        mask = jnp.where(nxt.terminated | nxt.truncated, True, nxt.legal_action_mask)
+        nxt = nxt.replace(legal_action_mask=mask)
+        return nxt.replace(observation=self._observe(nxt, nxt.current_player))
+
+    def _illegal(self, state: State) -> State:
+        p = self.num_players
+        actor = state.current_player
+        penalty = jnp.float32(self.illegal_action_penalty)
+        others = -penalty / max(p - 1, 1)
+        rewards = jnp.where(jnp.arange(p) == actor, penalty, others).astype(jnp.float32)
+        return state.replace(terminated=jnp.bool_(True), rewards=rewards)

@@ -1,0 +1,51 @@
+"""Helpers in the spirit of pgx.experimental: auto-reset and random legal actions."""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import jax
+import jax.numpy as jnp
+
+from holdemjax.api import State
+
+__all__ = ["auto_reset", "act_randomly"]
+
+
+def act_randomly(key: jax.Array, legal_action_mask: jax.Array) -> jax.Array:
+    """A uniform random legal action; `legal_action_mask` is `[..., num_actions]` bool.
+
+    Returns int32 `[...]`. A row with no legal action returns 0.
+    """
+    logits = jnp.where(legal_action_mask, 0.0, -jnp.inf)
+    logits = jnp.where(legal_action_mask.any(axis=-1, keepdims=True), logits, 0.0)
+    return jax.random.categorical(key, logits, axis=-1).astype(jnp.int32)
+
+
+def auto_reset(
+    step_fn: Callable[[State, jax.Array, jax.Array], State],
+    init_fn: Callable[[jax.Array], State],
+) -> Callable[[State, jax.Array, jax.Array], State]:
+    """Wrap `step_fn` so that a finished game starts over from `init_fn`.
+
+    `wrapped(state, action, key)` splits `key` in two: one for the step, one for the new game.
+    When the step ends the game, the returned state is the new game's first state but keeps the
+    finished step's `rewards`, `terminated` and `truncated` (so returns can be collected); the
+    final observation is lost, as in pgx. Works unbatched; `vmap` it for batches.
+    """
+
+    def wrapped(state: State, action: jax.Array, key: jax.Array) -> State:
+        k_step, k_init = jax.random.split(key)
+        state = state.replace(
+            terminated=jnp.bool_(False), truncated=jnp.bool_(False)
+        )
+        state = step_fn(state, action, k_step)
+        return jax.lax.cond(
+            state.terminated | state.truncated,
+            lambda: init_fn(k_init).replace(
+                rewards=state.rewards, terminated=state.terminated, truncated=state.truncated
+            ),
+            lambda: state,
+        )
+
+    return wrapped

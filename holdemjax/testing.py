@@ -1,0 +1,206 @@
+"""`api_test`: the conformance test every environment must pass (shipped in the library).
+
+It plays random legal games under `jit`, `jit(vmap)` and `lax.scan` and checks, at every step:
+public field dtypes and shapes; zero rewards at init and a non-empty mask; the step count; the
+terminal rules (all-true mask, stepping a finished game changes nothing and pays nothing); the
+illegal-action rule; determinism (same key, same tree); that a vmapped row equals its unbatched
+run; that compiled steps trace once; and that the SVG renderer gives well-formed SVG.
+"""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+
+import chex
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from holdemjax.api import Env, State
+from holdemjax.experimental import act_randomly
+
+__all__ = ["api_test"]
+
+
+def api_test(env: Env, num_games: int = 16, max_steps: int = 256, seed: int = 0) -> None:
+    """Raise AssertionError at the first broken rule of the env API.
+
+    num_games: batch size of the vmapped and scanned runs; max_steps: steps played per game
+    (games that end sooner are checked at their terminal state; play does not need to end).
+    """
+    assert isinstance(env.id, str) and isinstance(env.version, str)
+    assert env.num_players >= 1 and env.num_actions >= 1
+    key = jax.random.key(seed)
+    _check_jit_loop(env, jax.random.fold_in(key, 1), min(num_games, 3), max_steps)
+    final = _check_vmap_loop(env, jax.random.fold_in(key, 2), num_games, max_steps)
+    _check_scan(env, jax.random.fold_in(key, 2), num_games, max_steps, final)
+    _check_illegal(env, jax.random.fold_in(key, 3), num_games)
+    _check_svg(env, jax.random.fold_in(key, 4))
+
+
+# --------------------------------------------------------------------------- field checks
+def _check_fields(env: Env, state: State, batch: tuple[int, ...] = ()) -> None:
+    spec = {
+        "current_player": (batch, jnp.int32),
+        "rewards": (batch + (env.num_players,), jnp.float32),
+        "terminated": (batch, jnp.bool_),
+        "truncated": (batch, jnp.bool_),
+        "legal_action_mask": (batch + (env.num_actions,), jnp.bool_),
+        "_step_count": (batch, jnp.int32),
+    }
+    for name, (shape, dtype) in spec.items():
+        value = getattr(state, name)
+        assert value.shape == shape, f"{env.id}: {name} has shape {value.shape}, want {shape}"
+        assert value.dtype == dtype, f"{env.id}: {name} has dtype {value.dtype}, want {dtype}"
+    obs = state.observation
+    want = batch + env.observation_shape
+    assert obs.shape == want, f"{env.id}: observation shape {obs.shape}, want {want}"
+
+
+def _random_actions(key, state: State) -> jax.Array:
+    return act_randomly(key, state.legal_action_mask)
+
+
+def _trees_equal(a, b, what: str) -> None:
+    la, ta = jax.tree.flatten(a)
+    lb, tb = jax.tree.flatten(b)
+    assert ta == tb, f"{what}: tree structures differ"
+    for x, y in zip(la, lb):
+        if jax.dtypes.issubdtype(x.dtype, jax.dtypes.prng_key):
+            x, y = jax.random.key_data(x), jax.random.key_data(y)
+        x, y = np.asarray(x), np.asarray(y)
+        assert x.shape == y.shape and x.dtype == y.dtype, f"{what}: leaf shape/dtype differ"
+        assert np.array_equal(x, y, equal_nan=True), f"{what}: leaves differ"
+
+
+# ------------------------------------------------------------------------------ the runs
+def _check_jit_loop(env: Env, key, games: int, max_steps: int) -> None:
+    """Unbatched play with jitted init/step; a step function that retraces fails."""
+    chex.clear_trace_counter()  # the guard keys on call site, so parametrized tests share it
+    init = jax.jit(env.init)
+    step = jax.jit(chex.assert_max_traces(env.step, n=1))
+    pick = jax.jit(_random_actions)
+    for g in range(games):
+        k_init, k_play = jax.random.split(jax.random.fold_in(key, g))
+        state = init(k_init)
+        _check_fields(env, state)
+        assert not bool(state.terminated), f"{env.id}: terminated at init"
+        assert bool(state.legal_action_mask.any()), f"{env.id}: no legal action at init"
+        assert not np.asarray(state.rewards).any(), f"{env.id}: non-zero rewards at init"
+        for t in range(max_steps):
+            k_act, k_step = jax.random.split(jax.random.fold_in(k_play, t))
+            nxt = step(state, pick(k_act, state), k_step)
+            _check_fields(env, nxt)
+            assert int(nxt._step_count) == int(state._step_count) + 1, f"{env.id}: step count"
+            state = nxt
+            if bool(state.terminated | state.truncated):
+                _check_terminal(env, step, state, k_step)
+                break
+
+
+def _check_terminal(env: Env, step, state: State, key) -> None:
+    assert bool(state.legal_action_mask.all()), f"{env.id}: mask not all-true at terminal"
+    again = step(state, jnp.int32(0), key)
+    assert not np.asarray(again.rewards).any(), f"{env.id}: rewards after terminal"
+    _trees_equal(again, state.replace(rewards=jnp.zeros_like(state.rewards)), f"{env.id}: "
+                 "stepping a finished game changed it")
+
+
+def _check_vmap_loop(env: Env, key, batch: int, max_steps: int) -> State:
+    chex.clear_trace_counter()
+    init = jax.jit(jax.vmap(env.init))
+    step = jax.jit(jax.vmap(chex.assert_max_traces(env.step, n=1)))
+    pick = jax.jit(_random_actions)
+    k_init, k_play = jax.random.split(key)
+    state = init(jax.random.split(k_init, batch))
+    _check_fields(env, state, (batch,))
+    assert not np.asarray(state.rewards).any(), f"{env.id}: non-zero rewards at init"
+    for t in range(max_steps):
+        k_act, k_step = jax.random.split(jax.random.fold_in(k_play, t))
+        done = np.asarray(state.terminated | state.truncated)
+        nxt = step(state, pick(k_act, state), jax.random.split(k_step, batch))
+        _check_fields(env, nxt, (batch,))
+        count = np.asarray(nxt._step_count) - np.asarray(state._step_count)
+        assert (count == np.where(done, 0, 1)).all(), f"{env.id}: step count in a batch"
+        assert not np.asarray(nxt.rewards)[done].any(), f"{env.id}: rewards after terminal"
+        ended = np.asarray(nxt.terminated | nxt.truncated)
+        assert np.asarray(nxt.legal_action_mask)[ended].all(), f"{env.id}: terminal mask"
+        state = nxt
+    return state
+
+
+def _scan_play(env: Env, key, max_steps: int, batched: bool):
+    step = jax.vmap(env.step) if batched else env.step
+
+    def body(state, t):
+        k_act, k_step = jax.random.split(jax.random.fold_in(k_play, t))
+        step_keys = jax.random.split(k_step, batch)
+        return step(state, _random_actions(k_act, state), step_keys if batched else
+                    step_keys[0]), None
+
+    k_init, k_play = key
+    if batched:
+        batch = k_init.shape[0]
+        state = jax.vmap(env.init)(k_init)
+    else:
+        batch = 1
+        state = env.init(k_init)
+    state, _ = jax.lax.scan(body, state, jnp.arange(max_steps))
+    return state
+
+
+def _check_scan(env: Env, key, batch: int, max_steps: int, loop_final: State) -> None:
+    """`lax.scan` replays the Python loop exactly; same key twice is identical; rows are
+    independent of their batch."""
+    k_init, k_play = jax.random.split(key)
+    keys = jax.random.split(k_init, batch)
+    run = jax.jit(lambda ki, kp: _scan_play(env, (ki, kp), max_steps, True))
+    first = run(keys, k_play)
+    _trees_equal(first, loop_final, f"{env.id}: lax.scan differs from the step loop")
+    _trees_equal(run(keys, k_play), first, f"{env.id}: same key gave a different state")
+    # Row i of the batch against its own unbatched run. Actions are drawn per row from the
+    # same keys only when the batch is 1, so compare a batch of one with the unbatched game.
+    one = jax.jit(lambda ki, kp: _scan_play(env, (ki, kp), max_steps, True))(keys[:1], k_play)
+    solo = jax.jit(lambda ki, kp: _scan_play(env, (ki, kp), max_steps, False))(keys[0], k_play)
+    _trees_equal(jax.tree.map(lambda x: x[0], one), solo, f"{env.id}: vmapped row differs "
+                 "from its unbatched run")
+    _trees_equal(jax.tree.map(lambda x: x[0], first), _row0(env, keys, k_play,
+                 max_steps), f"{env.id}: batch row depends on other rows")
+
+
+def _row0(env: Env, keys, k_play, max_steps: int) -> State:
+    """Row 0 of a batch whose other rows are different games: must not change row 0."""
+    other = jax.random.split(jax.random.fold_in(keys[0], 99), keys.shape[0])
+    mixed = jnp.concatenate([keys[:1], other[1:]])
+    out = jax.jit(lambda ki, kp: _scan_play(env, (ki, kp), max_steps, True))(mixed, k_play)
+    return jax.tree.map(lambda x: x[0], out)
+
+
+def _check_illegal(env: Env, key, batch: int) -> None:
+    """An illegal or out-of-range action ends the game with the documented penalty."""
+    state = jax.jit(jax.vmap(env.init))(jax.random.split(key, batch))
+    step = jax.jit(env.step)
+    n = env.num_players
+    pen = env.illegal_action_penalty
+    want_other = -pen / max(n - 1, 1)
+    for i in range(batch):
+        row = jax.tree.map(lambda x: x[i], state)
+        mask = np.asarray(row.legal_action_mask)
+        candidates = [int(a) for a in np.flatnonzero(~mask)[:1]] + [env.num_actions]
+        for a in candidates:
+            out = step(row, jnp.int32(a), jax.random.fold_in(key, i))
+            actor = int(row.current_player)
+            want = np.full(n, want_other, np.float32)
+            want[actor] = pen
+            assert bool(out.terminated), f"{env.id}: illegal action {a} did not end the game"
+            np.testing.assert_allclose(np.asarray(out.rewards), want, err_msg=f"{env.id}: "
+                                       f"illegal action {a} rewards")
+            assert bool(out.legal_action_mask.all()), f"{env.id}: terminal mask after illegal"
+
+
+def _check_svg(env: Env, key) -> None:
+    state = env.init(key)
+    for s in (state, env.step(state, act_randomly(key, state.legal_action_mask), key)):
+        svg = env.render_svg(s)
+        root = ET.fromstring(svg)
+        assert root.tag.endswith("svg"), f"{env.id}: render_svg root is {root.tag}"
