@@ -1,0 +1,37 @@
+"""Step our env and pgx's side by side on a batch and compare every public field."""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+FIELDS = ("current_player", "legal_action_mask", "observation", "rewards", "terminated",
+          "truncated")
+
+
+def assert_same(ours, theirs, step: int, fields=FIELDS) -> None:
+    for name in fields:
+        a, b = np.asarray(getattr(ours, name)), np.asarray(getattr(theirs, name))
+        assert a.shape == b.shape, f"step {step}: {name} shapes {a.shape} vs {b.shape}"
+        bad = np.flatnonzero((a != b).reshape(a.shape[0], -1).any(axis=1))
+        assert bad.size == 0, (f"step {step}: {name} differs in {bad.size} games, "
+                               f"first row {bad[0]}: ours {a[bad[0]]} pgx {b[bad[0]]}")
+
+
+def play_random(env, pgx_env, ours, theirs, key, steps: int, step_keys: bool = False) -> int:
+    """Play `steps` random legal moves (ours' mask) in both batched states; returns the
+    number of games finished."""
+    step_a = jax.jit(jax.vmap(env.step))
+    step_b = jax.jit(jax.vmap(pgx_env.step))
+    batch = ours.current_player.shape[0]
+    assert_same(ours, theirs, 0)
+    for t in range(steps):
+        k_act, k_step = jax.random.split(jax.random.fold_in(key, t))
+        logits = jnp.where(ours.legal_action_mask, 0.0, -jnp.inf)
+        action = jax.random.categorical(k_act, logits, axis=-1).astype(jnp.int32)
+        keys = jax.random.split(k_step, batch)
+        ours = step_a(ours, action, keys)
+        theirs = step_b(theirs, action, keys) if step_keys else step_b(theirs, action)
+        assert_same(ours, theirs, t + 1)
+    return int(np.asarray(ours.terminated).sum())
