@@ -4,9 +4,10 @@
 
 * stepping a finished game (terminated or truncated) returns it unchanged with zero rewards
   (the step count does not move);
-* an illegal action ends the game: the actor gets `illegal_action_penalty` (−1 by default) and
-  the other players share the opposite amount equally (+1 in all for a two-player game, +1/(n−1)
-  each for n players); an action id outside `0..num_actions-1` is illegal too;
+* an illegal action ends the game: the move is applied as pgx does (an id outside
+  `0..num_actions-1` is clipped into range first), then the game is terminated and the actor
+  gets `illegal_action_penalty` (−1 by default) while the other players share the opposite
+  amount equally (+1 in all for a two-player game, +1/(n−1) each for n players);
 * at a terminal state the legal action mask is all true (so that masked softmaxes never divide
   by zero), as pgx does;
 * the step count increments by one per step of a live game.
@@ -178,18 +179,17 @@ class Env(abc.ABC):
         safe = jnp.clip(action, 0, n - 1)
         illegal = ~in_range | ~state.legal_action_mask[safe]
         counted = state.replace(_step_count=state._step_count + 1)
-        nxt = jax.lax.cond(
-            illegal,
-            lambda: self._illegal(counted),
-            lambda: self._step(counted, safe, key),
-        )
+        # As pgx does, the move is applied (clipped into range) and an illegal one then ends the
+        # game with the penalty; the resulting board is what pgx shows too.
+        nxt = self._step(counted, safe, key)
+        nxt = jax.lax.cond(illegal, lambda: self._illegal(nxt, state.current_player),
+                           lambda: nxt)
         mask = jnp.where(nxt.terminated | nxt.truncated, True, nxt.legal_action_mask)
         nxt = nxt.replace(legal_action_mask=mask)
         return nxt.replace(observation=self._observe(nxt, nxt.current_player))
 
-    def _illegal(self, state: State) -> State:
+    def _illegal(self, state: State, actor: Array) -> State:
         p = self.num_players
-        actor = state.current_player
         penalty = jnp.float32(self.illegal_action_penalty)
         others = -penalty / max(p - 1, 1)
         rewards = jnp.where(jnp.arange(p) == actor, penalty, others).astype(jnp.float32)

@@ -62,15 +62,16 @@ def _random_actions(key, state: State) -> jax.Array:
 
 
 def _trees_equal(a, b, what: str) -> None:
-    la, ta = jax.tree.flatten(a)
-    lb, tb = jax.tree.flatten(b)
-    assert ta == tb, f"{what}: tree structures differ"
-    for x, y in zip(la, lb):
+    la, _ = jax.tree.flatten_with_path(a)
+    lb, _ = jax.tree.flatten_with_path(b)
+    assert jax.tree.structure(a) == jax.tree.structure(b), f"{what}: tree structures differ"
+    for (path, x), (_, y) in zip(la, lb):
+        where = jax.tree_util.keystr(path)
         if jax.dtypes.issubdtype(x.dtype, jax.dtypes.prng_key):
             x, y = jax.random.key_data(x), jax.random.key_data(y)
         x, y = np.asarray(x), np.asarray(y)
-        assert x.shape == y.shape and x.dtype == y.dtype, f"{what}: leaf shape/dtype differ"
-        assert np.array_equal(x, y, equal_nan=True), f"{what}: leaves differ"
+        assert x.shape == y.shape and x.dtype == y.dtype, f"{what}: {where} shape/dtype differ"
+        assert np.array_equal(x, y, equal_nan=True), f"{what}: {where} differs"
 
 
 # ------------------------------------------------------------------------------ the runs
@@ -150,30 +151,24 @@ def _scan_play(env: Env, key, max_steps: int, batched: bool):
 
 
 def _check_scan(env: Env, key, batch: int, max_steps: int, loop_final: State) -> None:
-    """`lax.scan` replays the Python loop exactly; same key twice is identical; rows are
-    independent of their batch."""
+    """`lax.scan` replays the Python loop exactly; same key twice is identical; a row does not
+    depend on the other rows of its batch; a batch of one equals the unbatched game."""
     k_init, k_play = jax.random.split(key)
     keys = jax.random.split(k_init, batch)
     run = jax.jit(lambda ki, kp: _scan_play(env, (ki, kp), max_steps, True))
     first = run(keys, k_play)
     _trees_equal(first, loop_final, f"{env.id}: lax.scan differs from the step loop")
     _trees_equal(run(keys, k_play), first, f"{env.id}: same key gave a different state")
-    # Row i of the batch against its own unbatched run. Actions are drawn per row from the
-    # same keys only when the batch is 1, so compare a batch of one with the unbatched game.
+    # Row 0 again, with every other row a different game (same compiled program).
+    other = jax.random.split(jax.random.fold_in(keys[0], 99), batch)
+    mixed = run(jnp.concatenate([keys[:1], other[1:]]), k_play)
+    row0 = lambda s: jax.tree.map(lambda x: x[0], s)  # noqa: E731
+    _trees_equal(row0(mixed), row0(first), f"{env.id}: batch row depends on other rows")
+    # Actions are drawn for the whole batch from one key, so the unbatched game is compared
+    # with a batch of one.
     one = jax.jit(lambda ki, kp: _scan_play(env, (ki, kp), max_steps, True))(keys[:1], k_play)
     solo = jax.jit(lambda ki, kp: _scan_play(env, (ki, kp), max_steps, False))(keys[0], k_play)
-    _trees_equal(jax.tree.map(lambda x: x[0], one), solo, f"{env.id}: vmapped row differs "
-                 "from its unbatched run")
-    _trees_equal(jax.tree.map(lambda x: x[0], first), _row0(env, keys, k_play,
-                 max_steps), f"{env.id}: batch row depends on other rows")
-
-
-def _row0(env: Env, keys, k_play, max_steps: int) -> State:
-    """Row 0 of a batch whose other rows are different games: must not change row 0."""
-    other = jax.random.split(jax.random.fold_in(keys[0], 99), keys.shape[0])
-    mixed = jnp.concatenate([keys[:1], other[1:]])
-    out = jax.jit(lambda ki, kp: _scan_play(env, (ki, kp), max_steps, True))(mixed, k_play)
-    return jax.tree.map(lambda x: x[0], out)
+    _trees_equal(row0(one), solo, f"{env.id}: vmapped row differs from its unbatched run")
 
 
 def _check_illegal(env: Env, key, batch: int) -> None:
