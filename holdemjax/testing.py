@@ -31,11 +31,32 @@ def api_test(env: Env, num_games: int = 16, max_steps: int = 256, seed: int = 0)
     assert isinstance(env.id, str) and isinstance(env.version, str)
     assert env.num_players >= 1 and env.num_actions >= 1
     key = jax.random.key(seed)
-    _check_jit_loop(env, jax.random.fold_in(key, 1), min(num_games, 3), max_steps)
-    final = _check_vmap_loop(env, jax.random.fold_in(key, 2), num_games, max_steps)
+    chex.clear_trace_counter()  # the guard keys on call site, so parametrized tests share it
+    fns = _Compiled(env)
+    _check_jit_loop(env, fns, jax.random.fold_in(key, 1), min(num_games, 3), max_steps)
+    final = _check_vmap_loop(env, fns, jax.random.fold_in(key, 2), num_games, max_steps)
     _check_scan(env, jax.random.fold_in(key, 2), num_games, max_steps, final)
-    _check_illegal(env, jax.random.fold_in(key, 3), num_games)
-    _check_svg(env, jax.random.fold_in(key, 4))
+    _check_illegal(env, fns, jax.random.fold_in(key, 3), num_games)
+    _check_svg(env, fns, jax.random.fold_in(key, 4))
+
+
+class _Compiled:
+    """The jitted functions the checks share (each compiles once); steps carry the retrace
+    guard."""
+
+    def __init__(self, env: Env):
+        # chex counts traces per function source, so each guarded step gets its own function.
+        def unbatched_step(state, action, key):
+            return env.step(state, action, key)
+
+        def batched_step(state, action, key):
+            return env.step(state, action, key)
+
+        self.init = jax.jit(env.init)
+        self.step = jax.jit(chex.assert_max_traces(unbatched_step, n=1))
+        self.init_b = jax.jit(jax.vmap(env.init))
+        self.step_b = jax.jit(jax.vmap(chex.assert_max_traces(batched_step, n=1)))
+        self.pick = jax.jit(_random_actions)
 
 
 # --------------------------------------------------------------------------- field checks
@@ -58,7 +79,18 @@ def _check_fields(env: Env, state: State, batch: tuple[int, ...] = ()) -> None:
 
 
 def _random_actions(key, state: State) -> jax.Array:
-    return act_randomly(key, state.legal_action_mask)
+    """Random legal actions; row i of a batch draws from `fold_in(key, i)`, so a row's actions
+    do not depend on the batch it is in (an unbatched state is row 0)."""
+    mask = state.legal_action_mask
+    if mask.ndim == 1:
+        return act_randomly(jax.random.fold_in(key, 0), mask)
+    rows = jnp.arange(mask.shape[0])
+    return jax.vmap(lambda i, m: act_randomly(jax.random.fold_in(key, i), m))(rows, mask)
+
+
+def _step_keys(key, batch: int):
+    """Per-row step keys: row i gets `fold_in(key, i)` (unbatched: row 0)."""
+    return jax.vmap(lambda i: jax.random.fold_in(key, i))(jnp.arange(batch))
 
 
 def _trees_equal(a, b, what: str) -> None:
@@ -75,27 +107,23 @@ def _trees_equal(a, b, what: str) -> None:
 
 
 # ------------------------------------------------------------------------------ the runs
-def _check_jit_loop(env: Env, key, games: int, max_steps: int) -> None:
+def _check_jit_loop(env: Env, fns: _Compiled, key, games: int, max_steps: int) -> None:
     """Unbatched play with jitted init/step; a step function that retraces fails."""
-    chex.clear_trace_counter()  # the guard keys on call site, so parametrized tests share it
-    init = jax.jit(env.init)
-    step = jax.jit(chex.assert_max_traces(env.step, n=1))
-    pick = jax.jit(_random_actions)
     for g in range(games):
         k_init, k_play = jax.random.split(jax.random.fold_in(key, g))
-        state = init(k_init)
+        state = fns.init(k_init)
         _check_fields(env, state)
         assert not bool(state.terminated), f"{env.id}: terminated at init"
         assert bool(state.legal_action_mask.any()), f"{env.id}: no legal action at init"
         assert not np.asarray(state.rewards).any(), f"{env.id}: non-zero rewards at init"
         for t in range(max_steps):
             k_act, k_step = jax.random.split(jax.random.fold_in(k_play, t))
-            nxt = step(state, pick(k_act, state), k_step)
+            nxt = fns.step(state, fns.pick(k_act, state), jax.random.fold_in(k_step, 0))
             _check_fields(env, nxt)
             assert int(nxt._step_count) == int(state._step_count) + 1, f"{env.id}: step count"
             state = nxt
             if bool(state.terminated | state.truncated):
-                _check_terminal(env, step, state, k_step)
+                _check_terminal(env, fns.step, state, k_step)
                 break
 
 
@@ -107,11 +135,8 @@ def _check_terminal(env: Env, step, state: State, key) -> None:
                  "stepping a finished game changed it")
 
 
-def _check_vmap_loop(env: Env, key, batch: int, max_steps: int) -> State:
-    chex.clear_trace_counter()
-    init = jax.jit(jax.vmap(env.init))
-    step = jax.jit(jax.vmap(chex.assert_max_traces(env.step, n=1)))
-    pick = jax.jit(_random_actions)
+def _check_vmap_loop(env: Env, fns: _Compiled, key, batch: int, max_steps: int) -> State:
+    init, step, pick = fns.init_b, fns.step_b, fns.pick
     k_init, k_play = jax.random.split(key)
     state = init(jax.random.split(k_init, batch))
     _check_fields(env, state, (batch,))
@@ -119,7 +144,7 @@ def _check_vmap_loop(env: Env, key, batch: int, max_steps: int) -> State:
     for t in range(max_steps):
         k_act, k_step = jax.random.split(jax.random.fold_in(k_play, t))
         done = np.asarray(state.terminated | state.truncated)
-        nxt = step(state, pick(k_act, state), jax.random.split(k_step, batch))
+        nxt = step(state, pick(k_act, state), _step_keys(k_step, batch))
         _check_fields(env, nxt, (batch,))
         count = np.asarray(nxt._step_count) - np.asarray(state._step_count)
         assert (count == np.where(done, 0, 1)).all(), f"{env.id}: step count in a batch"
@@ -131,28 +156,23 @@ def _check_vmap_loop(env: Env, key, batch: int, max_steps: int) -> State:
 
 
 def _scan_play(env: Env, key, max_steps: int, batched: bool):
+    k_init, k_play = key
     step = jax.vmap(env.step) if batched else env.step
+    batch = k_init.shape[0] if batched else 1
 
     def body(state, t):
         k_act, k_step = jax.random.split(jax.random.fold_in(k_play, t))
-        step_keys = jax.random.split(k_step, batch)
-        return step(state, _random_actions(k_act, state), step_keys if batched else
-                    step_keys[0]), None
+        keys = _step_keys(k_step, batch)
+        return step(state, _random_actions(k_act, state), keys if batched else keys[0]), None
 
-    k_init, k_play = key
-    if batched:
-        batch = k_init.shape[0]
-        state = jax.vmap(env.init)(k_init)
-    else:
-        batch = 1
-        state = env.init(k_init)
+    state = jax.vmap(env.init)(k_init) if batched else env.init(k_init)
     state, _ = jax.lax.scan(body, state, jnp.arange(max_steps))
     return state
 
 
 def _check_scan(env: Env, key, batch: int, max_steps: int, loop_final: State) -> None:
     """`lax.scan` replays the Python loop exactly; same key twice is identical; a row does not
-    depend on the other rows of its batch; a batch of one equals the unbatched game."""
+    depend on the other rows of its batch and equals its unbatched game."""
     k_init, k_play = jax.random.split(key)
     keys = jax.random.split(k_init, batch)
     run = jax.jit(lambda ki, kp: _scan_play(env, (ki, kp), max_steps, True))
@@ -164,17 +184,14 @@ def _check_scan(env: Env, key, batch: int, max_steps: int, loop_final: State) ->
     mixed = run(jnp.concatenate([keys[:1], other[1:]]), k_play)
     row0 = lambda s: jax.tree.map(lambda x: x[0], s)  # noqa: E731
     _trees_equal(row0(mixed), row0(first), f"{env.id}: batch row depends on other rows")
-    # Actions are drawn for the whole batch from one key, so the unbatched game is compared
-    # with a batch of one.
-    one = jax.jit(lambda ki, kp: _scan_play(env, (ki, kp), max_steps, True))(keys[:1], k_play)
     solo = jax.jit(lambda ki, kp: _scan_play(env, (ki, kp), max_steps, False))(keys[0], k_play)
-    _trees_equal(row0(one), solo, f"{env.id}: vmapped row differs from its unbatched run")
+    _trees_equal(row0(first), solo, f"{env.id}: vmapped row differs from its unbatched run")
 
 
-def _check_illegal(env: Env, key, batch: int) -> None:
+def _check_illegal(env: Env, fns: _Compiled, key, batch: int) -> None:
     """An illegal or out-of-range action ends the game with the documented penalty."""
-    state = jax.jit(jax.vmap(env.init))(jax.random.split(key, batch))
-    step = jax.jit(env.step)
+    state = fns.init_b(jax.random.split(key, batch))
+    step = fns.step
     n = env.num_players
     pen = env.illegal_action_penalty
     want_other = -pen / max(n - 1, 1)
@@ -193,9 +210,9 @@ def _check_illegal(env: Env, key, batch: int) -> None:
             assert bool(out.legal_action_mask.all()), f"{env.id}: terminal mask after illegal"
 
 
-def _check_svg(env: Env, key) -> None:
-    state = env.init(key)
-    for s in (state, env.step(state, act_randomly(key, state.legal_action_mask), key)):
+def _check_svg(env: Env, fns: _Compiled, key) -> None:
+    state = fns.init(key)
+    for s in (state, fns.step(state, fns.pick(key, state), key)):
         svg = env.render_svg(s)
         root = ET.fromstring(svg)
         assert root.tag.endswith("svg"), f"{env.id}: render_svg root is {root.tag}"
