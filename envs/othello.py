@@ -29,6 +29,7 @@ import numpy as np
 from flax import struct
 
 from holdemjax.api import Array, Env, State
+from holdemjax.keys import key_coin
 from holdemjax.render.svg import Svg, unbatched
 
 __all__ = ["Othello", "OthelloState", "BOARD_SIZE", "NUM_SQUARES", "PASS", "NUM_ACTIONS",
@@ -178,18 +179,6 @@ def _flips(own, opp, placed) -> Array:
 
 def _count(words) -> Array:
     return jax.lax.population_count(words).astype(jnp.int32).sum()
-
-
-def key_coin(key) -> Array:
-    """A fair coin (int32 0 or 1) drawn from `key` (see `connect_four.key_coin`)."""
-    words = jax.random.key_data(key).astype(jnp.uint32).reshape(-1)
-    h = jnp.uint32(0x9E3779B9)
-    for i in range(words.shape[0]):
-        h = h ^ words[i]
-        h = (h ^ (h >> 16)) * jnp.uint32(0x85EBCA6B)
-        h = (h ^ (h >> 13)) * jnp.uint32(0xC2B2AE35)
-        h = h ^ (h >> 16)
-    return (h >> 31).astype(jnp.int32)
 
 
 # ------------------------------------------------------------------------- host helpers
