@@ -18,6 +18,10 @@ REGISTRY: dict[str, tuple[str, dict]] = {
     "hex": ("holdemjax.envs.hex:Hex", {}),
     "2048": ("holdemjax.envs.play2048:Play2048", {}),
     "leduc_holdem": ("holdemjax.envs.leduc_holdem:LeducHoldem", {}),
+    "sng-6": ("holdemjax.envs.sng:SitAndGo", {"_format": "sng-6"}),
+    "sng-6-turbo": ("holdemjax.envs.sng:SitAndGo", {"_format": "sng-6-turbo"}),
+    "certify": ("holdemjax.envs.sng:SitAndGo", {"_format": "certify"}),
+    "ring-9": ("holdemjax.envs.ring:Ring", {"_format": "ring-9"}),
 }
 
 
@@ -44,7 +48,9 @@ def make(env_id: str, **options) -> Env:
         )
     cls, defaults = _load(env_id)
     params = inspect.signature(cls.__init__).parameters
-    valid = sorted(k for k in params if k != "self" and params[k].kind == params[k].KEYWORD_ONLY)
+    # Options are the constructor's keyword-only parameters; `_private` ones are the registry's.
+    valid = sorted(k for k in params
+                   if params[k].kind == params[k].KEYWORD_ONLY and not k.startswith("_"))
     bad = sorted(set(options) - set(valid))
     if bad:
         raise ValueError(

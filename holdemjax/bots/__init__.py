@@ -1,1 +1,82 @@
+"""Reference policies in pure JAX: the random bot and the scripted baseline.
 
+Every bot is ``act(env, state, key) -> int32 action`` (a legal menu action of the player to
+act), where ``key`` is the bot's per-game key: its draws are addressed by the coordinates of the
+decision (``coordinate_key``), never by a stream. ``play`` runs a batch of games to the end with
+a bot per player id (jit and vmap inside).
+"""
+
+from __future__ import annotations
+
+import functools
+
+import jax
+import jax.numpy as jnp
+
+from holdemjax.bots import baseline, random_bot
+from holdemjax.bots.random_bot import coordinate_key, coordinates, decision_rank, draw_below
+
+__all__ = [
+    "baseline",
+    "random_bot",
+    "coordinate_key",
+    "coordinates",
+    "decision_rank",
+    "draw_below",
+    "BOTS",
+    "play",
+]
+
+#: Bots by name, in the order ``play`` numbers them (0 = random, 1 = baseline).
+BOTS = {"random": random_bot.act, "baseline": baseline.act}
+
+
+@functools.partial(jax.jit, static_argnames=("env", "num_games"))
+def play(env, key, num_games: int, bot_of_player, max_steps=1_000_000):
+    """Play ``num_games`` games of ``env`` to the end (jitted; vmap over games, one while loop).
+
+    ``env`` and ``num_games`` are static: one compilation per (env, batch size).
+
+    Args:
+      key: game ``g`` uses env key ``fold_in(fold_in(key, 0), g)`` and bot key
+        ``fold_in(fold_in(key, 1), g)``.
+      bot_of_player: ``# [num_players] int32``, the bot index (``BOTS`` order) of each player id
+        (may be traced: one compiled function serves every line-up).
+      max_steps: bound on the steps of the loop (traced); a small bound gives mid-game states.
+    Every bot's action is computed at every decision (under ``vmap`` a switch would run them all
+    anyway), so the run also audits them all.
+    Returns a dict: ``states`` (the batch when the loop stopped), ``scores # [G, num_players]
+    float32`` (sum of rewards, by player id), ``steps # [G] int32`` (decisions per game),
+    ``illegal # [num_bots] int32`` (masked picks of each bot over all decisions, whoever played
+    them) and ``decisions # [] int32``.
+    """
+    bots = tuple(BOTS.values())
+    bot_of_player = jnp.asarray(bot_of_player, jnp.int32)
+    games = jnp.arange(num_games)
+    env_keys = jax.vmap(lambda g: jax.random.fold_in(jax.random.fold_in(key, 0), g))(games)
+    bot_keys = jax.vmap(lambda g: jax.random.fold_in(jax.random.fold_in(key, 1), g))(games)
+
+    def one_action(state, bot_key):
+        picks = jnp.stack([bot(env, state, bot_key) for bot in bots])  # [num_bots]
+        chosen = picks[bot_of_player[state.current_player]]
+        live = ~(state.terminated | state.truncated)
+        illegal = (~state.legal_action_mask[picks] & live).astype(jnp.int32)
+        return chosen, illegal, live.astype(jnp.int32)
+
+    def body(carry):
+        states, scores, steps, illegal, decisions, i = carry
+        actions, bad, live = jax.vmap(one_action)(states, bot_keys)
+        states = jax.vmap(env.step)(states, actions)
+        return (states, scores + states.rewards, steps + live, illegal + bad.sum(0),
+                decisions + live.sum(), i + 1)
+
+    def cond(carry):
+        states, i = carry[0], carry[-1]
+        return (~(states.terminated | states.truncated)).any() & (i < max_steps)
+
+    states = jax.vmap(env.init)(env_keys)
+    n = env.num_players
+    carry = (states, jnp.zeros((num_games, n), jnp.float32), jnp.zeros(num_games, jnp.int32),
+             jnp.zeros(len(bots), jnp.int32), jnp.int32(0), jnp.int32(0))
+    states, scores, steps, illegal, decisions, _ = jax.lax.while_loop(cond, body, carry)
+    return dict(states=states, scores=scores, steps=steps, illegal=illegal, decisions=decisions)

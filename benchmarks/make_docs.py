@@ -1,0 +1,85 @@
+"""Regenerate the parts of docs/ that are derived from code: docs/sng.md (observation layout).
+
+    python benchmarks/make_docs.py
+"""
+
+import pathlib
+
+from holdemjax.envs import sng_obs
+from holdemjax.poker.structure import LADDER, SNG_PAYOUTS
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+
+HEAD = """# Tournament envs: `sng-6`, `sng-6-turbo`, `certify`, `ring-9`
+
+One tournament (or chip-count game) is one pgx-style episode. All hands run on the one rules
+engine, `holdemjax/poker/table.py` (see docs/rules.md). Module: `holdemjax.envs.sng`.
+
+## Formats
+
+| id | seats | chips | blinds | rise every | hand cap | score |
+|---|---|---|---|---|---|---|
+| `sng-6` | 6 | 1,000 | ladder from 10/20 | 4 hands | 60 | places |
+| `sng-6-turbo` | 6 | 1,500 | ladder from 10/20 | 6 hands | 72 | places |
+| `certify` | 6 | 200 | ladder from 10/20 | 1 hand | 8 | places |
+| `ring-9` | 9 | 1,500 | 15/30 fixed | never | 50 | chips at the end / chips in play |
+
+Ladder (small blind / big blind / big-blind ante), the last level repeats: {ladder}.
+
+Payouts by place: {payouts}.
+
+## Flow and scoring
+
+- `init`: player ids are seated at random (`_player_at[seat]`, `_seat_of[player]`); hand 0
+  is dealt with the button on seat N−1. Hand h deals from `hand_deck(fold_in(key, h))`.
+- `step` applies one decision and then everything that needs none: streets, run-outs,
+  showdowns, eliminations, the dead-button move, the next level's blinds, the next hand. It
+  returns at a decision of a live player or at the end.
+- Places: busting earlier places lower; several busting in one hand are ordered by stacks at
+  the start of that hand (larger places higher); equal stacks share the payouts of the places
+  they span (`_place` holds the best place of the span). The last player left is 1st. At the
+  hand cap the players still in settle by Malmuth-Harville ICM over the open places
+  (`_place` stays 0 for them).
+- Rewards: zero until the terminal step, then each player's score (sum 1). Option
+  `zero_sum=True` subtracts 1/num_players. ring-9: score = chips / chips in play.
+- Illegal action (masked): the episode ends, actor −1, each other player +1/(n−1) (pgx rule).
+- At the terminal state `current_player` is the player who made the last decision.
+
+## Actions (default menu, option `raise_sizes`)
+
+| id | name | meaning |
+|---|---|---|
+| 0 | `FOLD` | fold (masked when checking is free) |
+| 1 | `CHECK_CALL` | check, or call (all-in when short) |
+| 2 | `MIN_RAISE` | bet the big blind / raise by the last full raise |
+| 3..7 | `RAISE_x_POT` | raise to current bet + floor(x × (pot + call)), x = 0.5, 0.75, 1, 1.5, 2 |
+| 8 | `ALL_IN` | all-in |
+
+A raise entry is masked when raising is closed, when it is below the minimum raise-to, when it
+reaches the all-in amount (ALL_IN covers it) or duplicates an earlier entry. See
+`holdemjax/poker/actions.py`.
+
+## Observation
+
+float32, from the observer's seat; seat blocks are rotated so index 0 is the observer and
+index i the i-th seat clockwise. Chips are in big blinds of the current level.
+"""
+
+
+def render() -> str:
+    ladder = ", ".join(f"{s}/{b}" + (f" a{a}" if a else "") for s, b, a in LADDER)
+    out = [HEAD.format(ladder=ladder, payouts=", ".join(f"{p:g}" for p in SNG_PAYOUTS))]
+    for n, what in ((6, "sng-6, sng-6-turbo, certify"), (9, "ring-9")):
+        lay = sng_obs.layout(n)
+        out += [f"## {n} seats ({what}): size {lay.size}", "",
+                "| block | indices | content |", "|---|---|---|"]
+        out += [f"| `{name}` | {lay[name].start}..{lay[name].stop - 1} | {desc} |"
+                for name, _, desc in sng_obs.BLOCKS]
+        out.append("")
+    out += ["Regenerate this file with `python benchmarks/make_docs.py`; a test checks it "
+            "against", "`holdemjax/envs/sng_obs.py`."]
+    return "\n".join(out) + "\n"
+
+
+if __name__ == "__main__":
+    (ROOT / "docs" / "sng.md").write_text(render())

@@ -1,0 +1,235 @@
+"""Sit & go tournaments (`sng-6`, `sng-6-turbo`, `certify`) and the chip-count game `ring-9`,
+as one pgx-style episode per game, thin on the rules engine `holdemjax.poker.table`.
+
+Flow (all inside `step`, with `lax` control flow and fixed shapes): player ids are seated at
+random at `init`; hand h deals from `cards.hand_deck(tournament_key, h)`; after a hand, busted
+seats are eliminated and placed, the button and blinds move by the dead-button rule
+(`table.next_positions`), the blind level follows the number of hands played, and the next hand
+starts, until a live player must decide. A step therefore always returns at a decision of a
+live player, or at the end of the game.
+
+Scores (`rewards` at the terminal step, zero before; `zero_sum=True` subtracts 1/num_players):
+
+* tournaments: places pay `Format.payouts`; a player busting earlier places lower; several
+  busting in one hand are ordered by their stacks at the start of that hand (larger places
+  higher), equal stacks share the payouts of the places they span; the last player left wins
+  place 1; at the hand cap the players still in settle by Malmuth-Harville ICM over the
+  payouts of the places still open. Scores sum to 1.
+* `ring-9` (RING formats): score = chips at the end / chips in play (busted players 0); the game
+  ends at the hand cap or when one player has all the chips. Raw chips: `state._chips`.
+
+Actions: the discrete menu of `holdemjax.poker.actions.Menu` (FOLD, CHECK_CALL, MIN_RAISE, the
+pot-fraction raises of the `raise_sizes` option, ALL_IN). An illegal action (masked) ends the
+episode with the pgx penalty of `holdemjax.api` (−1 for the actor, +1/(n−1) for each other).
+The observation is described in `holdemjax.envs.sng_obs` and docs/sng.md.
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+from flax import struct
+
+from holdemjax.api import Array, Env, State
+from holdemjax.envs import sng_obs
+from holdemjax.poker import table as tb
+from holdemjax.poker.actions import DEFAULT_SIZES, Menu
+from holdemjax.poker.cards import hand_deck
+from holdemjax.poker.icm import icm
+from holdemjax.poker.structure import FORMATS, RING, Format, blinds_at, make_format
+
+__all__ = ["SitAndGo", "SngState"]
+
+NUM_STREETS = 4
+
+
+@struct.dataclass
+class SngState(State):
+    observation: Array = None  # [OBS] float32, see sng_obs
+    rewards: Array = None  # [N] float32
+    legal_action_mask: Array = None  # [A] bool
+    _table: tb.Table = None  # the current hand (after the last hand: its end)
+    _key: Array = None  # [2] uint32 the tournament key's data (hand h deals from fold_in(key, h))
+    _hand: Array = None  # [] int32 index of the current hand, 0-based
+    _player_at: Array = None  # [N] int32 player id sitting at seat s
+    _seat_of: Array = None  # [N] int32 seat of player id p
+    _alive: Array = None  # [N] bool seat still in the game
+    _score: Array = None  # [N] float32 final score per seat (set when placed / at the end)
+    _place: Array = None  # [N] int32 best place of the span a seat finished in; 0 = open
+    _street_chips: Array = None  # [4, N] int32 chips put in per street this hand, by seat
+    _street_raises: Array = None  # [4, N] int32 bets/raises per street this hand, by seat
+    _decisions: Array = None  # [N] int32 decisions each seat made this hand (a bot's action rank)
+    _last_actor: Array = None  # [] int32 seat of the last decision (-1 before any)
+    _format_name: str = struct.field(pytree_node=False, default="sng-6")
+
+    @property
+    def env_id(self) -> str:
+        return self._format_name
+
+    @property
+    def _chips(self) -> Array:
+        """# [N] int32 chips of each seat (at the end: final chips)."""
+        return self._table.stacks
+
+    def to_svg(self) -> str:
+        from holdemjax.render.table import render_table
+
+        return render_table(self)
+
+
+class SitAndGo(Env):
+    """A whole tournament (or chip-count game) of `num_seats` players as one episode."""
+
+    def __init__(self, *, raise_sizes=DEFAULT_SIZES, zero_sum: bool = False,
+                 _format: str = "sng-6"):
+        if _format not in FORMATS:
+            raise ValueError(f"unknown format {_format!r}; known: {', '.join(FORMATS)}")
+        if not isinstance(zero_sum, bool):
+            raise ValueError(f"zero_sum must be a bool, got {zero_sum!r}")
+        self.format_name = _format
+        self.format: Format = make_format(**FORMATS[_format])
+        self.menu = Menu(raise_sizes)
+        self.zero_sum = zero_sum
+        self.layout = sng_obs.layout(self.format.num_seats)
+
+    id = property(lambda self: self.format_name)
+    version = property(lambda self: "v0")
+    num_players = property(lambda self: self.format.num_seats)
+
+    # ------------------------------------------------------------------------ game hooks
+    def _init(self, key) -> SngState:
+        n = self.format.num_seats
+        if jnp.issubdtype(key.dtype, jax.dtypes.prng_key):
+            key = jax.random.key_data(key)
+        k_seat, k_game = jax.random.split(key)
+        player_at = jax.random.permutation(k_seat, n).astype(jnp.int32)
+        alive = jnp.ones(n, bool)
+        stacks = jnp.full(n, self.format.starting_stack, jnp.int32)
+        positions = tb.first_positions(alive, n - 1)
+        table = self._deal(k_game, jnp.int32(0), stacks, alive, positions)
+        state = SngState(
+            current_player=jnp.int32(0),
+            observation=jnp.zeros(self.layout.size, jnp.float32),
+            rewards=jnp.zeros(n, jnp.float32),
+            terminated=jnp.bool_(False),
+            truncated=jnp.bool_(False),
+            legal_action_mask=jnp.zeros(self.menu.num_actions, bool),
+            _step_count=jnp.int32(0),
+            _table=table,
+            _key=k_game,
+            _hand=jnp.int32(0),
+            _player_at=player_at,
+            _seat_of=jnp.argsort(player_at).astype(jnp.int32),
+            _alive=alive,
+            _score=jnp.zeros(n, jnp.float32),
+            _place=jnp.zeros(n, jnp.int32),
+            _street_chips=jnp.zeros((NUM_STREETS, n), jnp.int32),
+            _street_raises=jnp.zeros((NUM_STREETS, n), jnp.int32),
+            _decisions=jnp.zeros(n, jnp.int32),
+            _last_actor=jnp.int32(-1),
+            _format_name=self.format_name,
+        )
+        return self._settle(state)
+
+    def _step(self, state: SngState, action: Array, key) -> SngState:
+        t = state._table
+        seat = jnp.maximum(t.to_act, 0)
+        lg = tb.legal(t)
+        _, amounts = self.menu.mask_and_amounts(t, lg)
+        kind, amount = self.menu.to_engine(action, amounts)
+        new = tb.act(t, kind, amount)
+        # Chips this decision put in: the street total after it minus before (the engine clips
+        # the amount, so read it back from the table; at a hand's end, from the decision).
+        raise_to = jnp.clip(amount, lg.min_raise_to, lg.max_raise_to)
+        after = jnp.where(kind == tb.FOLD, t.bets[seat],
+                          jnp.where((kind == tb.RAISE) & lg.can_raise, raise_to,
+                                    t.bets[seat] + lg.call_amount))
+        street = jnp.minimum(t.street, NUM_STREETS - 1)
+        raised = (kind == tb.RAISE) & lg.can_raise
+        state = state.replace(
+            _table=new,
+            _street_chips=state._street_chips.at[street, seat].add(after - t.bets[seat]),
+            _street_raises=state._street_raises.at[street, seat].add(raised.astype(jnp.int32)),
+            _decisions=state._decisions.at[seat].add(1),
+            _last_actor=seat,
+        )
+        return self._settle(state)
+
+    def _observe(self, state: SngState, player_id: Array) -> Array:
+        return sng_obs.encode(self.layout, self.format, state, state._seat_of[player_id])
+
+    # ------------------------------------------------------------------------- internals
+    def _deal(self, key, hand, stacks, alive, positions) -> tb.Table:
+        button, sb, bb, sb_posts = positions
+        small, big, ante = blinds_at(self.format, hand)
+        deck = hand_deck(jax.random.wrap_key_data(key), hand)
+        return tb.start_hand(stacks, alive, button, sb, bb, sb_posts, small, big, ante, deck)
+
+    def _settle(self, state: SngState) -> SngState:
+        """Finish hands that are over and start the next ones until a decision or the end."""
+
+        def pending(s):
+            return s._table.hand_over & ~s.terminated
+
+        state = jax.lax.while_loop(pending, self._next_hand, state)
+        t = state._table
+        live = ~state.terminated
+        mask, _ = self.menu.mask_and_amounts(t, tb.legal(t))
+        current = state._player_at[jnp.maximum(t.to_act, 0)]
+        last = state._player_at[jnp.maximum(state._last_actor, 0)]
+        return state.replace(
+            current_player=jnp.where(live, current, last).astype(jnp.int32),
+            legal_action_mask=mask & live,
+        )
+
+    def _next_hand(self, state: SngState) -> SngState:
+        fmt, n = self.format, self.format.num_seats
+        t = state._table
+        busted = state._alive & (t.stacks == 0)
+        alive = state._alive & ~busted
+        left = alive.sum()
+        at_cap = state._hand + 1 >= fmt.hand_cap
+        over = (left <= 1) | at_cap
+        if fmt.kind == RING:
+            score = jnp.where(over, t.stacks / t.stacks.sum(), 0.0).astype(jnp.float32)
+            place = state._place
+        else:
+            score, place = self._places(state, busted, alive)
+            cap_icm = at_cap & (left >= 2)
+            open_pay = jnp.where(jnp.arange(n) < left, fmt.payouts, 0.0)
+            equity = icm(jnp.where(alive, t.stacks, 0).astype(jnp.float32), open_pay)
+            score = jnp.where(cap_icm & alive, equity.astype(jnp.float32), score)
+        final = score - (1.0 / n if self.zero_sum else 0.0)
+        rewards = jnp.where(over, final[state._seat_of], 0.0).astype(jnp.float32)  # by player id
+        hand = state._hand + 1
+        positions = tb.next_positions(alive, t.button, t.sb, t.bb)
+        nxt = self._deal(state._key, hand, t.stacks, alive, positions)
+        zeros = jnp.zeros_like(state._street_chips)
+        ongoing = state.replace(_table=nxt, _hand=hand, _alive=alive, _score=score, _place=place,
+                                _street_chips=zeros, _street_raises=zeros,
+                                _decisions=jnp.zeros_like(state._decisions))
+        ended = state.replace(_alive=alive, _score=score, _place=place, rewards=rewards,
+                              terminated=jnp.bool_(True))
+        return jax.tree.map(lambda a, b: jnp.where(over, a, b), ended, ongoing)
+
+    def _places(self, state: SngState, busted, alive):
+        """Places and scores of the seats busting this hand (and of the winner)."""
+        fmt = self.format
+        t = state._table
+        before = state._alive.sum()
+        k = busted.sum()
+        start = t.start_stacks
+        both = busted[:, None] & busted[None, :]
+        greater = (both & (start[None, :] > start[:, None])).sum(axis=1)
+        equal = (both & (start[None, :] == start[:, None])).sum(axis=1)
+        best = before - k + 1 + greater  # 1-based best place of the span
+        worst = best + equal - 1
+        cum = jnp.concatenate([jnp.zeros(1, jnp.float32), jnp.cumsum(fmt.payouts)])
+        share = (cum[jnp.clip(worst, 0, fmt.num_seats)] - cum[jnp.clip(best - 1, 0, fmt.num_seats)])
+        share = share / jnp.maximum(equal, 1)
+        score = jnp.where(busted, share, state._score)
+        place = jnp.where(busted, best, state._place)
+        win = alive & (alive.sum() == 1)  # the last player left
+        score = jnp.where(win, fmt.payouts[0], score)
+        place = jnp.where(win, 1, place)
+        return score.astype(jnp.float32), place.astype(jnp.int32)

@@ -1,0 +1,227 @@
+"""Sit & go and ring envs: conformance, tournament invariants on every step, places, ICM at the
+cap, ring endings, options. Rules cited from SPEC §2 and holdemjax.envs.sng's docstring."""
+
+import functools
+import pathlib
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import holdemjax
+from holdemjax.envs import sng_obs
+from holdemjax.poker.icm import icm
+from holdemjax.poker.structure import SNG_PAYOUTS, level_at
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+
+@functools.cache
+def _env(env_id, **opts):
+    return holdemjax.make(env_id, **dict(opts))
+
+
+@functools.cache
+def _fns(env_id):
+    env = _env(env_id)
+    return jax.jit(jax.vmap(env.init)), jax.jit(jax.vmap(env.step))
+
+
+def _play(env_id, batch, seed, policy="random", max_steps=2000, check=None):
+    """Play `batch` games to the end; `check(prev, state)` runs after every step."""
+    init, step = _fns(env_id)
+    state = init(jax.random.split(jax.random.key(seed), batch))
+    key = jax.random.key(seed + 1)
+    for t in range(max_steps):
+        if bool(state.terminated.all()):
+            return state
+        key, sub = jax.random.split(key)
+        mask = state.legal_action_mask
+        if policy == "random":
+            action = holdemjax.act_randomly(sub, mask)
+        elif policy == "all_in":  # the last legal entry: all-in when offered, else call
+            action = mask.shape[-1] - 1 - jnp.argmax(mask[:, ::-1], axis=-1)
+        else:  # "call": always check/call
+            action = jnp.ones(batch, jnp.int32)
+        nxt = step(state, action.astype(jnp.int32))
+        if check is not None:
+            check(state, nxt)
+        state = nxt
+    raise AssertionError("games did not end")
+
+
+@pytest.mark.parametrize("env_id", ["certify", "ring-9"])
+def test_api(env_id):
+    holdemjax.api_test(_env(env_id), num_games=4, max_steps=24)
+
+
+def _invariants(env):
+    fmt = env.format
+    n = fmt.num_seats
+    total = n * int(fmt.starting_stack)
+
+    def check(prev, s):
+        t = s._table
+        chips = np.asarray(t.stacks.sum(-1) + t.contrib.sum(-1) + t.dead)
+        assert (chips == total).all(), "chips not conserved"
+        live = ~np.asarray(s.terminated)
+        seat = np.asarray(t.to_act)
+        rows = np.flatnonzero(live)
+        # Busted players never act; the actor is live and can act.
+        assert (seat[rows] >= 0).all()
+        for name in ("in_hand", "folded", "allin"):
+            flags = np.asarray(getattr(t, name))[rows, seat[rows]]
+            assert (flags == (name == "in_hand")).all(), f"actor {name} wrong"
+        assert np.asarray(s._alive)[rows, seat[rows]].all()
+        assert (np.asarray(s.current_player)[rows]
+                == np.asarray(s._player_at)[rows, seat[rows]]).all()
+        # Blind level = hands played // hands per level (the last level repeats).
+        want_bb = np.asarray(fmt.big_blinds)[np.asarray(level_at(fmt, s._hand))]
+        assert (np.asarray(t.big_blind)[rows] == want_bb[rows]).all()
+        # Rewards: zero until the terminal step; there, scores that sum to 1.
+        just = np.asarray(s.terminated) & ~np.asarray(prev.terminated)
+        r = np.asarray(s.rewards)
+        assert not r[~just].any(), "rewards before the end"
+        np.testing.assert_allclose(r[just].sum(-1), 1.0, atol=1e-5)
+        # Dead players stay dead.
+        assert not (np.asarray(s._alive) & ~np.asarray(prev._alive)).any()
+
+    return check
+
+
+@pytest.mark.parametrize("env_id,batch", [("certify", 128), ("sng-6", 16), ("ring-9", 16)])
+def test_invariants_on_every_step(env_id, batch):
+    """SPEC §2: chips conserved, busted players never act, blinds follow the hand count,
+    rewards only at the end and summing to 1."""
+    env = _env(env_id)
+    _play(env_id, batch, seed=11, check=_invariants(env))
+
+
+def test_places_complete_and_paid():
+    """Tournaments won outright: places 1..6 all given (shared places span the tied ranks),
+    each seat paid the mean payout of the places it spans (SPEC §2 payouts)."""
+    env = _env("certify")
+    s = _play("certify", 128, seed=5, policy="all_in")
+    place = np.asarray(s._place)
+    score = np.asarray(s._score)
+    won = (place > 0).all(axis=1)
+    assert won.sum() > 50, "all-in play should end most certify games before the cap"
+    pay = np.asarray(SNG_PAYOUTS)
+    for p, sc in zip(place[won], score[won]):
+        assert sorted(p)[0] == 1 and (p == 1).sum() == 1
+        for best in np.unique(p):
+            tied = p == best
+            span = pay[best - 1: best - 1 + tied.sum()]
+            np.testing.assert_allclose(sc[tied], span.mean(), atol=1e-6)
+        # The tied spans tile 1..6 exactly.
+        covered = sorted(b + i for b in np.unique(p) for i in range((p == b).sum()))
+        assert covered == list(range(1, 7))
+    assert env.num_players == 6
+
+
+def test_hand_cap_settles_by_icm():
+    """SPEC §2: seats still in at the hand cap settle by Malmuth-Harville ICM over the payouts
+    of the places still open."""
+    s = _play("certify", 64, seed=9, policy="call")
+    hand = np.asarray(s._hand)
+    capped = np.flatnonzero(hand == 7)
+    assert capped.size > 0
+    for i in capped:
+        alive = np.asarray(s._alive[i])
+        left = alive.sum()
+        stacks = np.where(alive, np.asarray(s._chips[i]), 0).astype(np.float32)
+        open_pay = np.where(np.arange(6) < left, SNG_PAYOUTS, 0.0)
+        want = np.asarray(icm(jnp.asarray(stacks), jnp.asarray(open_pay, jnp.float32)))
+        np.testing.assert_allclose(np.asarray(s._score[i])[alive], want[alive], atol=1e-6)
+
+
+def test_simultaneous_busts_ordered_by_starting_stack():
+    """SPEC §2: players busting in the same hand — the one who started the hand with more chips
+    places higher; equal stacks share the places' payouts."""
+    env = _env("sng-6")
+    s = env.init(jax.random.key(0))
+    t = s._table.replace(start_stacks=jnp.array([500, 300, 300, 2000, 900, 2000], jnp.int32),
+                         stacks=jnp.array([0, 0, 0, 3000, 0, 3000], jnp.int32))
+    s = s.replace(_table=t)
+    busted = jnp.array([True, True, True, False, True, False])
+    alive = ~busted
+    score, place = env._places(s, busted, alive)
+    # Six were in; four bust: places 3..6. Seat 4 (900) 3rd, seat 0 (500) 4th, seats 1, 2
+    # (300 each) share 5th and 6th.
+    assert np.asarray(place).tolist() == [4, 5, 5, 0, 3, 0]
+    np.testing.assert_allclose(np.asarray(score)[[4, 0, 1, 2]],
+                               [0.200, 0.133, 0.0335, 0.0335], atol=1e-6)
+
+
+def test_ring_ends_at_the_cap_with_chip_scores():
+    """ring-9: at most 50 hands; score = chips at the end / chips in play."""
+    s = _play("ring-9", 8, seed=3, policy="call")
+    assert (np.asarray(s._hand) == 49).any()
+    chips = np.asarray(s._chips).astype(np.float64)
+    want = (chips / chips.sum(-1, keepdims=True))
+    np.testing.assert_allclose(np.asarray(s._score), want, atol=1e-6)
+
+
+def test_ring_ends_when_one_player_has_all_the_chips():
+    s = _play("ring-9", 8, seed=4, policy="all_in")
+    chips = np.asarray(s._chips)
+    one = (chips == 9 * 1500).any(axis=1)
+    assert one.any() and (np.asarray(s._hand)[one] < 49).all()
+    assert (np.asarray(s._score)[one].max(axis=1) == 1.0).all()
+
+
+def test_zero_sum_option():
+    env = _env("certify", zero_sum=True)
+    init, step = jax.jit(jax.vmap(env.init)), jax.jit(jax.vmap(env.step))
+    s = init(jax.random.split(jax.random.key(1), 8))
+    total = np.zeros(8)
+    while not bool(s.terminated.all()):
+        s = step(s, jnp.ones(8, jnp.int32))
+        total += np.asarray(s.rewards).sum(-1)
+    np.testing.assert_allclose(total, 0.0, atol=1e-5)
+
+
+@pytest.mark.parametrize("opts,match", [({"raise_sizes": (0.5, 0.5)}, "distinct"),
+                                        ({"raise_sizes": (0,)}, "positive"),
+                                        ({"zero_sum": "yes"}, "zero_sum"),
+                                        ({"format": "x"}, "unknown option")])
+def test_bad_options(opts, match):
+    with pytest.raises(ValueError, match=match):
+        holdemjax.make("sng-6", **opts)
+
+
+def test_custom_raise_sizes_change_the_menu():
+    env = holdemjax.make("sng-6", raise_sizes=(1.0,))
+    assert env.num_actions == 5 and env.menu.names()[-2:] == ["RAISE_1_POT", "ALL_IN"]
+
+
+def test_fold_masked_when_checking_is_free_and_player_ids_not_seats():
+    env = _env("sng-6")
+    init, _ = _fns("sng-6")
+    s = init(jax.random.split(jax.random.key(2), 64))
+    seats = np.asarray(s._player_at)
+    assert len({tuple(r) for r in seats}) > 1, "seating must be random"
+    lg = jax.vmap(holdemjax.poker.table.legal)(s._table)
+    free = np.asarray(lg.can_check)
+    assert not np.asarray(s.legal_action_mask)[free, 0].any()
+    assert env.num_actions == 9
+
+
+def test_observation_doc_matches_layout():
+    """docs/sng.md lists every observation block with its slice (6 and 9 seats), and is what
+    benchmarks/make_docs.py generates from the code."""
+    import importlib.util
+
+    doc = (ROOT / "docs" / "sng.md").read_text()
+    spec = importlib.util.spec_from_file_location("make_docs", ROOT / "benchmarks" / "make_docs.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    assert mod.render() == doc
+    for n in (6, 9):
+        lay = sng_obs.layout(n)
+        for name, _, what in sng_obs.BLOCKS:
+            sl = lay[name]
+            assert f"| `{name}` | {sl.start}..{sl.stop - 1} |" in doc.split(f"## {n} seats")[1]
+            assert what in doc
+        assert f"size {lay.size}" in doc
