@@ -30,6 +30,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from holdemjax.bench import openspiel_game_string, openspiel_random_play
 from holdemjax.poker import table as T
 
 SEATS = 6
@@ -175,38 +176,14 @@ def bench_pokerkit(seconds: float, rng: random.Random) -> dict:
 # OpenSpiel
 # ----------------------------------------------------------------------------------------------
 
-OPENSPIEL_GAME = (
-    "universal_poker(betting=nolimit,numPlayers=6,numRounds=4,blind=10 20 0 0 0 0,"
-    "firstPlayer=3 1 1 1,numSuits=4,numRanks=13,numHoleCards=2,numBoardCards=0 3 1 1,"
-    "stack=1500 1500 1500 1500 1500 1500,bettingAbstraction=fullgame)"
-)
+OPENSPIEL_GAME = openspiel_game_string(SEATS, STACK, (SMALL_BLIND, BIG_BLIND))
 
 
 def bench_openspiel(seconds: float, rng: random.Random) -> dict | None:
-    try:
-        import pyspiel
-    except ImportError:
+    out = openspiel_random_play(seconds, OPENSPIEL_GAME, seed=rng.randrange(2**31))
+    if out is None:
         return None
-    game = pyspiel.load_game(OPENSPIEL_GAME)
-    hands = decisions = 0
-    t0 = time.perf_counter()
-    while time.perf_counter() - t0 < seconds:
-        state = game.new_initial_state()
-        while not state.is_terminal():
-            if state.is_chance_node():
-                outcomes = state.chance_outcomes()
-                state.apply_action(outcomes[rng.randrange(len(outcomes))][0])
-                continue
-            legal = state.legal_actions()
-            groups = [[a] for a in legal if a in (0, 1)]  # fold, check/call
-            raises = [a for a in legal if a >= 2]
-            if raises:
-                groups.append(raises)
-            state.apply_action(rng.choice(rng.choice(groups)))
-            decisions += 1
-        hands += 1
-    return dict(name="OpenSpiel universal_poker fullgame", hands=hands, decisions=decisions,
-                seconds=time.perf_counter() - t0, compile_s=None)
+    return dict(name="OpenSpiel universal_poker fullgame", compile_s=None, **out)
 
 
 # ----------------------------------------------------------------------------------------------

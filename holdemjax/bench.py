@@ -1,5 +1,8 @@
 """Throughput of an env under `jit(vmap(scan(step)))`, ours and pgx's side by side.
 
+For the hold'em table envs the peer is OpenSpiel's `universal_poker` full game with the same
+seats, stacks and first blinds (one hand at a time, decisions/s), when `open_spiel` is installed.
+
 Both sides play random legal actions (`act_randomly`) with auto-reset, inside one compiled
 `lax.scan` of `scan_length(batch)` moves per call, so the figures include action sampling and
 resets, as pgx's own benchmarks do. Compile time is measured apart from run time. The two sides
@@ -106,6 +109,64 @@ def measure(who: str, env_id: str, init, step, batch: int, seconds: float,
     return measure_sides([_Side(who, env_id, init, step, batch, key_fn)], seconds)[0]
 
 
+def openspiel_game_string(num_players: int = 6, stack: int = 1500, blinds=(10, 20)) -> str:
+    """OpenSpiel `universal_poker` no-limit hold'em, full game (one action per raise-to)."""
+    blind = " ".join(str(b) for b in list(blinds) + [0] * (num_players - 2))
+    first = "3" if num_players > 2 else "1"
+    return (f"universal_poker(betting=nolimit,numPlayers={num_players},numRounds=4,"
+            f"blind={blind},firstPlayer={first} 1 1 1,numSuits=4,numRanks=13,numHoleCards=2,"
+            f"numBoardCards=0 3 1 1,stack={' '.join([str(stack)] * num_players)},"
+            "bettingAbstraction=fullgame)")
+
+
+def openspiel_random_play(seconds: float, game_string: str, seed: int = 0) -> dict | None:
+    """Random hands of OpenSpiel's universal_poker for about `seconds`; None if not installed.
+
+    The policy picks uniformly among fold, check/call and "a raise" (then a raise-to uniform
+    over the legal ones), as our bench's random play does over the menu.
+    """
+    if importlib.util.find_spec("pyspiel") is None:
+        return None
+    import random
+
+    import pyspiel
+
+    rng = random.Random(seed)
+    game = pyspiel.load_game(game_string)
+    hands = decisions = 0
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < seconds:
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcomes = state.chance_outcomes()
+                state.apply_action(outcomes[rng.randrange(len(outcomes))][0])
+                continue
+            legal = state.legal_actions()
+            groups = [[a] for a in legal if a in (0, 1)]  # fold, check/call
+            raises = [a for a in legal if a >= 2]
+            if raises:
+                groups.append(raises)
+            state.apply_action(rng.choice(rng.choice(groups)))
+            decisions += 1
+        hands += 1
+    return dict(hands=hands, decisions=decisions, seconds=time.perf_counter() - t0)
+
+
+def _openspiel_peer(env, env_id: str, seconds: float) -> Measurement | None:
+    """OpenSpiel's full-game hold'em at the env's seats, stacks and first blinds."""
+    fmt = getattr(env, "format", None)
+    if fmt is None:
+        return None
+    game = openspiel_game_string(fmt.num_seats, int(fmt.starting_stack),
+                                 (int(fmt.small_blinds[0]), int(fmt.big_blinds[0])))
+    out = openspiel_random_play(seconds, game)
+    if out is None:
+        return None
+    return Measurement("open_spiel", env_id, 1, out["decisions"] / out["seconds"],
+                       out["hands"] / out["seconds"], 0.0, out["seconds"])
+
+
 def _pgx_env(env_id: str):
     if importlib.util.find_spec("pgx") is None:
         return None
@@ -124,6 +185,11 @@ def bench_env(env_id: str, batches=DEFAULT_BATCHES, seconds: float = 2.0, peer: 
     env = make(env_id)
     penv = _pgx_env(env_id) if peer else None
     results = []
+    spiel = _openspiel_peer(env, env_id, seconds) if peer else None
+    if spiel is not None:  # one unbatched figure, the peer of every batch size
+        results.append(spiel)
+        if on_result is not None:
+            on_result(spiel)
     for batch in batches:
         sides = [_Side("holdemjax", env_id, env.init, env.step, batch, jax.random.key)]
         if penv is not None:
@@ -135,9 +201,17 @@ def bench_env(env_id: str, batches=DEFAULT_BATCHES, seconds: float = 2.0, peer: 
     return results
 
 
-def ratio(results: list[Measurement], batch: int) -> float | None:
-    """Our steps/s over pgx's at `batch`, when both were measured."""
-    by = {(m.who, m.batch): m.steps_per_s for m in results}
-    if ("pgx", batch) in by and ("holdemjax", batch) in by:
-        return by[("holdemjax", batch)] / by[("pgx", batch)]
+def peer_of(results: list[Measurement], batch: int) -> Measurement | None:
+    """The peer measurement ours at `batch` is compared with: pgx at the same batch, or
+    OpenSpiel's single-game figure (episodes/s there are hands/s, not tournaments/s)."""
+    for m in results:
+        if (m.who == "pgx" and m.batch == batch) or m.who == "open_spiel":
+            return m
     return None
+
+
+def ratio(results: list[Measurement], batch: int) -> float | None:
+    """Our steps/s over the peer's at `batch`, when both were measured."""
+    ours = next((m for m in results if m.who == "holdemjax" and m.batch == batch), None)
+    peer = peer_of(results, batch)
+    return ours.steps_per_s / peer.steps_per_s if ours and peer else None

@@ -14,17 +14,18 @@ def _bench(args: argparse.Namespace) -> int:
     from rich.progress import Progress
     from rich.table import Table
 
-    from holdemjax.bench import bench_env, ratio
+    from holdemjax.bench import bench_env, peer_of, ratio
     from holdemjax.registry import available_envs
 
-    console = Console()
+    # Wide enough for the whole table when the output is a file or a pipe.
+    console = Console(width=None if sys.stdout.isatty() else 132)
     for env_id in args.env:
         if env_id not in available_envs():
             console.print(f"[red]unknown env id {env_id!r}; available: "
                           f"{', '.join(available_envs())}")
             return 2
     results = []
-    cells = len(args.env) * len(args.batch) * (1 if args.no_peer else 2)
+    cells = len(args.env) * len(args.batch) * (1 if args.no_peer else 2)  # an estimate
     try:
         with Progress(console=console, transient=True) as progress:
             task = progress.add_task("measuring", total=cells)
@@ -39,8 +40,8 @@ def _bench(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         console.print("[yellow]interrupted: showing what was measured")
     table = Table(title="steps/s under jit(vmap(scan(step))), random legal actions, auto-reset")
-    for col in ("env", "batch", "holdemjax steps/s", "pgx steps/s", "ratio",
-                "episodes/s", "compile s (ours / pgx)"):
+    for col in ("env", "batch", "holdemjax steps/s", "peer", "peer steps/s", "ratio",
+                "episodes/s", "compile s (ours / peer)"):
         table.add_column(col, justify="right")
     for env_id in args.env:
         for batch in args.batch:
@@ -48,11 +49,12 @@ def _bench(args: argparse.Namespace) -> int:
                          (env_id, batch, "holdemjax")), None)
             if ours is None:
                 continue
-            peer = next((m for m in results if (m.env_id, m.batch, m.who) ==
-                         (env_id, batch, "pgx")), None)
-            r = ratio([m for m in results if m.env_id == env_id], batch)
+            mine = [m for m in results if m.env_id == env_id]
+            peer = peer_of(mine, batch)
+            r = ratio(mine, batch)
             table.add_row(
                 env_id, str(batch), f"{ours.steps_per_s:,.0f}",
+                peer.who if peer else "-",
                 f"{peer.steps_per_s:,.0f}" if peer else "-",
                 f"{r:.2f}x" if r else "-",
                 f"{ours.episodes_per_s:,.0f}",
@@ -68,11 +70,12 @@ def _bench(args: argparse.Namespace) -> int:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="holdemjax", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
-    bench = sub.add_parser("bench", help="steps/s of envs, ours and pgx's side by side")
+    bench = sub.add_parser("bench", help="steps/s of envs, ours and a peer's (pgx, or OpenSpiel "
+                           "for hold'em) side by side")
     bench.add_argument("env", nargs="+", help="env ids (see holdemjax.available_envs())")
     bench.add_argument("--batch", type=int, nargs="+", default=[1, 64, 1024, 4096])
     bench.add_argument("--seconds", type=float, default=2.0, help="run time per cell")
-    bench.add_argument("--no-peer", action="store_true", help="do not measure pgx")
+    bench.add_argument("--no-peer", action="store_true", help="do not measure the peer")
     bench.add_argument("--json", help="also write the measurements to this JSON file")
     bench.set_defaults(func=_bench)
     return parser

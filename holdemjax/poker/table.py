@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 from flax import struct
 
 from holdemjax.poker._positions import NO_SEAT, first_after as _first_after
@@ -53,6 +54,7 @@ __all__ = [
     "first_positions",
     "next_positions",
     "total_chips",
+    "check_action",
     "pot_total",
 ]
 
@@ -375,3 +377,27 @@ def act(table: Table, kind, amount=0) -> Table:
     )
     out = _advance(moved, p)
     return _tree_where(t.hand_over | (t.to_act < 0), t, out)
+
+
+def check_action(table: Table, kind, amount=0) -> None:
+    """Host-side validation of one decision for an unbatched table (the series host and other
+    callers outside `jit`): raises ValueError naming the bad value instead of letting `act`
+    clamp it. `act` itself never raises; it applies the documented clamping rules.
+    """
+    if isinstance(kind, bool) or not isinstance(kind, (int, np.integer)):
+        raise ValueError(f"action kind must be an int FOLD/CHECK_CALL/RAISE, got {kind!r}")
+    if kind not in (FOLD, CHECK_CALL, RAISE):
+        raise ValueError(f"action kind must be {FOLD}, {CHECK_CALL} or {RAISE}, got {kind}")
+    if bool(table.hand_over) or int(table.to_act) < 0:
+        raise ValueError("the hand is over: nobody is to act")
+    if kind != RAISE:
+        return
+    if isinstance(amount, bool) or not isinstance(amount, (int, np.integer)):
+        raise ValueError(f"raise-to amount must be an int number of chips, got {amount!r}")
+    lg = legal(table)
+    if not bool(lg.can_raise):
+        raise ValueError(f"raising is closed to seat {int(table.to_act)}; raise-to {amount} "
+                         "cannot be played")
+    lo, hi = int(lg.min_raise_to), int(lg.max_raise_to)
+    if not lo <= amount <= hi:
+        raise ValueError(f"raise-to {amount} is outside the legal range {lo}..{hi}")

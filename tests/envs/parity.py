@@ -35,3 +35,15 @@ def play_random(env, pgx_env, ours, theirs, key, steps: int, step_keys: bool = F
         theirs = step_b(theirs, action, keys) if step_keys else step_b(theirs, action)
         assert_same(ours, theirs, t + 1)
     return int(np.asarray(ours.terminated).sum())
+
+
+def markdown_table(text: str, header: str) -> list[list[str]]:
+    """The cells of the markdown table whose header row starts with `header` (docs tests)."""
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith(header))
+    rows = []
+    for line in lines[start + 2:]:
+        if not line.startswith("|"):
+            break
+        rows.append([c.strip() for c in line.strip("|").split("|")])
+    return rows

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import holdemjax
+from tests.envs.parity import markdown_table
 from holdemjax.envs.hex import (NUM_ACTIONS, NUM_CELLS, OBS_CAN_SWAP, OBS_COLOR, OBS_MINE,
                                 OBS_THEIRS, SIZE, SWAP, Hex, HexState)
 
@@ -242,27 +243,16 @@ def test_parity_with_pgx():
 
 
 # ---------------------------------------------------------------------------- docs
-def _table(text: str, header: str) -> list[list[str]]:
-    lines = text.splitlines()
-    start = next(i for i, line in enumerate(lines) if line.startswith(header))
-    rows = []
-    for line in lines[start + 2:]:
-        if not line.startswith("|"):
-            break
-        rows.append([c.strip() for c in line.strip("|").split("|")])
-    return rows
-
-
 def test_docs_match_code():
     import holdemjax.envs.hex as hex_module
 
     text = DOC.read_text()
     assert f"`({SIZE}, {SIZE}, 4)` bool" in text
-    planes = _table(text, "| plane | name |")
+    planes = markdown_table(text, "| plane | name |")
     assert [(int(p), getattr(hex_module, name)) for p, name, _ in planes] == [
         (i, i) for i in range(4)]
     assert [name for _, name, _ in planes] == ["OBS_MINE", "OBS_THEIRS", "OBS_COLOR",
                                                "OBS_CAN_SWAP"]
-    actions = _table(text, "| id | name |")
+    actions = markdown_table(text, "| id | name |")
     assert actions[0][0] == f"0–{NUM_CELLS - 1}" and actions[1][:2] == [str(SWAP), "SWAP"]
     assert NUM_ACTIONS == NUM_CELLS + 1 == 122

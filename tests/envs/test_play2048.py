@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import holdemjax
+from tests.envs.parity import markdown_table
 from holdemjax.envs.play2048 import (DOWN, LEFT, NUM_ACTIONS, OBS_EMPTY_PLANE, OBS_PLANES, RIGHT,
                                      SIZE, UP, Play2048, Play2048State, legal_moves, place_tile,
                                      slide)
@@ -239,25 +240,14 @@ def test_parity_with_pgx():
 
 
 # ---------------------------------------------------------------------------- docs
-def _table(text: str, header: str) -> list[list[str]]:
-    lines = text.splitlines()
-    start = next(i for i, line in enumerate(lines) if line.startswith(header))
-    rows = []
-    for line in lines[start + 2:]:
-        if not line.startswith("|"):
-            break
-        rows.append([c.strip() for c in line.strip("|").split("|")])
-    return rows
-
-
 def test_docs_match_code():
     text = DOC.read_text()
     assert f"`({SIZE}, {SIZE}, {OBS_PLANES})` bool" in text
-    actions = {row[1]: int(row[0]) for row in _table(text, "| id | name |")}
+    actions = {row[1]: int(row[0]) for row in markdown_table(text, "| id | name |")}
     assert actions == {"LEFT": LEFT, "UP": UP, "RIGHT": RIGHT, "DOWN": DOWN}
     assert len(actions) == NUM_ACTIONS
     planes = []
-    for row in _table(text, "| plane | meaning |"):
+    for row in markdown_table(text, "| plane | meaning |"):
         lo, _, hi = row[0].partition("–")
         planes += list(range(int(lo), int(hi or lo) + 1))
         if "empty" in row[1]:

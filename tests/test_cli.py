@@ -1,0 +1,34 @@
+"""The `holdemjax` command."""
+
+import json
+
+import pytest
+
+from holdemjax.cli import main
+
+
+def test_bench_prints_a_table_and_writes_json(tmp_path, capsys):
+    out = tmp_path / "b.json"
+    assert main(["bench", "kuhn_poker", "--batch", "2", "--seconds", "0.05", "--json",
+                 str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "kuhn_poker" in text and "steps/s" in text
+    rows = json.loads(out.read_text())
+    ours = [r for r in rows if r["who"] == "holdemjax"]
+    assert len(ours) == 1 and ours[0]["batch"] == 2 and ours[0]["steps_per_s"] > 0
+    if any(r["who"] == "pgx" for r in rows):  # pgx is installed by the test extra
+        assert "x" in text.split("kuhn_poker")[1]  # a ratio is printed
+
+
+def test_bench_unknown_env_exits_2(capsys):
+    assert main(["bench", "kuhn", "--no-peer"]) == 2
+    assert "unknown env id 'kuhn'" in capsys.readouterr().out
+
+
+def test_bench_rejects_bad_batch(capsys):
+    assert main(["bench", "kuhn_poker", "--batch", "0"]) == 2
+
+
+def test_no_command_is_a_usage_error():
+    with pytest.raises(SystemExit):
+        main([])
