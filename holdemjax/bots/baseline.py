@@ -95,6 +95,12 @@ def load_preflop(path: str | None = None) -> tuple[np.ndarray, np.ndarray]:
     return (np.asarray(data["equity_bp"], np.int32), np.asarray(data["top_bp"], np.int32))
 
 
+@functools.cache
+def _shipped_preflop() -> tuple[np.ndarray, np.ndarray]:
+    """The shipped table, read and checksummed once per process (on first use, not import)."""
+    return load_preflop()
+
+
 def hand_class(hole: jax.Array) -> jax.Array:
     """Class 0..168 of two hole cards: pair 13r+r, suited 13hi+lo, offsuit 13lo+hi."""
     r, s = hole // 4, hole % 4
@@ -316,7 +322,7 @@ def act(env, state, key: jax.Array) -> jax.Array:
     ``key`` is the bot's per-game key; its one draw ``u`` in [0, 10000) is at the coordinates
     of the decision. Pure and jit/vmap-able.
     """
-    equity_np, top_np = load_preflop()
+    equity_np, top_np = _shipped_preflop()
     f = features(state)
     t = state._table
     u = draw_below(coordinate_key(key, *coordinates(state)), 10000)
