@@ -60,6 +60,7 @@ class SngState(State):
     _street_raises: Array = None  # [4, N] int32 bets/raises per street this hand, by seat
     _decisions: Array = None  # [N] int32 decisions each seat made this hand (a bot's action rank)
     _last_actor: Array = None  # [] int32 seat of the last decision (-1 before any)
+    _icm_due: Array = None  # [] bool the game ended at the hand cap; ICM still to settle
     _format_name: str = struct.field(pytree_node=False, default="sng-6")
 
     @property
@@ -127,6 +128,7 @@ class SitAndGo(Env):
             _street_raises=jnp.zeros((NUM_STREETS, n), jnp.int32),
             _decisions=jnp.zeros(n, jnp.int32),
             _last_actor=jnp.int32(-1),
+            _icm_due=jnp.bool_(False),
             _format_name=self.format_name,
         )
         return self._settle(state)
@@ -172,6 +174,9 @@ class SitAndGo(Env):
             return s._table.hand_over & ~s.terminated
 
         state = jax.lax.while_loop(pending, self._next_hand, state)
+        # ICM runs in a loop of at most one pass: under vmap a while_loop only runs when some
+        # row needs it (a cond would compute it for every row at every step).
+        state = jax.lax.while_loop(lambda s: s._icm_due, self._settle_by_icm, state)
         t = state._table
         live = ~state.terminated
         mask, _ = self.menu.mask_and_amounts(t, tb.legal(t))
@@ -193,12 +198,10 @@ class SitAndGo(Env):
         if fmt.kind == RING:
             score = jnp.where(over, t.stacks / t.stacks.sum(), 0.0).astype(jnp.float32)
             place = state._place
+            icm_due = jnp.bool_(False)
         else:
             score, place = self._places(state, busted, alive)
-            cap_icm = at_cap & (left >= 2)
-            open_pay = jnp.where(jnp.arange(n) < left, fmt.payouts, 0.0)
-            equity = icm(jnp.where(alive, t.stacks, 0).astype(jnp.float32), open_pay)
-            score = jnp.where(cap_icm & alive, equity.astype(jnp.float32), score)
+            icm_due = over & at_cap & (left >= 2)  # scores of the seats still in: ICM below
         final = score - (1.0 / n if self.zero_sum else 0.0)
         rewards = jnp.where(over, final[state._seat_of], 0.0).astype(jnp.float32)  # by player id
         hand = state._hand + 1
@@ -209,8 +212,19 @@ class SitAndGo(Env):
                                 _street_chips=zeros, _street_raises=zeros,
                                 _decisions=jnp.zeros_like(state._decisions))
         ended = state.replace(_alive=alive, _score=score, _place=place, rewards=rewards,
-                              terminated=jnp.bool_(True))
+                              _icm_due=icm_due, terminated=jnp.bool_(True))
         return jax.tree.map(lambda a, b: jnp.where(over, a, b), ended, ongoing)
+
+    def _settle_by_icm(self, state: SngState) -> SngState:
+        """At the hand cap: the seats still in take Malmuth-Harville ICM over the open places."""
+        fmt, n = self.format, self.format.num_seats
+        alive = state._alive
+        open_pay = jnp.where(jnp.arange(n) < alive.sum(), fmt.payouts, 0.0)
+        equity = icm(jnp.where(alive, state._table.stacks, 0).astype(jnp.float32), open_pay)
+        score = jnp.where(alive, equity.astype(jnp.float32), state._score)
+        final = score - (1.0 / n if self.zero_sum else 0.0)
+        return state.replace(_score=score, rewards=final[state._seat_of].astype(jnp.float32),
+                             _icm_due=jnp.bool_(False))
 
     def _places(self, state: SngState, busted, alive):
         """Places and scores of the seats busting this hand (and of the winner)."""
