@@ -134,28 +134,49 @@ class SitAndGo(Env):
         return self._settle(state)
 
     def _step(self, state: SngState, action: Array, key) -> SngState:
+        _, amounts = self.menu.mask_and_amounts(state._table, tb.legal(state._table))
+        kind, amount = self.menu.to_engine(action, amounts)
+        return self._settle(self._act(state, kind, amount))
+
+    # ------------------------------------------------------ exact amounts (series, duplicate)
+    def act_exact(self, state: SngState, kind, amount=0) -> SngState:
+        """One decision of the seat to act as the engine's exact action (`table.FOLD`,
+        `CHECK_CALL` or `RAISE` with its raise-to ``amount``, clamped by the engine's rules),
+        without going on: the returned table may have ``hand_over`` (its showdown, winnings and
+        cards still readable). Call `settle` next. Pure and jit-able; the host validates first
+        (`table.check_action`) when it wants errors instead of clamping.
+        """
+        state = state.replace(_step_count=state._step_count + 1)
+        return self._act(state, jnp.asarray(kind, jnp.int32), jnp.asarray(amount, jnp.int32))
+
+    def settle(self, state: SngState) -> SngState:
+        """After `act_exact`: finish the hand if it is over, eliminate, place, deal on until a
+        live player's decision or the end; sets `current_player`, the mask, the observation and
+        the terminal rewards exactly as `step` does. ``settle(act_exact(s, *engine action of
+        menu action a))`` equals ``step(s, a)`` for a legal ``a``.
+        """
+        nxt = self._settle(state)
+        done = nxt.terminated | nxt.truncated
+        nxt = nxt.replace(legal_action_mask=jnp.where(done, True, nxt.legal_action_mask))
+        return nxt.replace(observation=self._observe(nxt, nxt.current_player))
+
+    def _act(self, state: SngState, kind: Array, amount: Array) -> SngState:
         t = state._table
         seat = jnp.maximum(t.to_act, 0)
         lg = tb.legal(t)
-        _, amounts = self.menu.mask_and_amounts(t, lg)
-        kind, amount = self.menu.to_engine(action, amounts)
         new = tb.act(t, kind, amount)
-        # Chips this decision put in: the street total after it minus before (the engine clips
-        # the amount, so read it back from the table; at a hand's end, from the decision).
-        raise_to = jnp.clip(amount, lg.min_raise_to, lg.max_raise_to)
-        after = jnp.where(kind == tb.FOLD, t.bets[seat],
-                          jnp.where((kind == tb.RAISE) & lg.can_raise, raise_to,
-                                    t.bets[seat] + lg.call_amount))
+        # Chips the decision put in, read back from the engine (which clamps the amount): the
+        # stack went down by them, and at a hand's end the winnings were added back.
+        added = t.stacks[seat] - new.stacks[seat] + jnp.where(new.hand_over, new.winnings[seat], 0)
         street = jnp.minimum(t.street, NUM_STREETS - 1)
-        raised = (kind == tb.RAISE) & lg.can_raise
-        state = state.replace(
+        raised = (jnp.clip(kind, tb.FOLD, tb.RAISE) == tb.RAISE) & lg.can_raise
+        return state.replace(
             _table=new,
-            _street_chips=state._street_chips.at[street, seat].add(after - t.bets[seat]),
+            _street_chips=state._street_chips.at[street, seat].add(added),
             _street_raises=state._street_raises.at[street, seat].add(raised.astype(jnp.int32)),
             _decisions=state._decisions.at[seat].add(1),
             _last_actor=seat,
         )
-        return self._settle(state)
 
     def _observe(self, state: SngState, player_id: Array) -> Array:
         return sng_obs.encode(self.layout, self.format, state, state._seat_of[player_id])

@@ -11,6 +11,7 @@ import pytest
 
 import holdemjax
 from holdemjax.envs import sng_obs
+from holdemjax.poker import table as tb
 from holdemjax.poker.icm import icm
 from holdemjax.poker.structure import SNG_PAYOUTS, level_at
 
@@ -254,3 +255,40 @@ def test_golden_tournaments():
         assert np.asarray(s._chips[0]).tolist() == g["chips_by_seat"]
         np.testing.assert_allclose(total, g["rewards"], atol=2e-6)
         np.testing.assert_allclose(total.sum(), 1.0, atol=1e-5)
+
+
+def test_exact_actions_match_the_menu_step():
+    """`settle(act_exact(s, kind, amount))` with the engine action of a menu entry is `step(s, a)`
+    (the series host and duplicate matches play exact amounts through the same flow), and the
+    chips a decision put in are read back from the engine, also at a hand's end."""
+    env = _env("certify")
+    act = jax.jit(env.act_exact)
+    settle = jax.jit(env.settle)
+    step = jax.jit(env.step)
+    key = jax.random.key(11)
+    state = env.init(key)
+    hand_ends = 0
+    for _ in range(300):
+        if bool(state.terminated):
+            break
+        key, sub = jax.random.split(key)
+        a = holdemjax.act_randomly(sub, state.legal_action_mask)
+        t = state._table
+        _, amounts = env.menu.mask_and_amounts(t, tb.legal(t))
+        kind, amount = env.menu.to_engine(a, amounts)
+        mid = act(state, kind, amount)
+        seat = int(t.to_act)
+        street = int(t.street)
+        put_in = int(mid._street_chips[street, seat]) - int(state._street_chips[street, seat])
+        if bool(mid._table.hand_over):
+            hand_ends += 1
+            # stacks after = stacks before - chips put in + winnings (SPEC §2: exact chips)
+            assert int(mid._table.stacks[seat]) == (int(t.stacks[seat]) - put_in
+                                                    + int(mid._table.winnings[seat]))
+        else:
+            assert put_in == int(t.stacks[seat]) - int(mid._table.stacks[seat])
+        via_exact = settle(mid)
+        via_step = step(state, a)
+        jax.tree.map(np.testing.assert_array_equal, via_exact, via_step)
+        state = via_step
+    assert hand_ends >= 3
