@@ -160,6 +160,28 @@ class SitAndGo(Env):
         nxt = nxt.replace(legal_action_mask=jnp.where(done, True, nxt.legal_action_mask))
         return nxt.replace(observation=self._observe(nxt, nxt.current_player))
 
+    def stop(self, state: SngState) -> SngState:
+        """End the game at the start of the current hand (the series' wall-time stop, taken at a
+        hand boundary): the hand's blinds and ante go back (`Table.start_stacks`) and the
+        players still in settle as at the hand cap (ICM; RING formats: chips / chips in play).
+        Pure and jit-able; a finished game is returned unchanged."""
+        t = state._table
+        zeros = jnp.zeros_like(t.stacks)
+        table = t.replace(stacks=t.start_stacks, bets=zeros, contrib=zeros, dead=jnp.int32(0),
+                          to_act=jnp.int32(tb.NO_SEAT), street=jnp.int32(tb.HAND_OVER),
+                          hand_over=jnp.bool_(True))
+        n = self.format.num_seats
+        ended = state.replace(_table=table, terminated=jnp.bool_(True))
+        if self.format.kind == RING:
+            score = (t.start_stacks / t.start_stacks.sum()).astype(jnp.float32)
+            final = score - (1.0 / n if self.zero_sum else 0.0)
+            ended = ended.replace(_score=score, rewards=final[state._seat_of].astype(jnp.float32))
+        else:
+            ended = self._settle_by_icm(ended)
+        ended = ended.replace(legal_action_mask=jnp.ones_like(state.legal_action_mask))
+        ended = ended.replace(observation=self._observe(ended, ended.current_player))
+        return jax.tree.map(lambda a, b: jnp.where(state.terminated, a, b), state, ended)
+
     def _act(self, state: SngState, kind: Array, amount: Array) -> SngState:
         t = state._table
         seat = jnp.maximum(t.to_act, 0)

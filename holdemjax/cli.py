@@ -67,6 +67,80 @@ def _bench(args: argparse.Namespace) -> int:
     return 0
 
 
+def _series(args: argparse.Namespace) -> int:
+    import pathlib
+
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+    from rich.progress import TimeElapsedColumn
+    from rich.table import Table
+
+    from holdemjax.series import results as R
+    from holdemjax.series import runner
+    from holdemjax.series.policies import bundled
+    from holdemjax.series.wasm import PolicyLoadError, load_policy
+
+    console = Console(width=None if sys.stdout.isatty() else 120)
+    spec = runner.VARIANTS.get(args.variant)
+    if spec is None:
+        console.print(f"[red]unknown variant {args.variant!r}; known: {', '.join(runner.VARIANTS)}")
+        return 2
+    if len(args.policy) > spec.seats:
+        console.print(f"[red]{args.variant} has {spec.seats} slots, got {len(args.policy)} policies")
+        return 2
+    if args.seed < 0:
+        console.print(f"[red]--seed must be >= 0, got {args.seed}")
+        return 2
+    sources = list(args.policy) + [bundled("baseline")] * (spec.seats - len(args.policy))
+    policies = []
+    for slot, src in enumerate(sources):
+        try:
+            policies.append(load_policy(src))
+        except FileNotFoundError:
+            console.print(f"[red]slot {slot}: no such policy file: {src}")
+            return 2
+        except PolicyLoadError as exc:
+            console.print(f"[red]slot {slot}: the series fails: {exc}")
+            return 2
+    count = spec.tournaments if args.tournaments is None else args.tournaments
+    out = pathlib.Path(args.out or f"series-{args.variant}-seed{args.seed}")
+    columns = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+               TextColumn("{task.fields[hands]} hands"), TimeElapsedColumn())
+    try:
+        with Progress(*columns, console=console, transient=True) as progress:
+            task = progress.add_task("tournaments", total=count, hands=0)
+
+            def tick(info):
+                progress.update(task, hands=info["hands"],
+                                advance=1 if info.get("tournament_done") else 0)
+
+            series = runner.run_series(policies, variant=args.variant, seed=args.seed,
+                                       max_wall=args.max_wall, tournaments=count, progress=tick)
+    except runner.SeriesFailed as exc:
+        console.print(f"[red]the series fails: {exc}")
+        return 2
+    doc = R.summarize(series, planned=count)
+    path = R.write_results(doc, out)
+    from holdemjax.series import replay as replay_mod
+
+    files = replay_mod.write_all(series, doc, out)
+    table = Table(title=f"{args.variant}, seed {args.seed}: {series.tournaments_played} "
+                        f"tournaments{' (stopped early)' if series.stopped_early else ''}")
+    for col in ("rank", "alias", "policy", "score", "± SE", "1st", "timeouts", "faults"):
+        table.add_column(col, justify="right" if col not in ("alias", "policy") else "left")
+    ranked = sorted(doc["slots"], key=lambda s: -s["score"])
+    for rank, s in enumerate(ranked, 1):
+        fault = "-" if s["faulted_at"] is None else f"t{s['faulted_at']}: {s['faults'][0]['cause']}"
+        table.add_row(str(rank), f"{s['alias']} ({s['avatar']})", pathlib.Path(s["policy"]).name,
+                      f"{s['score']:.4f}", f"{s['stderr']:.4f}", str(s["places"]["1"]),
+                      str(s["timeouts"]), fault)
+    console.print(table)
+    console.print(f"results: {path}")
+    for f in files:
+        console.print(f"{f.name}: {f}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="holdemjax", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -78,6 +152,20 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--no-peer", action="store_true", help="do not measure the peer")
     bench.add_argument("--json", help="also write the measurements to this JSON file")
     bench.set_defaults(func=_bench)
+    series = sub.add_parser("series", help="run a series of WebAssembly policies (default: six "
+                            "bundled baselines, series-100)")
+    series.add_argument("policy", nargs="*", help="policy .wasm files for slots 0.. (missing "
+                        "slots take the bundled baseline)")
+    series.add_argument("--variant", default="series-100",
+                        help="series-100 (default), series-10, series-1000, certify-series, "
+                        "ring-9-series")
+    series.add_argument("--seed", type=int, default=0, help="series seed (default 0)")
+    series.add_argument("--out", help="output folder (default series-VARIANT-seedSEED)")
+    series.add_argument("--max-wall", type=float, default=600.0,
+                        help="wall-time limit in seconds; the series stops at a hand boundary "
+                        "(default 600)")
+    series.add_argument("--tournaments", type=int, help=argparse.SUPPRESS)
+    series.set_defaults(func=_series)
     return parser
 
 

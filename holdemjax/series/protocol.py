@@ -1,0 +1,287 @@
+"""The player protocol's messages (PROTOCOL.md next to this file is the contract): building the
+host's messages from engine states, canonical encoding, and reading a policy's reply into one
+deterministic outcome.
+
+Host side only: numpy and plain Python, no JAX computation (states are read with
+``jax.device_get``). Everything here is a pure function of its arguments, so a series replays
+byte for byte.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import unicodedata
+
+import jax
+import numpy as np
+
+from holdemjax.poker import table as tb
+from holdemjax.poker.cards import card_text
+
+__all__ = [
+    "PROTOCOL_VERSION",
+    "SHOT_NS",
+    "BANK_NS",
+    "DECISION_MAX_NS",
+    "NOTIFY_NS",
+    "START_NS",
+    "AWAY_NS",
+    "MEMORY_BYTES",
+    "REPLY_BYTES",
+    "CHAT_CHARS",
+    "CHAT_LINES_PER_HAND",
+    "EMOTES",
+    "ACTIONS",
+    "FOLD",
+    "CHECK",
+    "CALL",
+    "RAISE",
+    "encode",
+    "slot_seed",
+    "format_info",
+    "start_message",
+    "legal_info",
+    "history_entry",
+    "action_event",
+    "act_message",
+    "Reply",
+    "parse_reply",
+    "clean_line",
+]
+
+PROTOCOL_VERSION = 1
+
+# The clock (PROTOCOL §3), in virtual nanoseconds = wasmtime fuel units.
+SHOT_NS = 20_000_000
+BANK_NS = 1_000_000_000
+DECISION_MAX_NS = 200_000_000
+NOTIFY_NS = 5_000_000
+START_NS = 1_000_000_000
+AWAY_NS = SHOT_NS  # an away seat's decision: the shot clock, no bank
+
+# Limits (PROTOCOL §1, §2, §4).
+MEMORY_BYTES = 64 * 1024 * 1024
+REPLY_BYTES = 4096
+CHAT_CHARS = 140
+CHAT_LINES_PER_HAND = 2
+EMOTES = ("applause", "facepalm", "gg", "laugh", "sigh", "thumbs_up", "tip_hat", "wave")
+
+# Action codes of `history` and `action` events.
+FOLD, CHECK, CALL, RAISE = 0, 1, 2, 3
+ACTIONS = ("fold", "check", "call", "raise")
+
+
+def encode(message: dict) -> bytes:
+    """Canonical JSON: keys sorted, no whitespace, ASCII."""
+    return json.dumps(message, sort_keys=True, separators=(",", ":"), ensure_ascii=True,
+                      allow_nan=False).encode("ascii")
+
+
+def slot_seed(series_seed: int, slot: int) -> tuple[int, int]:
+    """The slot's key words: ``key_data(fold_in(key(series_seed), 1000 + slot))`` (threefry)."""
+    key = jax.random.fold_in(jax.random.key(series_seed), 1000 + slot)
+    w0, w1 = np.asarray(jax.random.key_data(key), np.uint32).tolist()
+    return int(w0), int(w1)
+
+
+def format_info(env) -> dict:
+    """The `format` block of the start message for a tournament env (`SitAndGo`)."""
+    fmt = jax.device_get(env.format)
+    levels = np.stack([fmt.small_blinds, fmt.big_blinds, fmt.antes], axis=1)
+    return {
+        "name": env.format_name,
+        "seats": int(fmt.num_seats),
+        "starting_stack": int(fmt.starting_stack),
+        "hands_per_level": int(fmt.hands_per_level),
+        "hand_cap": int(fmt.hand_cap),
+        "levels": levels.astype(int).tolist(),
+        "kind": fmt.kind,
+        "payouts_ppm": [int(round(float(p) * 1_000_000)) for p in np.asarray(fmt.payouts)],
+    }
+
+
+def start_message(env, *, slot: int, alias: str, seed: tuple[int, int], variant: str,
+                  tournaments: int) -> dict:
+    """The `start` message (PROTOCOL §5) for one slot."""
+    return {
+        "type": "start",
+        "protocol": PROTOCOL_VERSION,
+        "slot": int(slot),
+        "alias": alias,
+        "variant": variant,
+        "tournaments": int(tournaments),
+        "format": format_info(env),
+        "clock": {"shot_ns": SHOT_NS, "bank_ns": BANK_NS, "decision_max_ns": DECISION_MAX_NS,
+                  "notify_ns": NOTIFY_NS, "start_ns": START_NS},
+        "limits": {"memory_bytes": MEMORY_BYTES, "reply_bytes": REPLY_BYTES,
+                   "chat_chars": CHAT_CHARS, "chat_lines_per_hand": CHAT_LINES_PER_HAND},
+        "emotes": list(EMOTES),
+        "seed": [int(seed[0]), int(seed[1])],
+    }
+
+
+_legal = jax.jit(tb.legal)
+
+
+def legal_info(table_or_legal) -> dict:
+    """The `legal` block for the seat to act: from a `table.Legal` (host or device arrays), or
+    computed (jitted) from an unbatched `table.Table`."""
+    lg = table_or_legal
+    if not isinstance(lg, tb.Legal):
+        lg = jax.device_get(_legal(lg))
+    return {
+        "fold": bool(lg.can_fold),
+        "check": bool(lg.can_check),
+        "call": int(lg.call_amount),
+        "raise": [int(lg.min_raise_to), int(lg.max_raise_to)] if bool(lg.can_raise) else None,
+    }
+
+
+def history_entry(before, mid) -> list[int]:
+    """``[street, seat, code, to]`` of the decision between two states (`before` and the
+    result of ``env.act_exact``, before `settle`)."""
+    t, m = before._table, mid._table
+    seat = int(t.to_act)
+    street = int(t.street)
+    added = int(mid._street_chips[street, seat]) - int(before._street_chips[street, seat])
+    raised = int(mid._street_raises[street, seat]) > int(before._street_raises[street, seat])
+    folded = bool(m.folded[seat]) and not bool(t.folded[seat])
+    code = FOLD if folded else RAISE if raised else CALL if added > 0 else CHECK
+    return [street, seat, code, int(t.bets[seat]) + added]
+
+
+def action_event(before, mid, auto: str | None = None) -> dict:
+    """The public `action` event of the decision between `before` and `mid`."""
+    street, seat, code, to = history_entry(before, mid)
+    added = to - int(before._table.bets[seat])
+    return {"type": "action", "street": street, "seat": seat, "code": code, "to": to,
+            "added": added, "auto": auto}
+
+
+def act_message(env, state, *, tournament: int, history=(), events=(),
+                budget_ns: int = min(SHOT_NS + BANK_NS, DECISION_MAX_NS), bank_ns: int = BANK_NS,
+                away: bool = False, legal=None) -> dict:
+    """The `act` message (PROTOCOL §5) for the seat to act in an unbatched tournament state
+    (host numpy arrays are fastest: ``jax.device_get(state)``).
+
+    ``history`` is this hand's decisions so far (`history_entry` of each), ``events`` the
+    seat's pending events, ``legal`` a precomputed `table.Legal` of the state (optional).
+    """
+    del env  # the state holds everything; kept for a stable signature across formats
+    t = state._table
+    seat = int(t.to_act)
+    if seat < 0:
+        raise ValueError("act_message: nobody is to act in this state (the game is over)")
+    pot = int(np.asarray(t.contrib).sum()) + int(t.dead)
+    visible = int(t.revealed)
+    return {
+        "type": "act",
+        "events": list(events),
+        "tournament": int(tournament),
+        "hand": int(state._hand),
+        "street": int(t.street),
+        "seat": seat,
+        "decision": int(state._decisions[seat]),
+        "button": int(t.button),
+        "sb": int(t.sb),
+        "bb": int(t.bb),
+        "blinds": [int(t.small_blind), int(t.big_blind), int(t.ante)],
+        "stacks": np.asarray(t.stacks).astype(int).tolist(),
+        "bets": np.asarray(t.bets).astype(int).tolist(),
+        "contrib": np.asarray(t.contrib).astype(int).tolist(),
+        "in_hand": np.asarray(t.in_hand).astype(bool).tolist(),
+        "folded": np.asarray(t.folded).astype(bool).tolist(),
+        "allin": np.asarray(t.allin).astype(bool).tolist(),
+        "alive": np.asarray(state._alive).astype(bool).tolist(),
+        "hole": [card_text(int(c)) for c in np.asarray(t.hole[seat])],
+        "board": [card_text(int(c)) for c in np.asarray(t.board)[:visible]],
+        "pot": pot,
+        "history": [list(map(int, h)) for h in history],
+        "legal": legal_info(t if legal is None else legal),
+        "clock": {"budget_ns": int(budget_ns), "bank_ns": int(bank_ns)},
+        "away": bool(away),
+    }
+
+
+# ------------------------------------------------------------------------------------- replies
+@dataclasses.dataclass(frozen=True)
+class Reply:
+    """A policy's reply read into the table's terms.
+
+    ``kind``/``amount``: the engine action (`table.FOLD`/`CHECK_CALL`/`RAISE`, raise-to), or
+    ``None`` when the table must take the default action. ``outcome``: "ok" or the recorded
+    reason of the default (PROTOCOL §4). ``say`` is kept only when the action is admitted.
+    """
+
+    outcome: str
+    kind: int | None = None
+    amount: int = 0
+    say: str | None = None
+    chat: tuple[str, ...] = ()
+    emote: str | None = None
+    sit_in: bool = False
+    detail: str = ""
+
+
+_FIELDS = {"action": str, "amount": int, "say": str, "chat": list, "emote": str, "sit_in": bool}
+
+
+def clean_line(text: str) -> str:
+    """A table-talk line: control characters removed, cut to `CHAT_CHARS` code points."""
+    kept = "".join(ch for ch in text if unicodedata.category(ch) not in ("Cc", "Cf", "Cs"))
+    return kept.strip()[:CHAT_CHARS]
+
+
+def parse_reply(data: bytes | None, legal: dict | None) -> Reply:
+    """Read reply bytes at a decision (``legal`` = its `legal_info`) or after a notification /
+    away decision (``legal=None``: only chat, emote and sit_in are read). Never raises."""
+    if data is None or len(data) == 0:
+        return Reply("no_reply")
+    if len(data) > REPLY_BYTES:
+        return Reply("reply_too_long", detail=f"{len(data)} bytes > {REPLY_BYTES}")
+    try:
+        obj = json.loads(bytes(data).decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        return Reply("bad_reply", detail=f"not JSON: {type(exc).__name__}")
+    if not isinstance(obj, dict):
+        return Reply("bad_reply", detail=f"not an object: {type(obj).__name__}")
+    for name, typ in _FIELDS.items():
+        if name not in obj or (name == "sit_in" and obj[name] is False):
+            continue
+        value = obj[name]
+        ok = isinstance(value, typ) and not (typ is int and isinstance(value, bool))
+        if name == "sit_in":
+            ok = value is True
+        if name == "chat":
+            ok = ok and all(isinstance(x, str) for x in value)
+        if not ok:
+            return Reply("bad_reply", detail=f"field {name!r} has the wrong type")
+    lines = tuple(line for line in (clean_line(x) for x in obj.get("chat", ())) if line)
+    emote = obj.get("emote")
+    side = dict(chat=lines, emote=emote if emote in EMOTES else None,
+                sit_in=obj.get("sit_in") is True)
+    if legal is None:
+        return Reply("ok", **side)
+    action = obj.get("action")
+    if action not in ACTIONS:
+        return Reply("bad_reply", detail=f"action {action!r} is not one of {ACTIONS}", **side)
+    say = clean_line(obj["say"]) if "say" in obj else None
+    say = say or None
+    if action == "fold":
+        return Reply("ok", tb.FOLD, 0, say, **side)
+    if action == "check":
+        if not legal["check"]:
+            return Reply("illegal_action", detail="check facing a bet", **side)
+        return Reply("ok", tb.CHECK_CALL, 0, say, **side)
+    if action == "call":
+        if legal["check"] or legal["call"] <= 0:
+            return Reply("illegal_action", detail="call with nothing to call", **side)
+        return Reply("ok", tb.CHECK_CALL, 0, say, **side)
+    if legal["raise"] is None:
+        return Reply("illegal_action", detail="raise when raising is closed", **side)
+    lo, hi = legal["raise"]
+    amount = obj.get("amount")
+    if amount is None or not lo <= amount <= hi:
+        return Reply("bad_amount", detail=f"raise to {amount!r} outside {lo}..{hi}", **side)
+    return Reply("ok", tb.RAISE, int(amount), say, **side)

@@ -1,0 +1,168 @@
+"""Replay files: every tournament of a series (seating, every hole card, every action with its
+amounts and clock, every chat line, showdowns, places), their byte-for-byte verification, PHH
+export, and the self-contained HTML viewer.
+
+Schema ``holdemjax.series.replay/1`` (docs/series.md). The file is canonical JSON (sorted keys,
+no whitespace), so two runs of the same series write identical bytes: ``holdemjax replay FILE``
+re-runs the series from the recorded seed and policy files and compares.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import pathlib
+
+from holdemjax.series import protocol as P
+
+__all__ = ["SCHEMA", "replay_document", "encode_replay", "write_all", "load", "verify",
+           "to_phh", "VIEWER_NAME", "REPLAY_NAME"]
+
+SCHEMA = "holdemjax.series.replay/1"
+REPLAY_NAME = "replay.json"
+VIEWER_NAME = "viewer.html"
+
+
+def replay_document(series, results: dict) -> dict:
+    """The replay of a `runner.Series` (``results``: its `results.summarize` document)."""
+    return {
+        "schema": SCHEMA,
+        "variant": series.variant,
+        "seed": series.seed,
+        "protocol": P.PROTOCOL_VERSION,
+        "versions": results["versions"],
+        "slots": [{"slot": s["slot"], "alias": s["alias"], "avatar": s["avatar"],
+                   "policy": s["policy"], "sha256": s["sha256"]} for s in results["slots"]],
+        "tournaments_played": series.tournaments_played,
+        "stopped_early": series.stopped_early,
+        "tournaments": series.tournaments,
+    }
+
+
+def encode_replay(doc: dict) -> bytes:
+    return json.dumps(doc, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode()
+
+
+def write_all(series, results: dict, out_dir) -> list[pathlib.Path]:
+    """Write ``replay.json`` and ``viewer.html`` next to the results; returns their paths."""
+    from holdemjax.series import viewer
+
+    out = pathlib.Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    doc = replay_document(series, results)
+    replay_path = out / REPLAY_NAME
+    replay_path.write_bytes(encode_replay(doc))
+    viewer_path = out / VIEWER_NAME
+    viewer_path.write_text(viewer.render(results, doc), encoding="utf-8")
+    return [replay_path, viewer_path]
+
+
+def load(path) -> dict:
+    """Read a replay file, checking its schema."""
+    doc = json.loads(pathlib.Path(path).read_bytes())
+    if not isinstance(doc, dict) or doc.get("schema") != SCHEMA:
+        raise ValueError(f"{path}: not a holdemjax replay (schema {SCHEMA!r} expected, got "
+                         f"{doc.get('schema') if isinstance(doc, dict) else type(doc).__name__!r})")
+    return doc
+
+
+def _sha256(path) -> str:
+    return hashlib.sha256(pathlib.Path(path).read_bytes()).hexdigest()
+
+
+def verify(path, policy_paths: list | None = None, max_wall: float | None = None) -> tuple[bool, str]:
+    """Re-run the series of a replay file and compare byte for byte.
+
+    ``policy_paths`` replaces the recorded policy paths (same order); every file must have the
+    recorded SHA-256. Returns (identical, a one-line report).
+    """
+    from holdemjax.series import results as R
+    from holdemjax.series import runner
+    from holdemjax.series.wasm import load_policy
+
+    path = pathlib.Path(path)
+    original = path.read_bytes()
+    doc = load(path)
+    recorded = [s["policy"] for s in doc["slots"]]
+    paths = list(policy_paths) if policy_paths else recorded
+    if len(paths) != len(recorded):
+        raise ValueError(f"the replay has {len(recorded)} slots, got {len(paths)} policy files")
+    for slot, (p, s) in enumerate(zip(paths, doc["slots"])):
+        if not pathlib.Path(p).is_file():
+            raise ValueError(f"slot {slot}: policy file {p} not found (pass the files in order)")
+        if _sha256(p) != s["sha256"]:
+            raise ValueError(f"slot {slot}: {p} has SHA-256 {_sha256(p)}, the replay recorded "
+                             f"{s['sha256']}")
+    policies = [load_policy(p) for p in paths]
+    series = runner.run_series(policies, variant=doc["variant"], seed=doc["seed"],
+                               max_wall=max_wall, tournaments=doc["tournaments_played"])
+    again = replay_document(series, R.summarize(series, planned=doc["tournaments_played"]))
+    for s, p in zip(again["slots"], recorded):  # the recorded paths, not the local ones
+        s["policy"] = p
+    again["stopped_early"] = doc["stopped_early"]
+    if doc["stopped_early"]:  # the cut tournament depends on the wall clock: compare the rest
+        again["tournaments"] = again["tournaments"][: len(doc["tournaments"]) - 1]
+        doc["tournaments"] = doc["tournaments"][:-1]
+        original = encode_replay(doc)
+        again["tournaments_played"] = doc["tournaments_played"]
+    rebuilt = encode_replay(again)
+    if rebuilt == original:
+        return True, f"identical: {len(original):,} bytes, {doc['tournaments_played']} tournaments"
+    a, b = json.loads(original), json.loads(rebuilt)
+    for t, (x, y) in enumerate(zip(a["tournaments"], b["tournaments"])):
+        if x != y:
+            return False, f"differs first in tournament {t}"
+    return False, "differs outside the tournaments (slots, versions or counts)"
+
+
+# ------------------------------------------------------------------------------------------ PHH
+_PHH_CODES = {P.FOLD: "f", P.CHECK: "cc", P.CALL: "cc", P.RAISE: "cbr"}
+
+
+def to_phh(doc: dict, tournament: int) -> str:
+    """A tournament's hands as PHH text (the Poker Hand History format PokerKit reads), in the
+    multi-hand ``.phhs`` layout (one ``[N]`` section per hand, N from 1). Players are the seats dealt in, in PHH order (from the
+    small-blind side of the button), named by alias."""
+    tour = doc["tournaments"][tournament]
+    out = [f"# {doc['variant']} seed {doc['seed']} tournament {tournament}"]
+    for h in tour["hands"]:
+        n = len(h["stacks"])
+        dealt = [s for s in range(n) if h["hole"][s] is not None]
+        order = sorted(dealt, key=lambda s: (s - h["button"] - 1) % n)
+        if len(order) == 2:  # heads-up: the button posts the small blind and is p2 in PHH
+            order = sorted(dealt, key=lambda s: (s - h["button"]) % n)[::-1]
+        pid = {s: i + 1 for i, s in enumerate(order)}
+        small, big, ante = h["blinds"]
+        blinds = [0] * len(order)
+        if h["sb"] in pid and h["sb"] != h["bb"]:
+            blinds[pid[h["sb"]] - 1] = small
+        if h["bb"] in pid:
+            blinds[pid[h["bb"]] - 1] = big
+        antes = [0] * len(order)
+        if ante and h["bb"] in pid:
+            antes[pid[h["bb"]] - 1] = ante
+        actions = [f"d dh p{pid[s]} {''.join(h['hole'][s])}" for s in order]
+        for e in h["events"]:
+            if e["type"] == "action":
+                code = _PHH_CODES[e["code"]]
+                amount = f" {e['to']}" if code == "cbr" else ""
+                actions.append(f"p{pid[e['seat']]} {code}{amount}")
+            elif e["type"] == "board":
+                actions.append(f"d db {''.join(e['cards'])}")
+            elif e["type"] == "showdown":
+                for seat, c1, c2 in e["cards"]:
+                    actions.append(f"p{pid[seat]} sm {c1}{c2}")
+        out += [
+            "",
+            f"[{h['hand'] + 1}]",
+            'variant = "NT"',
+            "ante_trimming_status = true",
+            f"antes = {antes}",
+            f"blinds_or_straddles = {blinds}",
+            f"min_bet = {big}",
+            f"starting_stacks = {[h['stacks'][s] for s in order]}",
+            f"players = {json.dumps([tour['aliases'][s] for s in order])}",
+            f"seats = {[s + 1 for s in order]}",
+            f"actions = {json.dumps(actions)}",
+        ]
+    return "\n".join(out) + "\n"

@@ -1,0 +1,101 @@
+"""Series results: scores, standard errors, places, faults, as a versioned JSON document.
+
+Schema ``holdemjax.series.results/1`` (docs/series.md documents every key). Everything except
+the ``timing`` block is a pure function of the series seed, the variant and the policy files, so
+two runs of the same series give byte-identical files once ``timing`` is removed.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import pathlib
+
+import numpy as np
+
+from holdemjax.series import protocol as P
+
+__all__ = ["SCHEMA", "summarize", "write_results", "standard_error"]
+
+SCHEMA = "holdemjax.series.results/1"
+
+
+def standard_error(scores) -> float:
+    """Standard error of the mean: sample standard deviation / sqrt(n) (0 for n < 2)."""
+    x = np.asarray(scores, np.float64)
+    if x.size < 2:
+        return 0.0
+    return float(x.std(ddof=1) / math.sqrt(x.size))
+
+
+def _versions() -> dict:
+    import holdemjax
+
+    out = {"holdemjax": getattr(holdemjax, "__version__", "0"), "protocol": P.PROTOCOL_VERSION,
+           "engine": "v0"}
+    try:
+        import wasmtime
+
+        out["wasmtime"] = getattr(wasmtime, "__version__", None) or _dist_version("wasmtime")
+    except ImportError:
+        out["wasmtime"] = None
+    return out
+
+
+def _dist_version(name: str) -> str | None:
+    from importlib import metadata
+
+    try:
+        return metadata.version(name)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def summarize(series, planned: int | None = None) -> dict:
+    """The results document of a `runner.Series`."""
+    slots = []
+    seats = len(series.slots)
+    for i, r in enumerate(series.slots):
+        hist = {str(k): 0 for k in range(1, seats + 1)}
+        for p in r.places:
+            if p > 0:
+                hist[str(p)] = hist.get(str(p), 0) + 1
+        faults = [] if r.faulted_at is None else [{"faulted_at": r.faulted_at, "cause": r.fault}]
+        slots.append({
+            "slot": i,
+            "alias": r.alias,
+            "avatar": r.avatar,
+            "policy": r.name,
+            "sha256": r.sha256,
+            "score": round(float(np.mean(r.scores)) if r.scores else 0.0, 6),
+            "stderr": round(standard_error(r.scores), 6),
+            "places": hist,
+            "chips_won": int(r.chips_won),
+            "timeouts": int(r.timeouts),
+            "away_hands": int(r.away_hands),
+            "faults": faults,
+            "faulted_at": r.faulted_at,
+            "replies": dict(sorted(r.outcomes.items())),
+            "chat_dropped": int(r.chat_dropped),
+            "compute_ns": int(r.fuel_ns),
+        })
+    return {
+        "schema": SCHEMA,
+        "variant": series.variant,
+        "seed": series.seed,
+        "versions": _versions(),
+        "tournaments_planned": planned,
+        "tournaments_played": series.tournaments_played,
+        "stopped_early": series.stopped_early,
+        "slots": slots,
+        "timing": series.timing,
+    }
+
+
+def write_results(doc: dict, out_dir) -> pathlib.Path:
+    """Write ``results.json`` (canonical key order, indented) into ``out_dir``."""
+    out = pathlib.Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / "results.json"
+    path.write_text(json.dumps(doc, indent=2, sort_keys=True) + "\n")
+    return path
