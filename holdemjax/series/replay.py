@@ -128,19 +128,22 @@ def to_phh(doc: dict, tournament: int) -> str:
     for h in tour["hands"]:
         n = len(h["stacks"])
         dealt = [s for s in range(n) if h["hole"][s] is not None]
-        order = sorted(dealt, key=lambda s: (s - h["button"] - 1) % n)
-        if len(order) == 2:  # heads-up: the button posts the small blind and is p2 in PHH
-            order = sorted(dealt, key=lambda s: (s - h["button"]) % n)[::-1]
+        order = sorted(dealt, key=lambda s: (s - h["button"] - 1) % n)  # PHH index -> seat
         pid = {s: i + 1 for i, s in enumerate(order)}
         small, big, ante = h["blinds"]
+        # PokerKit's conventions: blinds by index from the button's left, reversed by PokerKit
+        # itself heads-up; a dead small blind leaves one blind; the big-blind ante is what our
+        # engine took (blind first, TDA RP-11), placed where PokerKit expects it.
+        dead_sb = h["sb"] not in pid or h["sb"] == h["bb"]
+        posted_ante = max(0, min(ante, h["stacks"][h["bb"]] - big))
         blinds = [0] * len(order)
-        if h["sb"] in pid and h["sb"] != h["bb"]:
-            blinds[pid[h["sb"]] - 1] = small
-        if h["bb"] in pid:
-            blinds[pid[h["bb"]] - 1] = big
         antes = [0] * len(order)
-        if ante and h["bb"] in pid:
-            antes[pid[h["bb"]] - 1] = ante
+        if dead_sb:
+            blinds[0] = big
+            antes[0] = posted_ante
+        else:
+            blinds[0], blinds[1] = small, big
+            antes[1] = posted_ante
         actions = [f"d dh p{pid[s]} {''.join(h['hole'][s])}" for s in order]
         for e in h["events"]:
             if e["type"] == "action":
@@ -156,7 +159,7 @@ def to_phh(doc: dict, tournament: int) -> str:
             "",
             f"[{h['hand'] + 1}]",
             'variant = "NT"',
-            "ante_trimming_status = true",
+            "ante_trimming_status = false",
             f"antes = {antes}",
             f"blinds_or_straddles = {blinds}",
             f"min_bet = {big}",
