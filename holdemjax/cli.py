@@ -141,6 +141,41 @@ def _series(args: argparse.Namespace) -> int:
     return 0
 
 
+def _replay(args: argparse.Namespace) -> int:
+    import pathlib
+
+    from rich.console import Console
+
+    from holdemjax.series import replay as RP
+
+    console = Console()
+    try:
+        doc = RP.load(args.file)
+    except (OSError, ValueError) as exc:
+        console.print(f"[red]{exc}")
+        return 2
+    if args.phh is not None:
+        if not 0 <= args.phh < len(doc["tournaments"]):
+            console.print(f"[red]--phh: tournament {args.phh} is not in the replay (0.."
+                          f"{len(doc['tournaments']) - 1})")
+            return 2
+        text = RP.to_phh(doc, args.phh)
+        if args.out:
+            pathlib.Path(args.out).write_text(text)
+            console.print(f"PHH: {args.out}")
+        else:
+            sys.stdout.write(text)
+        return 0
+    try:
+        with console.status("re-running the series from its seed and policies"):
+            same, report = RP.verify(args.file, args.policy or None)
+    except ValueError as exc:
+        console.print(f"[red]{exc}")
+        return 2
+    console.print(("[green]reproduced: " if same else "[red]NOT reproduced: ") + report)
+    return 0 if same else 1
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="holdemjax", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -166,6 +201,15 @@ def build_parser() -> argparse.ArgumentParser:
                         "(default 600)")
     series.add_argument("--tournaments", type=int, help=argparse.SUPPRESS)
     series.set_defaults(func=_series)
+    replay = sub.add_parser("replay", help="re-run a series from its replay file and check it "
+                            "reproduces byte for byte; or export a tournament as PHH")
+    replay.add_argument("file", help="replay.json written by `holdemjax series`")
+    replay.add_argument("--policy", nargs="+", help="policy files in slot order (default: the "
+                        "recorded paths); each must have the recorded SHA-256")
+    replay.add_argument("--phh", type=int, metavar="T", help="print tournament T's hands as "
+                        "PHH (PokerKit's hand-history format) instead of verifying")
+    replay.add_argument("--out", help="with --phh: write to this file")
+    replay.set_defaults(func=_replay)
     return parser
 
 

@@ -292,3 +292,28 @@ def test_exact_actions_match_the_menu_step():
         jax.tree.map(np.testing.assert_array_equal, via_exact, via_step)
         state = via_step
     assert hand_ends >= 3
+
+
+def test_stop_settles_by_icm_at_the_start_of_the_hand():
+    """SPEC §3: a series stopped at a hand boundary settles like the hand cap: the players still
+    in take ICM over the open places on their stacks before this hand's blinds."""
+    env = _env("sng-6")
+    stop = jax.jit(env.stop)
+    state = env.init(jax.random.key(5))
+    step = jax.jit(env.step)
+    while int(state._hand) < 3:  # a few hands in, with random play
+        state = step(state, holdemjax.act_randomly(jax.random.key(int(state._step_count)),
+                                                   state.legal_action_mask))
+    assert not bool(state.terminated)
+    ended = stop(state)
+    assert bool(ended.terminated)
+    alive = np.asarray(state._alive)
+    start = np.asarray(state._table.start_stacks)
+    open_places = np.asarray(SNG_PAYOUTS)[: alive.sum()]
+    want = np.asarray(icm(np.where(alive, start, 0).astype(np.float32), open_places))
+    by_seat = np.asarray(ended.rewards)[np.asarray(state._player_at)]
+    np.testing.assert_allclose(by_seat[alive], want[alive], atol=1e-6)
+    np.testing.assert_allclose(np.asarray(ended.rewards).sum(), 1.0, atol=1e-5)
+    assert int(ended._table.stacks.sum()) == 6 * 1000
+    again = stop(ended)  # a finished game is unchanged
+    jax.tree.map(np.testing.assert_array_equal, again, ended)
