@@ -36,7 +36,8 @@ from holdemjax.poker import table as tb
 from holdemjax.poker.actions import DEFAULT_SIZES, Menu
 from holdemjax.poker.cards import hand_deck
 from holdemjax.poker.icm import icm
-from holdemjax.poker.structure import FORMATS, RING, Format, blinds_at, make_format
+from holdemjax.poker.structure import FORMATS, RING, Format, blinds_at, check_compatible
+from holdemjax.poker.structure import make_format
 
 __all__ = ["SitAndGo", "SngState"]
 
@@ -61,6 +62,7 @@ class SngState(State):
     _decisions: Array = None  # [N] int32 decisions each seat made this hand (a bot's action rank)
     _last_actor: Array = None  # [] int32 seat of the last decision (-1 before any)
     _icm_due: Array = None  # [] bool the game ended at the hand cap; ICM still to settle
+    _format: Format = None  # the format's params (blinds, stacks, cap, payouts): vmappable
     _format_name: str = struct.field(pytree_node=False, default="sng-6")
 
     @property
@@ -98,16 +100,26 @@ class SitAndGo(Env):
     num_players = property(lambda self: self.format.num_seats)
 
     # ------------------------------------------------------------------------ game hooks
-    def _init(self, key) -> SngState:
+    def init_with(self, key, fmt: Format) -> SngState:
+        """A new game under the format params ``fmt`` instead of the env's own: formats are data,
+        so ``jax.vmap(env.init_with)(keys, stack_formats(...))`` plays several formats in one
+        batch (same seat count, scoring kind and number of blind levels as the env's, checked
+        here; `step` then reads the format from the state)."""
+        check_compatible(self.format, fmt)
+        state = self._init(key, fmt)
+        return state.replace(observation=self._observe(state, state.current_player))
+
+    def _init(self, key, fmt: Format | None = None) -> SngState:
+        fmt = self.format if fmt is None else fmt
         n = self.format.num_seats
         if jnp.issubdtype(key.dtype, jax.dtypes.prng_key):
             key = jax.random.key_data(key)
         k_seat, k_game = jax.random.split(key)
         player_at = jax.random.permutation(k_seat, n).astype(jnp.int32)
         alive = jnp.ones(n, bool)
-        stacks = jnp.full(n, self.format.starting_stack, jnp.int32)
+        stacks = jnp.full(n, fmt.starting_stack, jnp.int32)
         positions = tb.first_positions(alive, n - 1)
-        table = self._deal(k_game, jnp.int32(0), stacks, alive, positions)
+        table = self._deal(fmt, k_game, jnp.int32(0), stacks, alive, positions)
         state = SngState(
             current_player=jnp.int32(0),
             observation=jnp.zeros(self.layout.size, jnp.float32),
@@ -129,6 +141,7 @@ class SitAndGo(Env):
             _decisions=jnp.zeros(n, jnp.int32),
             _last_actor=jnp.int32(-1),
             _icm_due=jnp.bool_(False),
+            _format=jax.tree.map(jnp.asarray, fmt),
             _format_name=self.format_name,
         )
         return self._settle(state)
@@ -201,12 +214,12 @@ class SitAndGo(Env):
         )
 
     def _observe(self, state: SngState, player_id: Array) -> Array:
-        return sng_obs.encode(self.layout, self.format, state, state._seat_of[player_id])
+        return sng_obs.encode(self.layout, state._format, state, state._seat_of[player_id])
 
     # ------------------------------------------------------------------------- internals
-    def _deal(self, key, hand, stacks, alive, positions) -> tb.Table:
+    def _deal(self, fmt, key, hand, stacks, alive, positions) -> tb.Table:
         button, sb, bb, sb_posts = positions
-        small, big, ante = blinds_at(self.format, hand)
+        small, big, ante = blinds_at(fmt, hand)
         deck = hand_deck(jax.random.wrap_key_data(key), hand)
         return tb.start_hand(stacks, alive, button, sb, bb, sb_posts, small, big, ante, deck)
 
@@ -231,7 +244,7 @@ class SitAndGo(Env):
         )
 
     def _next_hand(self, state: SngState) -> SngState:
-        fmt, n = self.format, self.format.num_seats
+        fmt, n = state._format, self.format.num_seats
         t = state._table
         busted = state._alive & (t.stacks == 0)
         alive = state._alive & ~busted
@@ -249,7 +262,7 @@ class SitAndGo(Env):
         rewards = jnp.where(over, final[state._seat_of], 0.0).astype(jnp.float32)  # by player id
         hand = state._hand + 1
         positions = tb.next_positions(alive, t.button, t.sb, t.bb)
-        nxt = self._deal(state._key, hand, t.stacks, alive, positions)
+        nxt = self._deal(fmt, state._key, hand, t.stacks, alive, positions)
         zeros = jnp.zeros_like(state._street_chips)
         ongoing = state.replace(_table=nxt, _hand=hand, _alive=alive, _score=score, _place=place,
                                 _street_chips=zeros, _street_raises=zeros,
@@ -260,7 +273,7 @@ class SitAndGo(Env):
 
     def _settle_by_icm(self, state: SngState) -> SngState:
         """At the hand cap: the seats still in take Malmuth-Harville ICM over the open places."""
-        fmt, n = self.format, self.format.num_seats
+        fmt, n = state._format, self.format.num_seats
         alive = state._alive
         open_pay = jnp.where(jnp.arange(n) < alive.sum(), fmt.payouts, 0.0)
         equity = icm(jnp.where(alive, state._table.stacks, 0).astype(jnp.float32), open_pay)
@@ -271,7 +284,7 @@ class SitAndGo(Env):
 
     def _places(self, state: SngState, busted, alive):
         """Places and scores of the seats busting this hand (and of the winner)."""
-        fmt = self.format
+        fmt = state._format
         t = state._table
         before = state._alive.sum()
         k = busted.sum()

@@ -19,6 +19,8 @@ __all__ = [
     "TOURNAMENT",
     "RING",
     "make_format",
+    "check_compatible",
+    "stack_formats",
     "blinds_at",
     "level_at",
 ]
@@ -127,6 +129,31 @@ def _formats() -> dict:
 
 #: Named formats (SPEC §2): keyword arguments of `make_format`.
 FORMATS: dict[str, dict] = _formats()
+
+
+def check_compatible(env_format: Format, fmt: Format) -> None:
+    """Host-side check that ``fmt`` (one format, or several stacked by `stack_formats`) can run
+    in an env built for ``env_format``: same seat count, scoring kind and number of levels (the
+    static parts); ValueError names the difference."""
+    if not isinstance(fmt, Format):
+        raise ValueError(f"expected a Format (structure.make_format), got {type(fmt).__name__}")
+    for name, a, b in (("num_seats", env_format.num_seats, fmt.num_seats),
+                       ("kind", env_format.kind, fmt.kind),
+                       ("number of blind levels", env_format.num_levels, fmt.num_levels),
+                       ("payout places", np.shape(env_format.payouts)[-1],
+                        np.shape(fmt.payouts)[-1])):
+        if a != b:
+            raise ValueError(f"format {name} is {b!r}, the env was built for {a!r}")
+
+
+def stack_formats(*formats: Format) -> Format:
+    """Stack formats along a new leading axis, for ``jax.vmap(env.init_with)``. All must share
+    seat count, kind and number of levels (ValueError otherwise)."""
+    if not formats:
+        raise ValueError("stack_formats needs at least one format")
+    for f in formats[1:]:
+        check_compatible(formats[0], f)
+    return jax.tree.map(lambda *xs: jnp.stack(xs), *formats)
 
 
 def level_at(fmt: Format, hand_index) -> jax.Array:

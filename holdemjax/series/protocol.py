@@ -21,6 +21,16 @@ from holdemjax.poker.cards import card_text
 
 __all__ = [
     "PROTOCOL_VERSION",
+    "ABI_VERSION",
+    "Clock",
+    "OUTCOMES",
+    "HOST_CALL_NS",
+    "MEMORY_LIMIT_BYTES",
+    "STORE_MEMORY_BYTES",
+    "REPLY_MAX_BYTES",
+    "LOG_LINE_BYTES",
+    "LOG_LINES_PER_TOURNAMENT",
+    "MAX_MODULE_BYTES",
     "SHOT_NS",
     "BANK_NS",
     "DECISION_MAX_NS",
@@ -51,21 +61,97 @@ __all__ = [
 ]
 
 PROTOCOL_VERSION = 1
+ABI_VERSION = PROTOCOL_VERSION  # holdem_abi_version() must return this
 
-# The clock (PROTOCOL §3), in virtual nanoseconds = wasmtime fuel units.
-SHOT_NS = 20_000_000
-BANK_NS = 1_000_000_000
-DECISION_MAX_NS = 200_000_000
-NOTIFY_NS = 5_000_000
-START_NS = 1_000_000_000
+# ------------------------------------------------------------------ the numbers of PROTOCOL.md
+# Every number the protocol quotes lives here (the wasm host imports them).
+MS = 1_000_000  # virtual nanoseconds (fuel units) per virtual millisecond
+SHOT_NS = 20 * MS  # a decision's shot clock
+BANK_NS = 1_000 * MS  # the time bank, refilled at the start of every tournament
+DECISION_MAX_NS = 200 * MS  # a decision never gets more than this, bank or not
+NOTIFY_NS = 5 * MS  # hand_end / tournament_end
+START_NS = 1_000 * MS  # instantiation, _initialize, holdem_start and the start message together
 AWAY_NS = SHOT_NS  # an away seat's decision: the shot clock, no bank
-
-# Limits (PROTOCOL §1, §2, §4).
-MEMORY_BYTES = 64 * 1024 * 1024
-REPLY_BYTES = 4096
+# Host imports are not metered by wasmtime, and one costs ~10 us of real time in wasmtime-py 50,
+# about what 10,000 fuel of the tightest wasm loop takes: charging that keeps a policy that only
+# polls from burning more wall time per virtual ns than one that only computes.
+HOST_CALL_NS = 10_000
+MEMORY_LIMIT_BYTES = 64 * 2**20  # above this after a call (or at a trap): a "memory" fault
+STORE_MEMORY_BYTES = 256 * 2**20  # the store lets memory grow this far so the excess is seen
+REPLY_MAX_BYTES = 4_096
+LOG_LINE_BYTES = 1_024
+LOG_LINES_PER_TOURNAMENT = 256
+MAX_MODULE_BYTES = 16 * 2**20  # a bigger file is refused before compiling (compile time, memory)
+# Short names used by the message builders.
+MEMORY_BYTES = MEMORY_LIMIT_BYTES
+REPLY_BYTES = REPLY_MAX_BYTES
 CHAT_CHARS = 140
 CHAT_LINES_PER_HAND = 2
 EMOTES = ("applause", "facepalm", "gg", "laugh", "sigh", "thumbs_up", "tip_hat", "wave")
+
+#: What one call of a policy did (`wasm.CallResult.outcome`).
+OUTCOMES = ("ok", "no_reply", "timeout", "trap", "memory", "bad_alloc", "bad_pointer",
+            "reply_too_long")
+
+
+class Clock:
+    """One seat's compute clock for the whole series (PROTOCOL §3), pure Python.
+
+    The runner asks `decision_budget` before a decision, then reports it with `record_decision`;
+    the clock charges the bank, counts timeouts in a row and sets ``away`` at the second one.
+    `sit_in` ends ``away``; `new_tournament` refills the bank.
+    """
+
+    def __init__(self) -> None:
+        self.bank_ns = BANK_NS
+        self.timeouts_in_a_row = 0
+        self.away = False
+
+    def decision_budget(self) -> int:
+        """Budget of this seat's next decision: ``min(shot + bank, max)``, or the bare shot clock
+        (`AWAY_NS`) while away."""
+        if self.away:
+            return AWAY_NS
+        return min(SHOT_NS + self.bank_ns, DECISION_MAX_NS)
+
+    def charge(self, used_ns: int) -> int:
+        """Take ``max(0, used - shot)`` from the bank (never below 0); return what was taken."""
+        taken = min(self.bank_ns, max(0, int(used_ns) - SHOT_NS))
+        self.bank_ns -= taken
+        return taken
+
+    def record_decision(self, outcome: str, used_ns: int) -> bool:
+        """Settle one decision of this seat; return ``away`` afterwards.
+
+        While away nothing is charged or counted (the reply is only read for ``sit_in``).
+        Otherwise the bank is charged, a "timeout" extends the run of timeouts and any other
+        outcome (a reply, good or bad) ends it; two in a row make the seat away.
+        """
+        if outcome not in OUTCOMES:
+            raise ValueError(f"unknown outcome {outcome!r}; expected one of {OUTCOMES}")
+        if self.away:
+            return True
+        self.charge(used_ns)
+        self.timeouts_in_a_row = self.timeouts_in_a_row + 1 if outcome == "timeout" else 0
+        if self.timeouts_in_a_row >= 2:
+            self.away = True
+        return self.away
+
+    def sit_in(self) -> None:
+        """The policy sent ``"sit_in": true``: active again from its next decision."""
+        self.away = False
+        self.timeouts_in_a_row = 0
+
+    def new_tournament(self) -> None:
+        """Refill the bank (the away state and the run of timeouts carry over)."""
+        self.bank_ns = BANK_NS
+
+    @staticmethod
+    def as_message() -> dict:
+        """The ``clock`` object of the ``start`` message."""
+        return {"shot_ns": SHOT_NS, "bank_ns": BANK_NS, "decision_max_ns": DECISION_MAX_NS,
+                "notify_ns": NOTIFY_NS, "start_ns": START_NS}
+
 
 # Action codes of `history` and `action` events.
 FOLD, CHECK, CALL, RAISE = 0, 1, 2, 3
@@ -112,8 +198,7 @@ def start_message(env, *, slot: int, alias: str, seed: tuple[int, int], variant:
         "variant": variant,
         "tournaments": int(tournaments),
         "format": format_info(env),
-        "clock": {"shot_ns": SHOT_NS, "bank_ns": BANK_NS, "decision_max_ns": DECISION_MAX_NS,
-                  "notify_ns": NOTIFY_NS, "start_ns": START_NS},
+        "clock": Clock.as_message(),
         "limits": {"memory_bytes": MEMORY_BYTES, "reply_bytes": REPLY_BYTES,
                    "chat_chars": CHAT_CHARS, "chat_lines_per_hand": CHAT_LINES_PER_HAND},
         "emotes": list(EMOTES),

@@ -120,19 +120,6 @@ def _engine(env_id: str):
             jax.jit(lambda s: with_legal(env.stop(s))))
 
 
-class _Clock:
-    """A seat's clock for one tournament (PROTOCOL §3)."""
-
-    def __init__(self):
-        self.bank = P.BANK_NS
-
-    def budget(self) -> int:
-        return min(P.SHOT_NS + self.bank, P.DECISION_MAX_NS)
-
-    def charge(self, used: int) -> None:
-        self.bank = max(0, self.bank - max(0, used - P.SHOT_NS))
-
-
 class _Seat:
     """A slot's live status during the series."""
 
@@ -140,9 +127,7 @@ class _Seat:
         self.policy = policy
         self.record = record
         self.events: list = []
-        self.clock = _Clock()
-        self.timeouts_in_a_row = 0
-        self.away = False
+        self.clock = P.Clock()  # for the whole series: away and a run of timeouts carry over
         self.chat_this_hand = 0
 
     @property
@@ -298,8 +283,7 @@ class _Game:
         self.seat_of = np.asarray(state._seat_of).tolist()  # slot (player id) -> seat
         player_at = self.player_at = np.asarray(state._player_at).tolist()  # seat -> slot
         for s in self.seats:
-            s.clock = _Clock()
-            s.timeouts_in_a_row = 0
+            s.clock.new_tournament()
             if hasattr(s.policy, "new_tournament"):
                 s.policy.new_tournament()
         aliases = [self.seats[p].record.alias for p in player_at]
@@ -385,7 +369,7 @@ class _Game:
             s.chat_this_hand = 0
             seat = self.seat_of[slot]
             s.events.append({**base, "hole": hand["hole"][seat]})
-            if s.away and in_hand[seat]:
+            if s.clock.away and in_hand[seat]:
                 s.record.away_hands += 1
         return hand
 
@@ -398,12 +382,13 @@ class _Game:
         self._last_used = 0
         if s.faulted:
             return (*default, "fault")
-        if s.away:
+        budget = s.clock.decision_budget()
+        if s.clock.away:
             msg = P.act_message(self.env, state, tournament=self.t, history=history,
-                                events=s.events, budget_ns=P.AWAY_NS, bank_ns=s.clock.bank,
+                                events=s.events, budget_ns=budget, bank_ns=s.clock.bank_ns,
                                 away=True, legal=legal)
             s.events = []
-            result = self._call(s, msg, P.AWAY_NS)
+            result = self._call(s, msg, budget)
             self._last_used = int(result.used_ns)
             if result.outcome in ("trap", "memory"):
                 self._fault(slot, result.outcome, result.detail, hand)
@@ -412,28 +397,21 @@ class _Game:
                 if reply.outcome == "ok":
                     self._chat(slot, reply, None, hand, True)
                     if reply.sit_in:
-                        s.away = False
-                        s.timeouts_in_a_row = 0
+                        s.clock.sit_in()
                         self._public({"type": "back", "seat": self.seat_of[slot]}, hand)
             return (*default, "away")
-        budget = s.clock.budget()
         msg = P.act_message(self.env, state, tournament=self.t, history=history,
-                            events=s.events, budget_ns=budget, bank_ns=s.clock.bank,
+                            events=s.events, budget_ns=budget, bank_ns=s.clock.bank_ns,
                             legal=legal)
         s.events = []
         result = self._call(s, msg, budget)
-        used = int(result.used_ns)
-        self._last_used = used
-        s.clock.charge(used)
+        self._last_used = int(result.used_ns)
+        if s.clock.record_decision(result.outcome, result.used_ns):  # charges the bank
+            self._public({"type": "away", "seat": self.seat_of[slot]}, hand)
         if result.outcome == "timeout":
             s.record.timeouts += 1
-            s.timeouts_in_a_row += 1
             self._outcome(slot, "timeout")
-            if s.timeouts_in_a_row >= 2 and not s.away:
-                s.away = True
-                self._public({"type": "away", "seat": self.seat_of[slot]}, hand)
             return (*default, "timeout")
-        s.timeouts_in_a_row = 0
         if result.outcome in ("trap", "memory"):
             self._fault(slot, result.outcome, result.detail, hand)
             return (*default, "fault")

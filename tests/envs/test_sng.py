@@ -317,3 +317,43 @@ def test_stop_settles_by_icm_at_the_start_of_the_hand():
     assert int(ended._table.stacks.sum()) == 6 * 1000
     again = stop(ended)  # a finished game is unchanged
     jax.tree.map(np.testing.assert_array_equal, again, ended)
+
+
+def test_formats_are_params_that_vmap():
+    """Issue #4 point 1: formats are data passed as a params pytree, so one env plays several
+    formats of one seat count in one batch, each row exactly as that format's own env."""
+    from holdemjax.poker.structure import FORMATS, make_format, stack_formats
+
+    env = _env("sng-6")
+    names = ["sng-6", "sng-6-turbo", "certify"]
+    fmts = stack_formats(*(make_format(**FORMATS[n]) for n in names))
+    keys = jax.random.split(jax.random.key(8), 3)
+    init = jax.jit(jax.vmap(env.init_with))
+    step = jax.jit(jax.vmap(env.step))
+    state = init(keys, fmts)
+    assert np.asarray(state._table.start_stacks[:, 0]).tolist() == [1000, 1500, 200]
+    own = [_env(n).init(k) for n, k in zip(names, keys)]
+    for i, o in enumerate(own):  # row i is format i's own game
+        np.testing.assert_array_equal(state.observation[i], o.observation)
+        np.testing.assert_array_equal(state._table.hole[i], o._table.hole)
+    # row 2 (certify) follows certify's own env step for step, under the same actions
+    own_step = _fns("certify")[1]
+    mine = jax.tree.map(lambda x: x[None], own[2])
+    key = jax.random.key(9)
+    total = np.zeros((3, 6))
+    for _ in range(400):
+        if bool(state.terminated.all()):
+            break
+        key, sub = jax.random.split(key)
+        actions = holdemjax.act_randomly(sub, state.legal_action_mask)
+        state = step(state, actions)
+        total += np.asarray(state.rewards)
+        mine = own_step(mine, actions[2:3])
+        np.testing.assert_array_equal(state.observation[2], mine.observation[0])
+        np.testing.assert_array_equal(state.rewards[2], mine.rewards[0])
+    assert bool(state.terminated.all())
+    hands = np.asarray(state._hand) + 1
+    assert hands[2] <= 8  # certify's hand cap, while the others are not bound by it
+    np.testing.assert_allclose(total.sum(axis=1), 1.0, atol=1e-5)
+    with pytest.raises(ValueError, match="num_seats is 9, the env was built for 6"):
+        env.init_with(keys[0], make_format(**FORMATS["ring-9"]))

@@ -1,0 +1,631 @@
+"""The series viewer: one self-contained HTML file (standings, then every hand step by step).
+
+`render` embeds the results and replay documents as JSON in the page and fills a fixed template;
+everything else (the standings table, the table picture, the step controls) is plain JavaScript
+inside the page. The file loads nothing: no network, no fonts, no images, so it opens offline
+from disk and shows the same thing on every machine.
+
+A policy's chat is hostile input. It reaches the page only as JSON data, escaped so that no
+string can end the data ``<script>`` element, and the page writes it with ``textContent`` only.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import math
+import re
+
+from holdemjax.series import replay as _replay
+from holdemjax.series import results as _results
+
+__all__ = ["render", "embed_json", "DATA_ELEMENT_ID"]
+
+#: id of the ``<script type="application/json">`` element holding ``{"results", "replay"}``.
+DATA_ELEMENT_ID = "series-data"
+
+
+def _check(doc, what: str, schema: str) -> None:
+    if not isinstance(doc, dict):
+        raise TypeError(f"{what} must be a dict (the {schema} document), got {type(doc).__name__}")
+    if doc.get("schema") != schema:
+        raise ValueError(f"{what} has schema {doc.get('schema')!r}, expected {schema!r}")
+
+
+def _non_finite(doc, path: str):
+    """(path, value) of the first NaN or infinity inside ``doc``, or None."""
+    if isinstance(doc, float) and not math.isfinite(doc):
+        return path, doc
+    if isinstance(doc, dict):
+        items = doc.items()
+    elif isinstance(doc, (list, tuple)):
+        items = enumerate(doc)
+    else:
+        return None
+    for key, value in items:
+        found = _non_finite(value, f"{path}[{key!r}]")
+        if found is not None:
+            return found
+    return None
+
+
+def embed_json(doc) -> str:
+    """``doc`` as JSON text that is safe inside an HTML ``<script>`` element.
+
+    The HTML parser ends a script element at the first ``</script`` and treats ``<!--`` specially,
+    whatever JavaScript or JSON would make of it, so ``<``, ``>`` and ``&`` are written as
+    ``\\u003c`` escapes: the same characters to ``JSON.parse``, inert to the HTML parser.
+    ``ensure_ascii`` also escapes U+2028/U+2029. NaN and infinities are refused (not JSON).
+    """
+    text = json.dumps(doc, ensure_ascii=True, allow_nan=False, separators=(",", ":"))
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def render(results: dict, replay: dict) -> str:
+    """The viewer page of a series: ``results`` is its `results.summarize` document, ``replay``
+    its `replay.replay_document`. Returns the HTML text (write it as UTF-8).
+
+    Raises TypeError/ValueError naming the problem when a document is not of the expected schema
+    or the two are of different series.
+    """
+    _check(results, "results", _results.SCHEMA)
+    _check(replay, "replay", _replay.SCHEMA)
+    for key in ("variant", "seed"):
+        if results.get(key) != replay.get(key):
+            raise ValueError(f"results and replay are of different series: {key} "
+                             f"{results.get(key)!r} vs {replay.get(key)!r}")
+    if not isinstance(replay.get("tournaments"), list):
+        raise ValueError("replay['tournaments'] must be a list, got "
+                         f"{type(replay.get('tournaments')).__name__}")
+    values = {
+        "TITLE": html.escape(f"holdemjax series · {replay.get('variant')} · seed "
+                             f"{replay.get('seed')}"),
+        "DATA_ID": DATA_ELEMENT_ID,
+    }
+    try:
+        values["DATA"] = embed_json({"results": results, "replay": replay})
+    except ValueError:  # JSON has no NaN or infinity; say where the bad number is
+        bad = _non_finite(results, "results") or _non_finite(replay, "replay")
+        if bad is None:
+            raise
+        raise ValueError(f"{bad[0]} is {bad[1]!r}: the viewer embeds JSON, which has no NaN "
+                         "or infinity") from None
+    # One pass over the template, so nothing inside an inserted value is ever substituted.
+    return re.sub(r"@@([A-Z_]+)@@", lambda m: values[m.group(1)], _TEMPLATE)
+
+
+_CSS = r"""
+* { box-sizing: border-box; }
+body { margin: 0; font: 14px/1.4 system-ui, "DejaVu Sans", sans-serif; color: #1d2733;
+       background: #eef1f4; }
+header, section { max-width: 1240px; margin: 0 auto; padding: 12px 20px; }
+h1 { font-size: 20px; margin: 8px 0 2px; }
+h2 { font-size: 16px; margin: 8px 0; }
+.muted { color: #66717d; }
+table#standings { border-collapse: collapse; background: #fff; width: 100%;
+                  box-shadow: 0 1px 3px rgba(0,0,0,.12); }
+#standings th, #standings td { padding: 6px 10px; border-bottom: 1px solid #e3e7eb;
+                               text-align: left; white-space: nowrap; }
+#standings th { background: #27313c; color: #fff; font-weight: 600; font-size: 12px; }
+#standings td.num, #standings th.num { text-align: right; font-variant-numeric: tabular-nums; }
+#standings td.faults { white-space: normal; color: #b3261e; font-size: 12px; }
+.avatar { display: inline-flex; align-items: center; justify-content: center; width: 26px;
+          height: 26px; border-radius: 50%; color: #fff; font-size: 11px; font-weight: 700;
+          margin-right: 6px; vertical-align: middle; text-transform: uppercase; }
+.hist { display: inline-flex; gap: 3px; align-items: flex-end; height: 38px; }
+.hist .col { display: flex; flex-direction: column; align-items: center; width: 16px;
+             font-size: 10px; line-height: 12px; color: #66717d; }
+.hist .bar { width: 12px; background: #2e7d4f; border-radius: 2px 2px 0 0; min-height: 1px; }
+.controls { display: flex; flex-wrap: wrap; gap: 8px; align-items: center; margin: 8px 0; }
+.controls select, .controls button { font: inherit; padding: 4px 10px; border-radius: 6px;
+                                     border: 1px solid #b9c2cb; background: #fff; }
+.controls button:hover { background: #e6f2ea; }
+#step-info { font-variant-numeric: tabular-nums; padding: 6px 12px; background: #fff;
+             border-radius: 6px; border: 1px solid #d5dbe1; min-width: 420px; }
+#step-pos { color: #66717d; margin-right: 10px; }
+#step-text { font-weight: 600; }
+.stage { display: grid; grid-template-columns: minmax(0, 1fr) 320px; gap: 16px; }
+.felt-wrap { position: relative; height: 560px; }
+#felt { position: absolute; inset: 60px 70px; border-radius: 50%;
+        background: radial-gradient(ellipse at center, #2f9a5c 0%, #1b6e3f 60%, #125331 100%);
+        border: 14px solid #5b3a1e; box-shadow: inset 0 0 30px rgba(0,0,0,.45),
+        0 6px 18px rgba(0,0,0,.3); }
+#center { position: absolute; left: 50%; top: 50%; transform: translate(-50%, -50%);
+          text-align: center; color: #eaf6ee; }
+#board { display: flex; gap: 6px; justify-content: center; min-height: 52px; }
+#board .slot { width: 36px; height: 50px; border-radius: 5px; border: 1px dashed
+               rgba(255,255,255,.3); }
+#pot { margin-top: 6px; font-weight: 700; font-size: 15px; }
+.seat { position: absolute; transform: translate(-50%, -50%); width: 150px; padding: 6px 8px;
+        border-radius: 10px; background: rgba(20,28,36,.92); color: #f3f6f8; text-align: center;
+        box-shadow: 0 2px 6px rgba(0,0,0,.35); border: 2px solid transparent; }
+.seat.actor { border-color: #ffd54f; }
+.seat.winner { border-color: #66e08a; }
+.seat.folded .cards, .seat.out .cards { opacity: .35; }
+.seat.out, .seat.benched { background: rgba(60,64,70,.85); color: #b7bec6; }
+.seat .name { font-weight: 700; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
+.seat .stack { font-variant-numeric: tabular-nums; font-size: 13px; }
+.seat .status { font-size: 11px; text-transform: uppercase; letter-spacing: .04em; color: #ffcc80;
+                min-height: 15px; }
+.seat .cards { display: flex; gap: 3px; justify-content: center; margin: 3px 0; min-height: 50px; }
+.marker { position: absolute; top: -10px; right: -8px; display: flex; gap: 2px; }
+.marker span { display: inline-block; min-width: 22px; height: 22px; border-radius: 11px;
+               font-size: 10px; font-weight: 800; line-height: 22px; padding: 0 4px;
+               box-shadow: 0 1px 2px rgba(0,0,0,.4); }
+.marker .btn { background: #fff; color: #222; }
+.marker .sb { background: #90caf9; color: #0d2b45; }
+.marker .bb { background: #ffb74d; color: #3e2300; }
+.bet { position: absolute; transform: translate(-50%, -50%); padding: 1px 8px; border-radius: 10px;
+       background: #f5e6a8; color: #3b2f00; font-weight: 700; font-size: 12px;
+       font-variant-numeric: tabular-nums; }
+.card { width: 36px; height: 50px; border-radius: 5px; background: #fdfdfb; position: relative;
+        box-shadow: 0 1px 2px rgba(0,0,0,.45); font-weight: 700; display: inline-flex;
+        flex-direction: column; align-items: center; justify-content: center; line-height: 1; }
+.card .r { font-size: 18px; }
+.card .s { font-size: 17px; }
+.suit-s { color: #1a1a1a; } .suit-h { color: #c62828; }
+.suit-d { color: #1565c0; } .suit-c { color: #2e7d32; }
+.side { display: flex; flex-direction: column; gap: 12px; min-width: 0; }
+.panel { background: #fff; border-radius: 8px; border: 1px solid #d5dbe1; padding: 8px 10px; }
+.panel h3 { margin: 0 0 6px; font-size: 13px; text-transform: uppercase; color: #66717d; }
+#actions, #chat { list-style: none; margin: 0; padding: 0; overflow-y: auto; position: relative; }
+#actions { height: 250px; }
+#chat { height: 150px; font-size: 13px; }
+#actions li { padding: 2px 6px; border-radius: 4px; cursor: pointer; }
+#actions li.future { color: #a3adb7; }
+#actions li.current { background: #fff3c4; font-weight: 600; }
+#chat .who { font-weight: 700; margin-right: 6px; }
+#chat li.say .text { font-style: italic; }
+#chat li.emote { color: #66717d; }
+#chat .text { overflow-wrap: anywhere; }
+#places { margin: 6px 0 0; }
+"""
+
+_JS = r"""
+"use strict";
+(function () {
+  const DATA = JSON.parse(document.getElementById("@@DATA_ID@@").textContent);
+  const results = DATA.results || {};
+  const replay = DATA.replay || {};
+  const tours = Array.isArray(replay.tournaments) ? replay.tournaments : [];
+  const SUIT = { c: "\u2663", d: "\u2666", h: "\u2665", s: "\u2660" };
+  const STREET = ["Pre-flop", "Flop", "Turn", "River"];
+  const AUTO = { timeout: "timeout", away: "away", fault: "benched", bad_reply: "bad reply" };
+  const $ = (id) => document.getElementById(id);
+
+  // Every text a policy controls goes through textContent here: never parsed as markup.
+  function el(tag, cls, text) {
+    const e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text !== undefined && text !== null) e.textContent = String(text);
+    return e;
+  }
+  function ordinal(n) {  // 1st 2nd 3rd 4th ... 11th 12th 13th ... 21st
+    const ends = ["th", "st", "nd", "rd"], v = n % 100;
+    return n + (ends[(v - 20) % 10] || ends[v] || ends[0]);
+  }
+  const fixed = (x) => (typeof x === "number" ? x.toFixed(3) : "?");
+
+  function avatar(name) {
+    // A coloured badge from the avatar's name: no images, no emoji fonts needed.
+    const text = String(name || "?");
+    let hash = 0;
+    for (const ch of text) hash = (hash * 31 + ch.charCodeAt(0)) % 360;
+    const badge = el("span", "avatar", text.slice(0, 2));
+    badge.style.background = "hsl(" + hash + ", 45%, 40%)";
+    badge.title = text;
+    return badge;
+  }
+
+  function card(text) {
+    const s = String(text);
+    const e = el("span", "card suit-" + s.charAt(1));
+    e.dataset.card = s;
+    e.append(el("span", "r", s.charAt(0) === "T" ? "10" : s.charAt(0)),
+             el("span", "s", SUIT[s.charAt(1)] || s.charAt(1)));
+    return e;
+  }
+  const cardWords = (cards) => cards.map((c) => c.charAt(0) + (SUIT[c.charAt(1)] || "")).join(" ");
+
+  // ------------------------------------------------------------------------------ standings
+  function renderStandings() {
+    const slots = (results.slots || []).slice();
+    slots.sort((a, b) => (b.score - a.score) || (a.slot - b.slot));
+    const body = document.querySelector("#standings tbody");
+    let rank = 0;
+    slots.forEach((s, i) => {
+      if (i === 0 || s.score !== slots[i - 1].score) rank = i + 1;  // ties share a rank
+      const tr = el("tr");
+      tr.dataset.slot = s.slot;
+      tr.append(el("td", "num rank", rank));
+      const who = el("td", "player");
+      who.append(avatar(s.avatar), el("span", "alias", s.alias));
+      tr.append(who);
+      const policy = el("td", "policy", String(s.policy || "").split(/[\\/]/).pop());
+      policy.title = (s.policy || "") + (s.sha256 ? "\nsha256 " + s.sha256 : "");
+      tr.append(policy);
+      tr.append(el("td", "num score", fixed(s.score) + " \u00b1 " + fixed(s.stderr)));
+      tr.append(placesCell(s.places || {}));
+      tr.append(el("td", "num chips", s.chips_won));
+      tr.append(el("td", "num timeouts", s.timeouts));
+      const faults = (s.faults || []).map((f) => "t" + (f.faulted_at + 1) + ": " + f.cause);
+      const fc = el("td", "faults", faults.length ? faults.join("; ").slice(0, 120) : "\u2014");
+      fc.title = faults.join("\n");
+      tr.append(fc);
+      body.append(tr);
+    });
+  }
+
+  function placesCell(places) {
+    const keys = Object.keys(places).map(Number).sort((a, b) => a - b);
+    const most = Math.max(1, ...keys.map((k) => places[k]));
+    const td = el("td", "places");
+    const hist = el("span", "hist");
+    for (const k of keys) {
+      const col = el("span", "col");
+      const bar = el("span", "bar");
+      bar.style.height = Math.round(14 * places[k] / most) + "px";
+      col.title = places[k] + " \u00d7 " + ordinal(k);
+      col.append(el("span", null, places[k] || ""), bar, el("span", null, k));
+      hist.append(col);
+    }
+    td.append(hist);
+    return td;
+  }
+
+  // ------------------------------------------------------------------- one hand, step by step
+  // Seat flags that outlive a hand (away, benched), by slot, at the start of every hand.
+  const carried = (function () {
+    const nSlots = (replay.slots || []).length;
+    const away = new Array(nSlots).fill(false), benched = new Array(nSlots).fill(false);
+    return tours.map((t) => (t.hands || []).map((h) => {
+      const start = { away: away.slice(), benched: benched.slice() };
+      for (const e of h.events || []) {
+        const slot = (t.player_at_seat || [])[e.seat];
+        if (e.type === "away") away[slot] = true;
+        if (e.type === "back") away[slot] = false;
+        if (e.type === "faulted") benched[slot] = true;
+      }
+      return start;
+    }));
+  })();
+
+  const cache = new Map();
+
+  // The hand as a list of steps: the blinds, then every event but chat and emotes (chat lines
+  // hang on the step they follow). Each step holds a full snapshot of the table.
+  function buildHand(t, k) {
+    const key = t + ":" + k;
+    if (cache.has(key)) return cache.get(key);
+    const tour = tours[t], hand = tour.hands[k];
+    const names = tour.aliases || [];
+    const n = (hand.stacks || []).length;
+    const bySlot = (flags) => (tour.player_at_seat || []).map((slot) => !!flags[slot]);
+    const flags = carried[t][k];
+    const st = {
+      stacks: hand.stacks.slice(), bets: new Array(n).fill(0),
+      inHand: hand.hole.map((h) => h !== null && h !== undefined),
+      folded: new Array(n).fill(false), allin: new Array(n).fill(false),
+      away: bySlot(flags.away), benched: bySlot(flags.benched), place: new Array(n).fill(0),
+      said: new Array(n).fill(""), board: [], pot: 0, actor: -1, won: null, showdown: false,
+    };
+    const [small, big, ante] = hand.blinds;
+    const post = (seat, amount) => {
+      const paid = Math.min(st.stacks[seat], amount);
+      st.stacks[seat] -= paid; st.pot += paid;
+      if (st.stacks[seat] === 0) st.allin[seat] = true;
+      return paid;
+    };
+    // As the rules engine posts them: each blind all-in when the stack is short, no small blind
+    // when its seat is not dealt in (a dead small blind), and the big-blind ante from what the
+    // big blind has left after the blind, as dead money in the pot.
+    const words = [];
+    if (hand.sb !== hand.bb && st.inHand[hand.sb]) {
+      st.bets[hand.sb] = post(hand.sb, small);
+      words.push(names[hand.sb] + " posts SB " + st.bets[hand.sb]);
+    }
+    if (st.inHand[hand.bb]) {
+      st.bets[hand.bb] = post(hand.bb, big);
+      words.push(names[hand.bb] + " posts BB " + st.bets[hand.bb]);
+      if (ante > 0) words.push("ante " + post(hand.bb, ante));
+    }
+    const steps = [];
+    const snap = (text, kind) => {
+      const copy = JSON.parse(JSON.stringify(st));
+      steps.push({ state: copy, text: text, kind: kind, chat: [] });
+      st.actor = -1;
+    };
+    snap("Blinds " + small + "/" + big + (ante ? " ante " + ante : "") + ": " + words.join(", "),
+         "hand_start");
+    for (const e of hand.events || []) {
+      const who = names[e.seat];
+      if (e.type === "hand_start") continue;
+      if (e.type === "chat" || e.type === "emote") {
+        steps[steps.length - 1].chat.push(e);
+        continue;
+      }
+      if (e.type === "action") {
+        const facing = Math.max(...st.bets);
+        st.stacks[e.seat] -= e.added; st.pot += e.added; st.bets[e.seat] = e.to;
+        st.actor = e.seat;
+        let text;
+        if (e.code === 0) { st.folded[e.seat] = true; text = who + " folds"; }
+        else if (e.code === 1) text = who + " checks";
+        else if (e.code === 2) text = who + " calls " + e.added;
+        else text = who + (facing > 0 ? " raises to " : " bets ") + e.to;
+        if (e.code >= 2 && st.stacks[e.seat] === 0) {
+          st.allin[e.seat] = true;
+          text += " (all-in)";
+        }
+        if (e.auto) text += " (" + (AUTO[e.auto] || e.auto) + ")";
+        st.said[e.seat] = text.slice(who.length + 1);
+        snap(text, "action");
+      } else if (e.type === "board") {
+        st.board = st.board.concat(e.cards);
+        st.bets.fill(0); st.said.fill("");
+        snap((STREET[e.street] || "Board") + ": " + cardWords(e.cards), "board");
+      } else if (e.type === "showdown") {
+        st.showdown = true; st.bets.fill(0); st.said.fill("");
+        snap("Showdown: " + e.cards.map((c) => names[c[0]] + " " + cardWords(c.slice(1)))
+          .join(", "), "showdown");
+      } else if (e.type === "result") {
+        st.won = e.winnings; st.stacks = e.stacks.slice(); st.bets.fill(0); st.pot = 0;
+        const wins = e.winnings.map((w, s) => [w, s]).filter((x) => x[0] > 0);
+        snap(wins.map((x) => names[x[1]] + " wins " + x[0]).join(", ") || "No winner", "result");
+      } else if (e.type === "eliminated") {
+        st.place[e.seat] = e.place;
+        snap(e.place === 1 ? who + " wins the tournament"
+             : who + " is out in " + ordinal(e.place) + " place", "eliminated");
+      } else if (e.type === "away" || e.type === "back") {
+        st.away[e.seat] = e.type === "away";
+        snap(who + (e.type === "away" ? " is away (two timeouts)" : " is back"), e.type);
+      } else if (e.type === "faulted") {
+        st.benched[e.seat] = true;
+        snap(who + " is benched (fault)", "faulted");
+      } else {
+        snap("(" + String(e.type) + ")", "other");  // a newer event type: shown, not understood
+      }
+    }
+    const built = { tour: tour, hand: hand, steps: steps };
+    cache.set(key, built);
+    return built;
+  }
+
+  // ------------------------------------------------------------------------------ the table
+  let cur = { t: 0, h: 0, s: 0 };
+
+  function seatPosition(seat, n, radius) {
+    // Seat 0 at the bottom, then clockwise (left, top, right) as the seats are numbered.
+    const a = Math.PI / 2 + (2 * Math.PI * seat) / n;
+    return [50 + radius * 41 * Math.cos(a), 50 + radius * 38 * Math.sin(a)];
+  }
+
+  function renderTable(built, step) {
+    const felt = $("table-view");
+    felt.querySelectorAll(".seat, .bet").forEach((e) => e.remove());
+    const { tour, hand } = built;
+    const st = step.state, n = st.stacks.length;
+    for (let seat = 0; seat < n; seat++) {
+      const out = !st.inHand[seat];
+      const box = el("div", "seat");
+      box.dataset.seat = seat;
+      if (st.actor === seat) box.classList.add("actor");
+      if (st.won && st.won[seat] > 0) box.classList.add("winner");
+      if (st.folded[seat]) box.classList.add("folded");
+      if (out || st.place[seat] > 1) box.classList.add("out");
+      if (st.benched[seat]) box.classList.add("benched");
+      const [x, y] = seatPosition(seat, n, 1);
+      box.style.left = x + "%"; box.style.top = y + "%";
+      const name = el("div", "name");
+      const slot = (tour.player_at_seat || [])[seat];
+      const avatarName = ((replay.slots || [])[slot] || {}).avatar;
+      name.append(avatar(avatarName), el("span", "alias", (tour.aliases || [])[seat]));
+      const cards = el("div", "cards");
+      for (const c of hand.hole[seat] || []) cards.append(card(c));
+      const status = [];
+      if (out) status.push("out");
+      if (st.place[seat] === 1) status.push("winner");
+      else if (st.place[seat]) status.push("out \u00b7 " + ordinal(st.place[seat]));
+      if (st.folded[seat]) status.push("folded");
+      if (st.allin[seat] && !st.place[seat]) status.push("all-in");
+      if (st.away[seat]) status.push("away");
+      if (st.benched[seat]) status.push("benched");
+      if (st.won && st.won[seat] > 0) status.push("wins " + st.won[seat]);
+      else if (st.said[seat] && !st.folded[seat]) status.push(st.said[seat]);
+      const marks = el("div", "marker");
+      if (seat === hand.button) marks.append(el("span", "btn", "D"));
+      if (seat === hand.sb && hand.sb !== hand.bb) marks.append(el("span", "sb", "SB"));
+      if (seat === hand.bb) marks.append(el("span", "bb", "BB"));
+      box.append(marks, name, el("div", "stack", out ? "\u2014" : st.stacks[seat] + " chips"),
+                 cards, el("div", "status", status.join(" \u00b7 ")));
+      felt.append(box);
+      if (st.bets[seat] > 0) {
+        const [bx, by] = seatPosition(seat, n, 0.6);
+        const bet = el("div", "bet", st.bets[seat]);
+        bet.dataset.seat = seat;
+        bet.style.left = bx + "%"; bet.style.top = by + "%";
+        felt.append(bet);
+      }
+    }
+    const board = $("board");
+    board.replaceChildren();
+    for (let i = 0; i < 5; i++) {
+      board.append(i < st.board.length ? card(st.board[i]) : el("span", "slot"));
+    }
+    $("pot").textContent = st.pot > 0 ? "Pot " + st.pot : "";
+  }
+
+  function renderLists(built) {
+    const list = $("actions");
+    list.replaceChildren();
+    built.steps.forEach((step, i) => {
+      const li = el("li", i === cur.s ? "current" : i > cur.s ? "future" : "", step.text);
+      li.dataset.step = i;
+      li.addEventListener("click", () => go(cur.t, cur.h, i));
+      list.append(li);
+    });
+    const on = list.children[cur.s];
+    if (on) list.scrollTop = Math.max(0, on.offsetTop - list.clientHeight / 2);
+    const chat = $("chat");
+    chat.replaceChildren();
+    const names = built.tour.aliases || [];
+    const lines = built.steps.slice(0, cur.s + 1).reduce((n, step) => n + step.chat.length, 0);
+    if (!lines) chat.append(el("li", "emote", "no table talk yet this hand"));
+    for (const step of built.steps.slice(0, cur.s + 1)) {
+      for (const e of step.chat) {
+        const li = el("li", e.type === "emote" ? "emote" : e.say ? "say" : "");
+        li.append(el("span", "who", names[e.seat]),
+                  el("span", "text", e.type === "emote" ? "*" + e.emote + "*" : e.text));
+        chat.append(li);
+      }
+    }
+    chat.scrollTop = chat.scrollHeight;
+  }
+
+  function fillHands() {
+    const pick = $("hand");
+    pick.replaceChildren();
+    (tours[cur.t].hands || []).forEach((h, i) => {
+      const o = el("option", null, "Hand " + (h.hand + 1) + " \u00b7 " + h.blinds[0] + "/" +
+                   h.blinds[1] + (h.blinds[2] ? " ante " + h.blinds[2] : ""));
+      o.value = i;
+      pick.append(o);
+    });
+    const tour = tours[cur.t];
+    const order = (tour.places || []).map((p, seat) => [p, seat]).filter((x) => x[0] > 0)
+      .sort((a, b) => a[0] - b[0]);
+    $("places").textContent = order.length
+      ? "Finish: " + order.map((x) => ordinal(x[0]) + " " + tour.aliases[x[1]]).join(" \u00b7 ") +
+        (tour.stopped_early ? " (stopped early)" : "")
+      : "";
+  }
+
+  function go(t, h, s) {
+    if (!tours.length) return;
+    t = Math.max(0, Math.min(tours.length - 1, t));
+    if (t !== cur.t || !$("hand").options.length) { cur.t = t; fillHands(); }
+    const hands = tours[t].hands || [];
+    if (!hands.length) { $("step-text").textContent = "no hands recorded"; return; }
+    h = Math.max(0, Math.min(hands.length - 1, h));
+    const built = buildHand(t, h);
+    s = s < 0 ? built.steps.length - 1 : Math.min(s, built.steps.length - 1);
+    cur = { t: t, h: h, s: s };
+    $("tournament").value = t;
+    $("hand").value = h;
+    $("step-pos").textContent = "tournament " + (t + 1) + " \u00b7 hand " + (hands[h].hand + 1) +
+      " \u00b7 step " + (s + 1) + "/" + built.steps.length;
+    $("step-text").textContent = built.steps[s].text;
+    renderTable(built, built.steps[s]);
+    renderLists(built);
+  }
+
+  function step(delta) {
+    const steps = buildHand(cur.t, cur.h).steps;
+    const s = cur.s + delta;
+    const last = (tours[cur.t].hands || []).length - 1;
+    if (s >= steps.length) { if (cur.h < last) go(cur.t, cur.h + 1, 0); }
+    else if (s < 0) { if (cur.h > 0) go(cur.t, cur.h - 1, -1); }  // the previous hand's end
+    else go(cur.t, cur.h, s);
+  }
+  const hand = (delta) => go(cur.t, cur.h + delta, 0);
+
+  function init() {
+    renderStandings();
+    const r = results;
+    $("summary").textContent = (r.variant || "?") + " \u00b7 seed " + r.seed + " \u00b7 " +
+      r.tournaments_played + " tournaments played" + (r.stopped_early ? " (stopped early)" : "") +
+      " \u00b7 holdemjax " + ((r.versions || {}).holdemjax || "?") + ", wasmtime " +
+      ((r.versions || {}).wasmtime || "?");
+    const pick = $("tournament");
+    tours.forEach((t, i) => {
+      const o = el("option", null, "Tournament " + ((t.tournament ?? i) + 1) + " \u00b7 " +
+                   (t.hands || []).length + " hands");
+      o.value = i;
+      pick.append(o);
+    });
+    // After a pick, give the keys back to the page (a focused select eats the arrow keys).
+    pick.addEventListener("change", () => { go(Number(pick.value), 0, 0); pick.blur(); });
+    const handPick = $("hand");
+    handPick.addEventListener("change", () => {
+      go(cur.t, Number(handPick.value), 0);
+      handPick.blur();
+    });
+    $("prev").addEventListener("click", () => step(-1));
+    $("next").addEventListener("click", () => step(1));
+    $("prev-hand").addEventListener("click", () => hand(-1));
+    $("next-hand").addEventListener("click", () => hand(1));
+    const keys = {
+      ArrowLeft: () => step(-1), ArrowRight: () => step(1),
+      ArrowUp: () => hand(-1), PageUp: () => hand(-1),
+      ArrowDown: () => hand(1), PageDown: () => hand(1),
+      Home: () => go(cur.t, cur.h, 0), End: () => go(cur.t, cur.h, -1),
+    };
+    document.addEventListener("keydown", (ev) => {
+      if (ev.altKey || ev.ctrlKey || ev.metaKey) return;
+      if (/^(SELECT|INPUT|TEXTAREA)$/.test(ev.target.tagName || "")) return;
+      const f = keys[ev.key];
+      if (f) { ev.preventDefault(); f(); }
+    });
+    if (tours.length) go(0, 0, 0);
+    else $("step-text").textContent = "no tournaments in this replay";
+  }
+
+  // For tests and the curious: the step model and the current position.
+  window.holdemViewer = { buildHand: buildHand, go: go, position: () => Object.assign({}, cur) };
+  init();
+})();
+"""
+
+_TEMPLATE = (r"""<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>@@TITLE@@</title>
+<style>""" + _CSS + r"""</style>
+</head>
+<body>
+<header>
+  <h1>@@TITLE@@</h1>
+  <div id="summary" class="muted"></div>
+</header>
+<section>
+  <h2>Standings</h2>
+  <table id="standings">
+    <thead><tr><th class="num">#</th><th>player</th><th>policy</th>
+      <th class="num">score &plusmn; SE</th>
+      <th>places 1st&rarr;last</th><th class="num">chips won</th><th class="num">timeouts</th>
+      <th>faults</th></tr></thead>
+    <tbody></tbody>
+  </table>
+</section>
+<section id="replay">
+  <h2>Replay</h2>
+  <div class="controls">
+    <select id="tournament" aria-label="tournament"></select>
+    <select id="hand" aria-label="hand"></select>
+    <button id="prev-hand" title="previous hand (&uarr; / PageUp)">&laquo; hand</button>
+    <button id="prev" title="previous step (&larr;)">&lsaquo; step</button>
+    <button id="next" title="next step (&rarr;)">step &rsaquo;</button>
+    <button id="next-hand" title="next hand (&darr; / PageDown)">hand &raquo;</button>
+  </div>
+  <div class="controls">
+    <div id="step-info"><span id="step-pos"></span> <span id="step-text"></span></div>
+  </div>
+  <div id="places" class="muted"></div>
+  <div class="stage">
+    <div class="felt-wrap" id="table-view">
+      <div id="felt"></div>
+      <div id="center"><div id="board"></div><div id="pot"></div></div>
+    </div>
+    <div class="side">
+      <div class="panel"><h3>Actions</h3><ol id="actions"></ol></div>
+      <div class="panel"><h3>Chat</h3><ul id="chat"></ul></div>
+    </div>
+  </div>
+</section>
+<script type="application/json" id="@@DATA_ID@@">@@DATA@@</script>
+<script>""" + _JS + r"""</script>
+</body>
+</html>
+""")

@@ -1,0 +1,554 @@
+"""The wasmtime host for one policy: load, check, start, call on a fuel budget (PROTOCOL §1-§4).
+
+A policy is a core wasm module run by wasmtime with fuel on: one fuel unit is one virtual
+nanosecond, so every budget below is a fuel amount and a series replays exactly on any machine
+with the same wasmtime version. Nothing a policy does may crash or hang the host: every trap, every
+Python exception raised while it runs, every bad pointer maps to one `CallResult` outcome.
+
+    policy = load_policy("bot.wasm")          # compile (cached), check imports/exports, instantiate
+    policy.start(start_message_bytes)         # _initialize, ABI check, holdem_start, the message
+    result = policy.call(act_bytes, clock.decision_budget())
+    clock.record_decision(result.outcome, result.used_ns)
+
+Not thread-safe: one policy is driven by one thread.
+"""
+
+from __future__ import annotations
+
+import atexit
+import ctypes
+import dataclasses
+import functools
+import hashlib
+import importlib.metadata
+import os
+import pathlib
+import re
+import tempfile
+import weakref
+
+import wasmtime
+
+try:  # the fast call path below uses wasmtime-py internals; without them, the public API
+    from wasmtime import _ffi as _wffi
+    from wasmtime._func import enter_wasm as _enter_wasm
+except ImportError:  # pragma: no cover - another wasmtime-py layout
+    _wffi = _enter_wasm = None
+
+__all__ = [
+    "ABI_VERSION", "SHOT_NS", "BANK_NS", "DECISION_MAX_NS", "NOTIFY_NS", "START_NS", "AWAY_NS",
+    "HOST_CALL_NS", "MEMORY_LIMIT_BYTES", "STORE_MEMORY_BYTES", "REPLY_MAX_BYTES",
+    "LOG_LINE_BYTES", "LOG_LINES_PER_TOURNAMENT", "MAX_MODULE_BYTES", "OUTCOMES", "FAULTS",
+    "STAGES",
+    "CallResult", "Clock", "PolicyLoadError", "WasmPolicy", "load_policy", "engine",
+    "wasmtime_version",
+]
+
+# The numbers of PROTOCOL.md live in holdemjax.series.protocol (no wasmtime there); re-exported.
+from holdemjax.series.protocol import (  # noqa: E402
+    ABI_VERSION, AWAY_NS, BANK_NS, DECISION_MAX_NS, HOST_CALL_NS, LOG_LINE_BYTES,
+    LOG_LINES_PER_TOURNAMENT, MAX_MODULE_BYTES, MEMORY_LIMIT_BYTES, NOTIFY_NS, OUTCOMES,
+    REPLY_MAX_BYTES, SHOT_NS, START_NS, STORE_MEMORY_BYTES, Clock, MS,
+)
+
+_TABLE_ELEMENTS = 100_000  # per table (8 bytes each); LLVM output needs one small table
+_TABLES = 4
+_MAX_WASM_STACK = 512 * 1024  # wasmtime's default, pinned: it decides where STACK_OVERFLOW hits
+
+FAULTS = ("trap", "memory")  # the policy is benched and must not be called again
+STAGES = ("compile", "instantiate", "start")
+
+_MASK32 = 0xFFFF_FFFF
+_MASK64 = 0xFFFF_FFFF_FFFF_FFFF
+_CACHE_MAGIC = b"HJXCWASM1\n"  # cache file = magic + sha256(payload) + payload
+
+
+class PolicyLoadError(Exception):
+    """A policy failed to ``compile``, ``instantiate`` or ``start``: the series fails (exit 2).
+
+    ``str(error)`` is meant for the bot's author: ``policy bot.wasm: imports
+    wasi_snapshot_preview1.fd_write, only holdem.log and holdem.time_left_ns are granted``.
+    """
+
+    def __init__(self, policy: str, stage: str, cause: str):
+        if stage not in STAGES:
+            raise ValueError(f"stage must be one of {STAGES}, got {stage!r}")
+        super().__init__(f"policy {policy}: {cause}")
+        self.policy, self.stage, self.cause = policy, stage, cause
+
+
+@dataclasses.dataclass(frozen=True)
+class CallResult:
+    """What one message did. ``outcome`` is one of `OUTCOMES`; ``reply`` is set only for "ok";
+    ``used_ns`` is the exact fuel consumed (== the budget on "timeout"); ``detail`` explains a
+    non-"ok" outcome (the trap code name, the bad range, ...)."""
+
+    outcome: str
+    reply: bytes | None
+    used_ns: int
+    detail: str = ""
+
+
+# ------------------------------------------------------------------------------- the engine
+# Proposals off beyond the protocol's set. reference-types and multi-value stay on: LLVM (zig cc,
+# clang, rustc) emits them by default, and wasmtime aborts the process on some combinations
+# without reference types. Nothing left on is nondeterministic.
+_FEATURES_OFF = ("wasm_threads", "shared_memory", "wasm_simd", "wasm_relaxed_simd",
+                 "wasm_memory64", "wasm_multi_memory", "wasm_custom_page_sizes", "wasm_gc",
+                 "wasm_function_references", "wasm_exceptions", "wasm_stack_switching",
+                 "wasm_tail_call", "wasm_wide_arithmetic", "wasm_component_model")
+
+
+def _config_settings() -> dict:
+    settings = {"consume_fuel": True, "cranelift_nan_canonicalization": True,
+                "max_wasm_stack": _MAX_WASM_STACK}
+    settings.update({name: False for name in _FEATURES_OFF if hasattr(wasmtime.Config, name)})
+    return settings
+
+
+@functools.cache
+def engine() -> wasmtime.Engine:
+    """The process's one deterministic engine (fuel on, NaNs canonical, no threads/SIMD)."""
+    config = wasmtime.Config()
+    for name, value in _config_settings().items():
+        setattr(config, name, value)
+    return wasmtime.Engine(config)
+
+
+_LIVE: weakref.WeakSet = weakref.WeakSet()  # policies not yet closed
+
+
+@atexit.register
+def _release_at_exit() -> None:
+    """Free the stores and the engine while ctypes still works: wasmtime-py's own ``__del__``
+    during interpreter teardown prints "Exception ignored" errors otherwise."""
+    for policy in list(_LIVE):
+        policy.close()
+    if engine.cache_info().currsize:
+        engine().close()
+        engine.cache_clear()
+
+
+def _fast_call(store: wasmtime.Store, func: wasmtime.Func, params: tuple[str, ...],
+               result: str):
+    """A caller of ``func`` (i32/i64 params, one i32/i64 result) with the same FFI call and trap
+    handling as ``Func.__call__`` but without its per-call type introspection and value boxing,
+    which were 3/4 of a decision's host time. Falls back to the public call if the internals
+    of this wasmtime-py version differ."""
+    if _wffi is None or _enter_wasm is None or not hasattr(func, "_func"):
+        return lambda *values: func(store, *values)
+    kind = {"i32": _wffi.WASMTIME_I32.value, "i64": _wffi.WASMTIME_I64.value}
+    args = (_wffi.wasmtime_val_t * max(1, len(params)))()
+    for slot, ty in zip(args, params):
+        slot.kind = kind[ty]
+    out = (_wffi.wasmtime_val_t * 1)()
+    ref, n, call = ctypes.byref(func._func), len(params), _wffi.wasmtime_func_call
+
+    def fast(*values: int) -> int:
+        for slot, ty, value in zip(args, params, values):
+            setattr(slot.of, ty, value)  # ctypes wraps to the signed width, as wasm does
+        with _enter_wasm(store) as trap:  # raises the Trap, or a host import's exception
+            error = call(store._context(), ref, args, n, out, 1, trap)
+            if error:
+                raise wasmtime.WasmtimeError._from_ptr(error)
+        return getattr(out[0].of, result)
+
+    return fast
+
+
+@functools.cache
+def wasmtime_version() -> str:
+    """The installed wasmtime-py version: it fixes the fuel accounting (record it in results)."""
+    return importlib.metadata.version("wasmtime")
+
+
+def _cache_path(sha256: str) -> pathlib.Path:
+    root = os.environ.get("HOLDEMJAX_CACHE")
+    base = pathlib.Path(root) if root else pathlib.Path.home() / ".cache" / "holdemjax"
+    settings = ",".join(f"{k}={v}" for k, v in sorted(_config_settings().items()))
+    tag = hashlib.sha256(settings.encode()).hexdigest()[:12]  # a config change misses the cache
+    return base / "wasm" / f"{sha256}-wasmtime{wasmtime_version()}-{tag}.cwasm"
+
+
+def _read_cache(path: pathlib.Path) -> wasmtime.Module | None:
+    """The cached module, or None when missing, unreadable, corrupt or from another engine."""
+    try:
+        blob = path.read_bytes()
+        head = len(_CACHE_MAGIC)
+        digest, payload = blob[head:head + 32], blob[head + 32:]
+        # wasmtime trusts a deserialized artifact; the checksum keeps a damaged file out of it.
+        if blob[:head] != _CACHE_MAGIC or hashlib.sha256(payload).digest() != digest:
+            return None
+        return wasmtime.Module.deserialize(engine(), payload)
+    except (OSError, wasmtime.WasmtimeError):
+        return None
+
+
+def _write_cache(path: pathlib.Path, module: wasmtime.Module) -> None:
+    """Write atomically (temp file + rename); a cache that cannot be written is skipped."""
+    try:
+        payload = bytes(module.serialize())
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".cwasm")
+        try:
+            with os.fdopen(fd, "wb") as out:
+                out.write(_CACHE_MAGIC + hashlib.sha256(payload).digest() + payload)
+            os.replace(tmp, path)
+        except BaseException:
+            os.unlink(tmp)
+            raise
+    except (OSError, wasmtime.WasmtimeError):
+        pass
+
+
+def _wasmtime_message(exc: Exception) -> str:
+    """wasmtime's multi-line error ("x\\n\\nCaused by:\\n    y") as one line "x: y"."""
+    lines = [re.sub(r"^\d+: ", "", line.strip()) for line in str(exc).splitlines()]
+    return ": ".join(line for line in lines if line and line != "Caused by:")
+
+
+# ------------------------------------------------------------------------- the module checks
+def _sig(ty: wasmtime.FuncType) -> str:
+    return f"({', '.join(map(str, ty.params))}) -> ({', '.join(map(str, ty.results))})"
+
+
+def _kind(ty) -> str:
+    return {wasmtime.FuncType: "a function", wasmtime.MemoryType: "a memory",
+            wasmtime.GlobalType: "a global", wasmtime.TableType: "a table"}.get(type(ty), "other")
+
+
+_GRANTED = {("holdem", "log"): "(i32, i32) -> ()", ("holdem", "time_left_ns"): "() -> (i64)"}
+_REQUIRED = {"holdem_abi_version": "() -> (i32)", "holdem_alloc": "(i32) -> (i32)",
+             "holdem_on_message": "(i32, i32) -> (i64)"}
+_OPTIONAL = {"_initialize": "() -> ()", "holdem_start": "() -> ()"}
+
+
+def _check_imports(module: wasmtime.Module) -> str | None:
+    """Why the imports are refused, or None."""
+    refused = []
+    for imp in module.imports:
+        want = _GRANTED.get((imp.module, imp.name))
+        if want is None:
+            refused.append(f"{imp.module}.{imp.name}")
+        elif not isinstance(imp.type, wasmtime.FuncType) or _sig(imp.type) != want:
+            got = _sig(imp.type) if isinstance(imp.type, wasmtime.FuncType) else _kind(imp.type)
+            return f"imports {imp.module}.{imp.name} as {got}, expected {want}"
+    if refused:
+        more = f" and {len(refused) - 4} more" if len(refused) > 4 else ""
+        shown = ", ".join(refused[:4]) + more
+        return f"imports {shown}, only holdem.log and holdem.time_left_ns are granted"
+    return None
+
+
+def _check_exports(module: wasmtime.Module) -> str | None:
+    """Why the exports are refused, or None (memory, the three functions, the optional two)."""
+    exports = {e.name: e.type for e in module.exports}
+    memory = exports.get("memory")
+    if not isinstance(memory, wasmtime.MemoryType):
+        return ("does not export its memory as \"memory\"" if memory is None
+                else f"exports \"memory\" as {_kind(memory)}, expected a memory")
+    initial = memory.limits.min * 65_536
+    if initial > MEMORY_LIMIT_BYTES:
+        return (f"memory starts at {memory.limits.min} pages ({initial} bytes), above the "
+                f"{MEMORY_LIMIT_BYTES}-byte (64 MiB) limit")
+    for name, want in {**_REQUIRED, **_OPTIONAL}.items():
+        ty = exports.get(name)
+        if ty is None:
+            if name in _REQUIRED:
+                return f"does not export {name} {want}"
+        elif not isinstance(ty, wasmtime.FuncType) or _sig(ty) != want:
+            got = _sig(ty) if isinstance(ty, wasmtime.FuncType) else _kind(ty)
+            return f"exports {name} as {got}, expected {want}"
+    return None
+
+
+# ------------------------------------------------------------------------------- the policy
+def load_policy(source: str | os.PathLike | bytes, *, name: str | None = None,
+                cache: bool = True) -> "WasmPolicy":
+    """Compile (or fetch from the cache), check and instantiate one policy; see `WasmPolicy`.
+
+    ``source`` is a path to a ``.wasm`` file or the module's bytes; ``name`` (default: the file's
+    name, or ``sha256:<12 hex>``) is used in every message. The compiled module is cached in
+    ``$HOLDEMJAX_CACHE/wasm`` (default ``~/.cache/holdemjax/wasm``), keyed by the wasmtime
+    version, the engine settings and the SHA-256 of the bytes; ``cache=False`` neither reads nor
+    writes it. Raises `PolicyLoadError` (stage "compile" or "instantiate").
+    """
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        wasm = bytes(source)
+        sha256 = hashlib.sha256(wasm).hexdigest()
+        name = name or f"sha256:{sha256[:12]}"
+    else:
+        path = pathlib.Path(source)
+        name = name or path.name
+        try:
+            wasm = path.read_bytes()
+        except OSError as exc:
+            raise PolicyLoadError(name, "compile", f"cannot be read ({exc})") from None
+        sha256 = hashlib.sha256(wasm).hexdigest()
+    if len(wasm) > MAX_MODULE_BYTES:
+        raise PolicyLoadError(name, "compile", f"is {len(wasm)} bytes, above the "
+                              f"{MAX_MODULE_BYTES}-byte limit for a module")
+    # wasmtime-py would parse anything without the header as WAT text: refuse it here.
+    if wasm[:4] != b"\0asm":
+        raise PolicyLoadError(name, "compile", "is not a WebAssembly binary (no \\0asm header)")
+    module = _read_cache(_cache_path(sha256)) if cache else None
+    cache_hit = module is not None
+    if module is None:
+        try:
+            module = wasmtime.Module(engine(), wasm)
+        except wasmtime.WasmtimeError as exc:
+            raise PolicyLoadError(name, "compile", _wasmtime_message(exc)) from None
+        if cache:
+            _write_cache(_cache_path(sha256), module)
+    why = _check_imports(module) or _check_exports(module)
+    if why:
+        raise PolicyLoadError(name, "instantiate", why)
+    return WasmPolicy(module, name=name, sha256=sha256, cache_hit=cache_hit)
+
+
+class WasmPolicy:
+    """One instantiated policy for a whole series; made by `load_policy`.
+
+    Attributes: ``name``, ``sha256`` (of the module bytes), ``cache_hit`` (compiled module came
+    from the cache), ``fault`` (None, or "trap"/"memory" after such an outcome; the runner
+    benches it), ``logs`` (``(tournament, text)`` pairs from ``holdem.log``; the runner may drain
+    it), ``logs_dropped`` (lines over the per-tournament cap or with a bad range).
+    Usable as a context manager; `close` frees the store.
+    """
+
+    def __init__(self, module: wasmtime.Module, *, name: str, sha256: str, cache_hit: bool):
+        self.name, self.sha256, self.cache_hit = name, sha256, cache_hit
+        self.fault: str | None = None
+        self.logs: list[tuple[int, str]] = []
+        self.logs_dropped = 0
+        self._tournament = -1  # the start phase; new_tournament() makes it 0, 1, ...
+        self._lines = 0
+        self._started = False
+        self._stack_pointer = None  # (Global, value saved after start)
+        store = self._store = wasmtime.Store(engine())
+        _LIVE.add(self)
+        store.set_limits(memory_size=STORE_MEMORY_BYTES, table_elements=_TABLE_ELEMENTS,
+                         instances=1, tables=_TABLES, memories=1)
+        linker = wasmtime.Linker(engine())
+        # The imports hold the policy weakly, so a dropped policy frees its store.
+        me = weakref.ref(self)
+
+        def log(caller, ptr, length):
+            policy = me()
+            if policy is not None:
+                policy._log(caller, ptr, length)
+
+        def time_left_ns(caller):
+            policy = me()
+            return 0 if policy is None else policy._time_left(caller)
+
+        i32, i64 = wasmtime.ValType.i32(), wasmtime.ValType.i64()
+        linker.define_func("holdem", "log", wasmtime.FuncType([i32, i32], []), log,
+                           access_caller=True)
+        linker.define_func("holdem", "time_left_ns", wasmtime.FuncType([], [i64]), time_left_ns,
+                           access_caller=True)
+        # A (start) section runs inside instantiate: it is charged to the start budget.
+        store.set_fuel(START_NS)
+        try:
+            instance = linker.instantiate(store, module)
+        except wasmtime.Trap as trap:
+            self.fault = "start"
+            raise PolicyLoadError(name, "start", f"trapped while instantiating "
+                                  f"({_trap_text(trap)})") from None
+        except Exception as exc:  # wasmtime errors, a limit refused: the host stays up
+            self.fault = "start"
+            raise PolicyLoadError(name, "instantiate", _wasmtime_message(exc)) from None
+        exports = instance.exports(store)
+        self._memory = exports["memory"]
+        self._alloc = _fast_call(store, exports["holdem_alloc"], ("i32",), "i32")
+        self._on_message = _fast_call(store, exports["holdem_on_message"], ("i32", "i32"), "i64")
+        self._abi_version = exports["holdem_abi_version"]
+        self._hooks = {n: exports[n] for n in _OPTIONAL if exports.get(n) is not None}
+        sp = exports.get("__stack_pointer")
+        if isinstance(sp, wasmtime.Global):
+            ty = sp.type(store)
+            if ty.mutable and str(ty.content) == "i32":
+                self._stack_pointer = (sp, None)
+
+    # ------------------------------------------------------------------------ public
+    def start(self, message: bytes) -> CallResult:
+        """Run ``_initialize``, check ``holdem_abi_version() == 1``, run ``holdem_start``, deliver
+        the start message, all on one `START_NS` budget (with the instantiation's share).
+
+        Returns the message's `CallResult` with ``used_ns`` = all start fuel. Raises
+        `PolicyLoadError` (stage "start" on a trap, running out of the budget or memory above
+        64 MiB; "instantiate" for a wrong ABI version).
+        """
+        if self._started or self.fault:
+            state = f"faulted ({self.fault})" if self.fault else "already started"
+            raise RuntimeError(f"policy {self.name} is {state}; start() runs once, first")
+        self._started = True
+        store = self._store
+        try:
+            if "_initialize" in self._hooks:
+                self._start_step("_initialize", lambda: self._hooks["_initialize"](store))
+            # Checked before holdem_start: a module speaking another protocol runs no more code.
+            version = self._start_step("holdem_abi_version", lambda: self._abi_version(store))
+            if version != ABI_VERSION:
+                raise PolicyLoadError(self.name, "instantiate", f"holdem_abi_version() returned "
+                                      f"{version}, this host speaks {ABI_VERSION}")
+            if "holdem_start" in self._hooks:
+                self._start_step("holdem_start", lambda: self._hooks["holdem_start"](store))
+            result = self._deliver(bytes(message), store.get_fuel())
+        except PolicyLoadError:
+            self.fault = "start"
+            raise
+        if result.outcome in ("timeout", "trap", "memory"):
+            self.fault = "start"
+            why = {"timeout": f"ran out of its {START_NS // MS:,} ms start budget",
+                   "trap": "trapped", "memory": "went over the memory limit"}[result.outcome]
+            detail = "" if result.outcome == "timeout" else f" ({result.detail})"
+            raise PolicyLoadError(self.name, "start", f"{why} on the start message{detail}")
+        if self._stack_pointer:
+            sp = self._stack_pointer[0]
+            self._stack_pointer = (sp, sp.value(store))
+        return dataclasses.replace(result, used_ns=START_NS - store.get_fuel())
+
+    def call(self, message: bytes, budget_ns: int) -> CallResult:
+        """Deliver one message on a budget of ``budget_ns`` fuel (PROTOCOL §2) and return what
+        happened; never raises for anything the policy does. Raises RuntimeError when called
+        before `start` or after a fault (a host bug: a faulted policy is benched)."""
+        if not self._started or self.fault:
+            state = f"faulted ({self.fault})" if self.fault else "not started"
+            raise RuntimeError(f"policy {self.name} is {state}; a faulted policy is benched "
+                               "and must not be called again")
+        if (isinstance(budget_ns, bool) or not isinstance(budget_ns, int)
+                or not 0 <= budget_ns < 2**63):
+            raise ValueError(f"budget_ns must be a non-negative int, got {budget_ns!r}")
+        return self._deliver(bytes(message), budget_ns)
+
+    def new_tournament(self, index: int | None = None) -> None:
+        """Start the log budget of tournament ``index`` (default: the next one; the start phase
+        is tournament -1, so the first call gives 0)."""
+        self._tournament = self._tournament + 1 if index is None else int(index)
+        self._lines = 0
+
+    @property
+    def memory_bytes(self) -> int:
+        """Current size of the policy's linear memory."""
+        return self._memory.data_len(self._store)
+
+    @property
+    def stack_pointer(self) -> int | None:
+        """Current ``__stack_pointer`` value (None when not exported as a mutable i32)."""
+        return self._stack_pointer[0].value(self._store) if self._stack_pointer else None
+
+    def close(self) -> None:
+        """Free the store (memory, instance); the policy cannot be called afterwards."""
+        self.fault = self.fault or "closed"
+        if self._store is not None:
+            self._store.close()
+        self._store = self._memory = self._alloc = self._on_message = None
+        self._stack_pointer = None
+
+    def __enter__(self) -> "WasmPolicy":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # ------------------------------------------------------------------------ internals
+    def _start_step(self, step: str, run):
+        """Run one start step; a trap or running out of the start budget fails the load."""
+        try:
+            value = run()
+        except wasmtime.Trap as trap:
+            why = (f"ran out of its {START_NS // MS:,} ms start budget"
+                   if trap.trap_code == wasmtime.TrapCode.OUT_OF_FUEL
+                   else f"trapped ({_trap_text(trap)})")
+            raise PolicyLoadError(self.name, "start", f"{why} in {step}") from None
+        except Exception as exc:  # a host error: the series fails, the host stays up
+            raise PolicyLoadError(self.name, "start", f"host error in {step}: "
+                                  f"{type(exc).__name__}: {exc}") from None
+        size = self._memory.data_len(self._store)
+        if size > MEMORY_LIMIT_BYTES:
+            raise PolicyLoadError(self.name, "start", f"memory at {size} bytes after {step}, "
+                                  f"above the {MEMORY_LIMIT_BYTES}-byte (64 MiB) limit")
+        return value
+
+    def _deliver(self, message: bytes, budget: int) -> CallResult:
+        store = self._store
+        if len(message) > 2**31 - 1:
+            raise ValueError(f"message of {len(message)} bytes does not fit an i32 length")
+        store.set_fuel(budget)
+        trapped = None
+        try:
+            outcome, reply, detail = self._exchange(store, message)
+        except wasmtime.Trap as trap:
+            reply = None
+            if trap.trap_code == wasmtime.TrapCode.OUT_OF_FUEL:
+                outcome, detail = "timeout", f"used its whole budget of {budget} ns"
+            else:
+                outcome = "trap"
+                detail = trapped = _trap_text(trap)
+        except Exception as exc:  # a wasmtime error or a host import's bug: stop the policy only
+            outcome, reply = "trap", None
+            detail = trapped = f"host error {type(exc).__name__}: {exc}"
+        used = budget - store.get_fuel()
+        size = self._memory.data_len(store)
+        if size > MEMORY_LIMIT_BYTES:
+            outcome, reply = "memory", None
+            detail = (f"memory at {size} bytes, above the {MEMORY_LIMIT_BYTES}-byte (64 MiB) limit"
+                      + (f", at trap {trapped}" if trapped else ""))
+        if outcome == "timeout" and self._stack_pointer and self._stack_pointer[1] is not None:
+            sp, saved = self._stack_pointer
+            sp.set_value(store, saved)  # the aborted frames' shadow stack is gone, not leaked
+        if outcome in FAULTS and self._started:
+            self.fault = outcome
+        return CallResult(outcome, reply, used, detail)
+
+    def _exchange(self, store, message: bytes) -> tuple[str, bytes | None, str]:
+        """alloc, write, on_message, read (PROTOCOL §2). Traps propagate to `_deliver`."""
+        n = len(message)
+        ptr = self._alloc(n) & _MASK32
+        size = self._memory.data_len(store)
+        if ptr == 0 or ptr + n > size:
+            where = "0 (refused)" if ptr == 0 else f"{ptr}, outside memory of {size} bytes"
+            return "bad_alloc", None, f"holdem_alloc({n}) returned {where}"
+        if n:
+            self._memory.write(store, message, ptr)
+        r = self._on_message(ptr, n) & _MASK64
+        if r == 0:
+            return "no_reply", None, ""
+        reply_ptr, reply_len = r >> 32, r & _MASK32
+        if reply_len > REPLY_MAX_BYTES:
+            return "reply_too_long", None, f"reply of {reply_len} bytes, at most {REPLY_MAX_BYTES}"
+        size = self._memory.data_len(store)
+        if reply_ptr + reply_len > size:
+            return ("bad_pointer", None, f"reply [{reply_ptr}, {reply_ptr + reply_len}) is "
+                    f"outside memory of {size} bytes")
+        return "ok", bytes(self._memory.read(store, reply_ptr, reply_ptr + reply_len)), ""
+
+    def _charge_host_call(self, caller) -> int:
+        """Take `HOST_CALL_NS` fuel for an import call; return the fuel left."""
+        left = max(0, wasmtime.Store.get_fuel(caller) - HOST_CALL_NS)
+        wasmtime.Store.set_fuel(caller, left)  # at 0 the guest's next instruction runs out
+        return left
+
+    def _time_left(self, caller) -> int:
+        """holdem.time_left_ns: fuel left in this call, after this call's own charge."""
+        return self._charge_host_call(caller)
+
+    def _log(self, caller, ptr: int, length: int) -> None:
+        """holdem.log: keep one line (cut at 1,024 bytes, 256 per tournament); drop a bad range."""
+        self._charge_host_call(caller)
+        memory = caller.get("memory")
+        ptr, length = ptr & _MASK32, length & _MASK32
+        if (self._lines >= LOG_LINES_PER_TOURNAMENT or not isinstance(memory, wasmtime.Memory)
+                or ptr + length > memory.data_len(caller)):
+            self.logs_dropped += 1
+            return
+        data = memory.read(caller, ptr, ptr + min(length, LOG_LINE_BYTES))
+        self.logs.append((self._tournament, bytes(data).decode("utf-8", "replace")))
+        self._lines += 1
+
+
+def _trap_text(trap: wasmtime.Trap) -> str:
+    """The trap code's name (UNREACHABLE, STACK_OVERFLOW, ...) or wasmtime's first line."""
+    code = trap.trap_code
+    return code.name if code is not None else (trap.message.splitlines() or ["trap"])[0]
