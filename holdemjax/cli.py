@@ -124,6 +124,15 @@ def _series(args: argparse.Namespace) -> int:
     from holdemjax.series import replay as replay_mod
 
     files = replay_mod.write_all(series, doc, out)
+    for slot, policy in enumerate(policies):  # holdem.log lines: one file per slot that wrote any
+        lines = getattr(policy, "logs", None)
+        if lines:
+            log = out / "logs" / f"slot{slot}.log"
+            log.parent.mkdir(exist_ok=True)
+            log.write_text("".join(f"[t{t}] {text}\n" for t, text in lines), encoding="utf-8")
+            files.append(log)
+        if hasattr(policy, "close"):
+            policy.close()
     table = Table(title=f"{args.variant}, seed {args.seed}: {series.tournaments_played} "
                         f"tournaments{' (stopped early)' if series.stopped_early else ''}")
     for col in ("rank", "alias", "policy", "score", "± SE", "1st", "timeouts", "faults"):

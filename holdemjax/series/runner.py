@@ -154,7 +154,8 @@ def run_series(policies: Sequence, *, variant: str = "series-100", seed: int = 0
     count = spec.tournaments if tournaments is None else int(tournaments)
     env, init, act, settle, stop = _engine(spec.env_id)
     aliases, avatars = _identities(int(seed), spec.seats)
-    seats = [_Seat(p, SlotRecord(aliases[i], avatars[i], getattr(p, "name", f"slot{i}"),
+    seats = [_Seat(p, SlotRecord(aliases[i], avatars[i],
+                                 getattr(p, "path", None) or getattr(p, "name", f"slot{i}"),
                                  getattr(p, "sha256", ""))) for i, p in enumerate(policies)]
     timer = {"engine": 0.0, "policy": 0.0}
     wall0 = time.perf_counter()

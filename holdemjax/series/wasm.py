@@ -303,7 +303,10 @@ def load_policy(source: str | os.PathLike | bytes, *, name: str | None = None,
     why = _check_imports(module) or _check_exports(module)
     if why:
         raise PolicyLoadError(name, "instantiate", why)
-    return WasmPolicy(module, name=name, sha256=sha256, cache_hit=cache_hit)
+    policy = WasmPolicy(module, name=name, sha256=sha256, cache_hit=cache_hit)
+    if not isinstance(source, (bytes, bytearray, memoryview)):
+        policy.path = os.fspath(source)  # as given: replays find the file again by it
+    return policy
 
 
 class WasmPolicy:
@@ -318,6 +321,7 @@ class WasmPolicy:
 
     def __init__(self, module: wasmtime.Module, *, name: str, sha256: str, cache_hit: bool):
         self.name, self.sha256, self.cache_hit = name, sha256, cache_hit
+        self.path: str | None = None  # the file it was loaded from (None for bytes)
         self.fault: str | None = None
         self.logs: list[tuple[int, str]] = []
         self.logs_dropped = 0

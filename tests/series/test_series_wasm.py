@@ -1,0 +1,135 @@
+"""Whole series with real wasm modules (PROTOCOL.md §3-§4, SPEC §3): hostile policies sit at the
+table with the bundled baseline, each ends with its one recorded outcome, and the series always
+completes; the replay reproduces byte for byte; the CLI's exit codes."""
+
+from __future__ import annotations
+
+import json
+import pathlib
+
+import pytest
+import wasmtime
+
+from holdemjax.cli import main
+from holdemjax.series import replay as RP
+from holdemjax.series import results as R
+from holdemjax.series import runner
+from holdemjax.series.policies import bundled
+from holdemjax.series.wasm import load_policy
+
+ZOO = pathlib.Path(__file__).parent / "zoo"
+
+# Canonical act messages start with {"alive": (keys sorted), start with {"alias":, notifications
+# with {"events":. These modules look at bytes 2 and 5 to tell an act message from the others.
+_IS_ACT = """
+    (i32.and (i32.eq (i32.load8_u offset=2 (local.get $p)) (i32.const 97))
+             (i32.eq (i32.load8_u offset=5 (local.get $p)) (i32.const 118)))"""
+
+SLEEPY = f"""
+;; sleepy: loops forever at every decision (timeouts, then away, never sits in again);
+;; answers notifications at once.
+(module
+  (memory (export "memory") 1)
+  (func (export "holdem_abi_version") (result i32) (i32.const 1))
+  (func (export "holdem_alloc") (param i32) (result i32) (i32.const 1024))
+  (func (export "holdem_on_message") (param $p i32) (param $n i32) (result i64)
+    (if {_IS_ACT} (then (loop $spin (br $spin))))
+    (i64.const 0)))
+"""
+
+HOG = f"""
+;; hog: grows its memory by 8 MiB at every decision: past 64 MiB at its ninth decision.
+(module
+  (memory (export "memory") 1)
+  (func (export "holdem_abi_version") (result i32) (i32.const 1))
+  (func (export "holdem_alloc") (param i32) (result i32) (i32.const 1024))
+  (func (export "holdem_on_message") (param $p i32) (param $n i32) (result i64)
+    (if {_IS_ACT} (then (drop (memory.grow (i32.const 128)))))
+    (i64.const 0)))
+"""
+
+
+def _write(tmp_path, name, wat):
+    path = tmp_path / f"{name}.wasm"
+    path.write_bytes(bytes(wasmtime.wat2wasm(wat)))
+    return str(path)
+
+
+@pytest.fixture(scope="module")
+def zoo_series(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("zoo")
+    paths = [
+        _write(tmp, "sleepy", SLEEPY),
+        _write(tmp, "trap_nth", (ZOO / "trap_nth.wat").read_text()),
+        _write(tmp, "long_reply", (ZOO / "long_reply.wat").read_text()),
+        _write(tmp, "bad_json", (ZOO / "bad_json.wat").read_text()),
+        _write(tmp, "hog", HOG),
+        bundled("baseline"),
+    ]
+    series = runner.run_series([load_policy(p) for p in paths], variant="certify-series",
+                               seed=21, max_wall=None)
+    return paths, series
+
+
+def test_hostile_policies_each_get_their_recorded_outcome(zoo_series):
+    paths, series = zoo_series
+    assert series.tournaments_played == 3 and not series.stopped_early
+    doc = R.summarize(series, planned=3)
+    slots = doc["slots"]
+    for t in range(3):
+        assert abs(sum(s.scores[t] for s in series.slots) - 1) < 1e-5
+    sleepy, trap, long_reply, bad_json, hog, baseline = slots
+    # sleepy: two timeouts, then away for the rest of the series, never faulted
+    assert sleepy["timeouts"] == 2 and sleepy["away_hands"] >= 1 and sleepy["faulted_at"] is None
+    # trap_nth: its third call traps (the start message is its first): benched in tournament 0
+    assert trap["faulted_at"] == 0 and trap["faults"][0]["cause"].startswith("trap")
+    # every decision answered with 5,000 bytes: recorded, the default action taken
+    assert set(long_reply["replies"]) == {"reply_too_long"} and long_reply["faulted_at"] is None
+    assert set(bad_json["replies"]) == {"bad_reply"} and bad_json["faulted_at"] is None
+    assert hog["faults"] and hog["faults"][0]["cause"].startswith("memory")
+    assert baseline["faulted_at"] is None and baseline["timeouts"] == 0
+    assert set(baseline["replies"]) == {"ok"}
+    assert baseline["compute_ns"] > 0
+
+
+def test_replay_reproduces_byte_for_byte(zoo_series, tmp_path):
+    paths, series = zoo_series
+    doc = R.summarize(series, planned=3)
+    out = tmp_path / "out"
+    written = RP.write_all(series, doc, out)
+    assert [p.name for p in written] == [RP.REPLAY_NAME, RP.VIEWER_NAME]
+    same, report = RP.verify(out / RP.REPLAY_NAME)
+    assert same, report
+    # a changed policy file is refused by its hash
+    tampered = tmp_path / "tampered.wasm"
+    data = bytearray(pathlib.Path(paths[5]).read_bytes())
+    tampered.write_bytes(bytes(data) + b"\0")
+    with pytest.raises(ValueError, match="slot 5: .* has SHA-256"):
+        RP.verify(out / RP.REPLAY_NAME, paths[:5] + [str(tampered)])
+
+
+def test_cli_series_writes_results_replay_and_viewer(tmp_path, capsys):
+    out = tmp_path / "run"
+    code = main(["series", "--variant", "certify-series", "--seed", "4", "--out", str(out),
+                 "--tournaments", "1"])
+    assert code == 0
+    doc = json.loads((out / "results.json").read_text())
+    assert doc["tournaments_played"] == 1 and len(doc["slots"]) == 6
+    assert all(s["policy"].endswith("baseline.wasm") for s in doc["slots"])
+    assert (out / RP.REPLAY_NAME).is_file() and (out / RP.VIEWER_NAME).is_file()
+    assert main(["replay", str(out / RP.REPLAY_NAME)]) == 0
+    assert "reproduced" in capsys.readouterr().out
+
+
+def test_cli_failures_exit_2(tmp_path, capsys):
+    bad = tmp_path / "wasi.wasm"
+    bad.write_bytes(bytes(wasmtime.wat2wasm((ZOO / "wasi_import.wat").read_text())))
+    assert main(["series", str(bad), "--variant", "certify-series"]) == 2
+    assert "imports wasi_snapshot_preview1" in capsys.readouterr().out
+    start = tmp_path / "start.wasm"
+    start.write_bytes(bytes(wasmtime.wat2wasm((ZOO / "trap_start.wat").read_text())))
+    assert main(["series", str(start), "--variant", "certify-series"]) == 2
+    assert "slot 0" in capsys.readouterr().out
+    assert main(["series", str(tmp_path / "missing.wasm")]) == 2
+    assert main(["series", "--variant", "series-7"]) == 2
+    assert main(["series"] + [str(bad)] * 7) == 2
