@@ -46,7 +46,8 @@ def _cargo_env(cargo: str, target_dir: pathlib.Path) -> dict:
     return env
 
 
-def _run_cargo(cargo: str, args: list[str], target_dir: pathlib.Path) -> subprocess.CompletedProcess:
+def _run_cargo(cargo: str, args: list[str],
+               target_dir: pathlib.Path) -> subprocess.CompletedProcess:
     """Run ``cargo args`` in sdk/rust; fail if it hangs or leaves anything in the source tree."""
     had_target = (SDK / "target").exists()
     lock = (SDK / "Cargo.lock").read_bytes()
@@ -82,7 +83,7 @@ def test_cargo_test(which, tmp_path):
     assert proc.returncode == 0, f"{cargo} test failed:\n{out[-6000:]}"
     results = re.findall(r"test result: (\w+)\. (\d+) passed; (\d+) failed", out)
     assert results and all(ok == "ok" and failed == "0" for ok, _, failed in results), out[-3000:]
-    # Unit, integration, example and doc tests: 29 when written; far fewer means suites vanished.
+    # Integration, example and doc tests: 30 when written; far fewer means suites vanished.
     assert sum(int(passed) for _, passed, _ in results) >= 25, out[-3000:]
 
 
@@ -107,13 +108,13 @@ def test_example_module_shape(check_call_wasm):
     """Imports only from `holdem` with the protocol's signatures; exports what §1 asks."""
     wasmtime = pytest.importorskip("wasmtime")
     module = wasmtime.Module(wasmtime.Engine(), check_call_wasm)
-    sig = {"log": ([wasmtime.ValType.i32()] * 2, []), "time_left_ns": ([], [wasmtime.ValType.i64()])}
+    i32, i64 = wasmtime.ValType.i32(), wasmtime.ValType.i64()
+    sig = {"log": ([i32, i32], []), "time_left_ns": ([], [i64])}
     assert module.imports, "the example logs, so it imports holdem.log"
     for imp in module.imports:
         assert (imp.module, imp.name in sig) == ("holdem", True), f"import {imp.module}.{imp.name}"
         assert (list(imp.type.params), list(imp.type.results)) == sig[imp.name], imp.name
     exports = {e.name: e.type for e in module.exports}
-    i32, i64 = wasmtime.ValType.i32(), wasmtime.ValType.i64()
     for name, params, results in [("holdem_abi_version", [], [i32]), ("holdem_alloc", [i32], [i32]),
                                   ("holdem_on_message", [i32, i32], [i64])]:
         assert (list(exports[name].params), list(exports[name].results)) == (params, results), name
@@ -151,8 +152,9 @@ FREE = {"fold": True, "check": True, "call": 0, "raise": [40, 960]}
 def _act(hole, board=(), legal=FACING, away=False, events=()) -> dict:
     """The act example of PROTOCOL §5 with the given cards and legal actions."""
     return {
-        "type": "act", "events": list(events), "tournament": 0, "hand": 3, "street": 1 if board else 0,
-        "seat": 4, "decision": 1, "button": 2, "sb": 3, "bb": 4, "blinds": [10, 20, 0],
+        "type": "act", "events": list(events), "tournament": 0, "hand": 3,
+        "street": 1 if board else 0, "seat": 4, "decision": 1, "button": 2, "sb": 3, "bb": 4,
+        "blinds": [10, 20, 0],
         "stacks": [980, 0, 940, 1010, 960, 1070], "bets": [0, 0, 0, 0, 20, 0],
         "contrib": [20, 0, 20, 0, 40, 20], "in_hand": [True, False, True, False, True, True],
         "folded": [False, False, False, True, False, False], "allin": [False] * 6,
@@ -172,8 +174,8 @@ def _legal_action(reply: dict, legal: dict) -> bool:
     if action == "call":
         return not legal["check"] and legal["call"] > 0
     if action == "raise":
-        lo_hi = legal["raise"]
-        return lo_hi is not None and isinstance(reply.get("amount"), int) and lo_hi[0] <= reply["amount"] <= lo_hi[1]
+        amount, lo_hi = reply.get("amount"), legal["raise"]
+        return lo_hi is not None and isinstance(amount, int) and lo_hi[0] <= amount <= lo_hi[1]
     return False
 
 
@@ -221,7 +223,8 @@ class _MinimalHost:
             data = caller["memory"].read(caller, ptr & MASK32, (ptr & MASK32) + (n & MASK32))
             self.logs.append(bytes(data).decode("utf-8", "replace"))
 
-        linker.define_func("holdem", "log", wasmtime.FuncType([i32, i32], []), log, access_caller=True)
+        linker.define_func("holdem", "log", wasmtime.FuncType([i32, i32], []), log,
+                           access_caller=True)
         linker.define_func("holdem", "time_left_ns", wasmtime.FuncType([], [i64]),
                            lambda caller: wasmtime.Store.get_fuel(caller), access_caller=True)
         store.set_fuel(1000 * MS)
