@@ -67,7 +67,13 @@ def _bench(args: argparse.Namespace) -> int:
     return 0
 
 
-def _series(args: argparse.Namespace) -> int:
+_FORMAT_VARIANT = {"sng-6": "series-100", "certify": "certify-series", "ring-9": "ring-9-series"}
+
+
+def _run_and_report(args, variant: str, sources: list, *, filler: str, title: str = ""):
+    """Load the policies (missing slots take the bundled ``filler``), run the series with a
+    progress bar, write results, replay, viewer and logs, print the standings. Returns (exit
+    code, results document or None)."""
     import pathlib
 
     from rich.console import Console
@@ -75,54 +81,63 @@ def _series(args: argparse.Namespace) -> int:
     from rich.progress import TimeElapsedColumn
     from rich.table import Table
 
+    from holdemjax.series import replay as replay_mod
     from holdemjax.series import results as R
     from holdemjax.series import runner
     from holdemjax.series.policies import bundled
+    from holdemjax.series.protocol import MS
     from holdemjax.series.wasm import PolicyLoadError, load_policy
 
     console = Console(width=None if sys.stdout.isatty() else 120)
-    spec = runner.VARIANTS.get(args.variant)
+    spec = runner.VARIANTS.get(variant)
     if spec is None:
-        console.print(f"[red]unknown variant {args.variant!r}; known: {', '.join(runner.VARIANTS)}")
-        return 2
-    if len(args.policy) > spec.seats:
-        console.print(f"[red]{args.variant} has {spec.seats} slots, got {len(args.policy)} policies")
-        return 2
+        console.print(f"[red]unknown variant {variant!r}; known: {', '.join(runner.VARIANTS)}")
+        return 2, None
+    if len(sources) > spec.seats:
+        console.print(f"[red]{variant} has {spec.seats} slots, got {len(sources)} policies")
+        return 2, None
     if args.seed < 0:
         console.print(f"[red]--seed must be >= 0, got {args.seed}")
-        return 2
-    sources = list(args.policy) + [bundled("baseline")] * (spec.seats - len(args.policy))
+        return 2, None
+    shot = None if getattr(args, "shot_ms", None) is None else round(args.shot_ms * MS)
+    bank = None if getattr(args, "bank_s", None) is None else round(args.bank_s * 1000 * MS)
+    try:
+        spec.clock(shot, bank)
+    except ValueError as exc:
+        console.print(f"[red]clock: {exc}")
+        return 2, None
+    sources = list(sources) + [bundled(filler)] * (spec.seats - len(sources))
     policies = []
     for slot, src in enumerate(sources):
+        if not pathlib.Path(src).is_file():
+            console.print(f"[red]slot {slot}: no such policy file: {src}")
+            return 2, None
         try:
             policies.append(load_policy(src))
-        except FileNotFoundError:
-            console.print(f"[red]slot {slot}: no such policy file: {src}")
-            return 2
         except PolicyLoadError as exc:
             console.print(f"[red]slot {slot}: the series fails: {exc}")
-            return 2
+            return 2, None
     count = spec.tournaments if args.tournaments is None else args.tournaments
-    out = pathlib.Path(args.out or f"series-{args.variant}-seed{args.seed}")
+    out = pathlib.Path(args.out or f"{variant}-seed{args.seed}")
     columns = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
                TextColumn("{task.fields[hands]} hands"), TimeElapsedColumn())
     try:
         with Progress(*columns, console=console, transient=True) as progress:
-            task = progress.add_task("tournaments", total=count, hands=0)
+            task = progress.add_task("tournaments" if spec.env_id != "ring-9" else "games",
+                                     total=count, hands=0)
 
             def tick(info):
                 progress.update(task, hands=info["hands"],
                                 advance=1 if info.get("tournament_done") else 0)
 
-            series = runner.run_series(policies, variant=args.variant, seed=args.seed,
-                                       max_wall=args.max_wall, tournaments=count, progress=tick)
+            series = runner.run_series(policies, variant=variant, seed=args.seed,
+                                       max_wall=args.max_wall, tournaments=count, progress=tick,
+                                       shot_ns=shot, bank_ns=bank)
     except runner.SeriesFailed as exc:
         console.print(f"[red]the series fails: {exc}")
-        return 2
+        return 2, None
     doc = R.summarize(series, planned=count)
     path = R.write_results(doc, out)
-    from holdemjax.series import replay as replay_mod
-
     files = replay_mod.write_all(series, doc, out)
     for slot, policy in enumerate(policies):  # holdem.log lines: one file per slot that wrote any
         lines = getattr(policy, "logs", None)
@@ -133,8 +148,9 @@ def _series(args: argparse.Namespace) -> int:
             files.append(log)
         if hasattr(policy, "close"):
             policy.close()
-    table = Table(title=f"{args.variant}, seed {args.seed}: {series.tournaments_played} "
-                        f"tournaments{' (stopped early)' if series.stopped_early else ''}")
+    table = Table(title=title or f"{variant}, seed {args.seed}: {series.tournaments_played} "
+                  f"{'games' if spec.env_id == 'ring-9' else 'tournaments'}"
+                  f"{' (stopped early)' if series.stopped_early else ''}")
     for col in ("rank", "alias", "policy", "score", "± SE", "1st", "timeouts", "faults"):
         table.add_column(col, justify="right" if col not in ("alias", "policy") else "left")
     ranked = sorted(doc["slots"], key=lambda s: -s["score"])
@@ -147,6 +163,42 @@ def _series(args: argparse.Namespace) -> int:
     console.print(f"results: {path}")
     for f in files:
         console.print(f"{f.name}: {f}")
+    return 0, doc
+
+
+def _series(args: argparse.Namespace) -> int:
+    variant = args.variant
+    if args.format is not None:
+        if args.format not in _FORMAT_VARIANT:
+            print(f"holdemjax: unknown --format {args.format!r}; known: "
+                  f"{', '.join(_FORMAT_VARIANT)}", file=sys.stderr)
+            return 2
+        variant = variant or _FORMAT_VARIANT[args.format]
+    code, _ = _run_and_report(args, variant or "series-100", args.policy, filler="baseline")
+    return code
+
+
+def _certify(args: argparse.Namespace) -> int:
+    """The policy plays `ring-9` games against eight random-action bots; it passes when it never
+    faults, never times out and every decision is an admitted action."""
+    code, doc = _run_and_report(args, "ring-9-series", [args.policy], filler="random",
+                                title=f"certify {args.policy}")
+    if doc is None:
+        return code
+    mine = doc["slots"][0]
+    problems = []
+    if mine["faults"]:
+        problems.append(f"fault in game {mine['faulted_at']}: {mine['faults'][0]['cause']}")
+    if mine["timeouts"]:
+        problems.append(f"{mine['timeouts']} timeouts")
+    bad = {k: v for k, v in mine["replies"].items() if k not in ("ok", "timeout")}
+    if bad:
+        problems.append("replies not admitted: " + ", ".join(f"{k} x{v}" for k, v in bad.items()))
+    if problems:
+        print(f"FAILED: {args.policy}: " + "; ".join(problems))
+        return 1
+    print(f"PASSED: {args.policy}: {doc['tournaments_played']} games, "
+          f"{sum(mine['replies'].values())} decisions, no fault, no timeout, every action admitted")
     return 0
 
 
@@ -185,6 +237,19 @@ def _replay(args: argparse.Namespace) -> int:
     return 0 if same else 1
 
 
+def _series_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--seed", type=int, default=0, help="series seed (default 0)")
+    p.add_argument("--out", help="output folder (default VARIANT-seedSEED)")
+    p.add_argument("--max-wall", type=float, default=600.0,
+                   help="wall-time limit in seconds; the series stops at a hand boundary "
+                   "(default 600)")
+    p.add_argument("--shot-ms", type=float, help="per-action clock in virtual ms (default: the "
+                   "variant's: 20, ring-9 200)")
+    p.add_argument("--bank-s", type=float, help="time bank in virtual seconds (default: the "
+                   "variant's: 1 per tournament, ring-9 30 for the series)")
+    p.add_argument("--tournaments", type=int, help=argparse.SUPPRESS)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="holdemjax", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -200,16 +265,18 @@ def build_parser() -> argparse.ArgumentParser:
                             "bundled baselines, series-100)")
     series.add_argument("policy", nargs="*", help="policy .wasm files for slots 0.. (missing "
                         "slots take the bundled baseline)")
-    series.add_argument("--variant", default="series-100",
-                        help="series-100 (default), series-10, series-1000, certify-series, "
-                        "ring-9-series")
-    series.add_argument("--seed", type=int, default=0, help="series seed (default 0)")
-    series.add_argument("--out", help="output folder (default series-VARIANT-seedSEED)")
-    series.add_argument("--max-wall", type=float, default=600.0,
-                        help="wall-time limit in seconds; the series stops at a hand boundary "
-                        "(default 600)")
-    series.add_argument("--tournaments", type=int, help=argparse.SUPPRESS)
+    series.add_argument("--variant", help="series-100 (default), series-10, series-1000, "
+                        "certify-series, ring-9-series")
+    series.add_argument("--format", help="the table format: sng-6 (series-100), certify "
+                        "(certify-series) or ring-9 (ring-9-series: up to nine policies, 10 games)")
+    _series_options(series)
     series.set_defaults(func=_series)
+    certify = sub.add_parser("certify", help="certify one policy: 10 ring-9 games against eight "
+                             "random-action bots; passes if it never faults, times out or sends "
+                             "an action that was not offered")
+    certify.add_argument("policy", help="the policy .wasm file")
+    _series_options(certify)
+    certify.set_defaults(func=_certify)
     replay = sub.add_parser("replay", help="re-run a series from its replay file and check it "
                             "reproduces byte for byte; or export a tournament as PHH")
     replay.add_argument("file", help="replay.json written by `holdemjax series`")

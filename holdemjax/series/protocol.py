@@ -99,24 +99,34 @@ class Clock:
 
     The runner asks `decision_budget` before a decision, then reports it with `record_decision`;
     the clock charges the bank, counts timeouts in a row and sets ``away`` at the second one.
-    `sit_in` ends ``away``; `new_tournament` refills the bank.
+    `sit_in` ends ``away``; `new_tournament` refills the bank (unless the bank is for the whole
+    series: ``refill=False``, as in `ring-9-series`). ``decision_max_ns=None`` means no cap.
     """
 
-    def __init__(self) -> None:
-        self.bank_ns = BANK_NS
+    def __init__(self, shot_ns: int = SHOT_NS, bank_ns: int = BANK_NS,
+                 decision_max_ns: int | None = DECISION_MAX_NS, refill: bool = True) -> None:
+        for name, v in (("shot_ns", shot_ns), ("bank_ns", bank_ns)):
+            if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+                raise ValueError(f"{name} must be a non-negative integer, got {v!r}")
+        if shot_ns == 0:
+            raise ValueError("shot_ns must be positive, got 0")
+        self.shot_ns, self.full_bank_ns = shot_ns, bank_ns
+        self.decision_max_ns, self.refill = decision_max_ns, refill
+        self.bank_ns = bank_ns
         self.timeouts_in_a_row = 0
         self.away = False
 
     def decision_budget(self) -> int:
         """Budget of this seat's next decision: ``min(shot + bank, max)``, or the bare shot clock
-        (`AWAY_NS`) while away."""
+        while away (at most `AWAY_NS`)."""
         if self.away:
-            return AWAY_NS
-        return min(SHOT_NS + self.bank_ns, DECISION_MAX_NS)
+            return min(self.shot_ns, AWAY_NS)
+        budget = self.shot_ns + self.bank_ns
+        return budget if self.decision_max_ns is None else min(budget, self.decision_max_ns)
 
     def charge(self, used_ns: int) -> int:
         """Take ``max(0, used - shot)`` from the bank (never below 0); return what was taken."""
-        taken = min(self.bank_ns, max(0, int(used_ns) - SHOT_NS))
+        taken = min(self.bank_ns, max(0, int(used_ns) - self.shot_ns))
         self.bank_ns -= taken
         return taken
 
@@ -143,13 +153,16 @@ class Clock:
         self.timeouts_in_a_row = 0
 
     def new_tournament(self) -> None:
-        """Refill the bank (the away state and the run of timeouts carry over)."""
-        self.bank_ns = BANK_NS
+        """Refill the bank if it is per tournament (the away state and the run of timeouts
+        carry over)."""
+        if self.refill:
+            self.bank_ns = self.full_bank_ns
 
-    @staticmethod
-    def as_message() -> dict:
-        """The ``clock`` object of the ``start`` message."""
-        return {"shot_ns": SHOT_NS, "bank_ns": BANK_NS, "decision_max_ns": DECISION_MAX_NS,
+    def as_message(self=None) -> dict:
+        """The ``clock`` object of the ``start`` message (``Clock.as_message()``: the default)."""
+        c = self if isinstance(self, Clock) else Clock()
+        return {"shot_ns": c.shot_ns, "bank_ns": c.full_bank_ns,
+                "decision_max_ns": c.decision_max_ns, "bank_refills": c.refill,
                 "notify_ns": NOTIFY_NS, "start_ns": START_NS}
 
 
@@ -188,8 +201,8 @@ def format_info(env) -> dict:
 
 
 def start_message(env, *, slot: int, alias: str, seed: tuple[int, int], variant: str,
-                  tournaments: int) -> dict:
-    """The `start` message (PROTOCOL §5) for one slot."""
+                  tournaments: int, clock: Clock | None = None) -> dict:
+    """The `start` message (PROTOCOL §5) for one slot (``clock``: its settings)."""
     return {
         "type": "start",
         "protocol": PROTOCOL_VERSION,
@@ -198,7 +211,7 @@ def start_message(env, *, slot: int, alias: str, seed: tuple[int, int], variant:
         "variant": variant,
         "tournaments": int(tournaments),
         "format": format_info(env),
-        "clock": Clock.as_message(),
+        "clock": (clock or Clock()).as_message(),
         "limits": {"memory_bytes": MEMORY_BYTES, "reply_bytes": REPLY_BYTES,
                    "chat_chars": CHAT_CHARS, "chat_lines_per_hand": CHAT_LINES_PER_HAND},
         "emotes": list(EMOTES),

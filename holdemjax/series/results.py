@@ -60,7 +60,7 @@ def summarize(series, planned: int | None = None) -> dict:
         for p in r.places:
             if p > 0:
                 hist[str(p)] = hist.get(str(p), 0) + 1
-        faults = [] if r.faulted_at is None else [{"faulted_at": r.faulted_at, "cause": r.fault}]
+        faults = [{"faulted_at": t, "cause": cause} for t, cause in r.faults]
         slots.append({
             "slot": i,
             "alias": r.alias,

@@ -34,10 +34,23 @@ __all__ = ["VARIANTS", "ALIASES", "AVATARS", "Variant", "Series", "run_series", 
 
 @dataclasses.dataclass(frozen=True)
 class Variant:
+    """A series variant: the table format, the number of tournaments (or games), the seats and
+    the clock (PROTOCOL §3; ``decision_max_ns=None``: no cap; ``bank_refills``: per tournament
+    or once for the whole series)."""
+
     name: str
     env_id: str
     tournaments: int
     seats: int
+    shot_ns: int = P.SHOT_NS
+    bank_ns: int = P.BANK_NS
+    decision_max_ns: int | None = P.DECISION_MAX_NS
+    bank_refills: bool = True
+
+    def clock(self, shot_ns: int | None = None, bank_ns: int | None = None) -> P.Clock:
+        return P.Clock(self.shot_ns if shot_ns is None else shot_ns,
+                       self.bank_ns if bank_ns is None else bank_ns,
+                       self.decision_max_ns, self.bank_refills)
 
 
 VARIANTS = {
@@ -47,7 +60,10 @@ VARIANTS = {
         Variant("series-10", "sng-6", 10, 6),
         Variant("series-1000", "sng-6", 1000, 6),
         Variant("certify-series", "certify", 3, 6),
-        Variant("ring-9-series", "ring-9", 10, 9),
+        # Nine seats, 10 games, chips-at-end score: 200 ms per action and a 30 s bank for the
+        # whole series.
+        Variant("ring-9-series", "ring-9", 10, 9, shot_ns=200 * P.MS, bank_ns=30_000 * P.MS,
+                decision_max_ns=None, bank_refills=False),
     )
 }
 
@@ -79,8 +95,9 @@ class SlotRecord:
     chips_won: int = 0
     timeouts: int = 0
     away_hands: int = 0
-    faulted_at: int | None = None
-    fault: str | None = None
+    faulted_at: int | None = None  # the first fault's tournament
+    fault: str | None = None  # ... and its cause
+    faults: list = dataclasses.field(default_factory=list)  # every fault: (tournament, cause)
     outcomes: dict = dataclasses.field(default_factory=dict)  # recorded reply outcomes
     chat_dropped: int = 0
     fuel_ns: int = 0
@@ -123,11 +140,11 @@ def _engine(env_id: str):
 class _Seat:
     """A slot's live status during the series."""
 
-    def __init__(self, policy, record: SlotRecord):
+    def __init__(self, policy, clock: P.Clock, record: SlotRecord):
         self.policy = policy
         self.record = record
         self.events: list = []
-        self.clock = P.Clock()  # for the whole series: away and a run of timeouts carry over
+        self.clock = clock  # for the whole series: away and a run of timeouts carry over
         self.chat_this_hand = 0
 
     @property
@@ -135,14 +152,26 @@ class _Seat:
         return self.record.faulted_at is not None
 
 
+#: Longer series run in blocks of this many tournaments: each block starts fresh instances of
+#: the policies (a policy's memory carries over within its block), so blocks can run in parallel
+#: processes (`workers`) with results identical to one process.
+BLOCK = 100
+
+
 def run_series(policies: Sequence, *, variant: str = "series-100", seed: int = 0,
                max_wall: float | None = 600.0, tournaments: int | None = None,
-               progress: Callable[[dict], None] | None = None) -> Series:
-    """Run one series. ``policies``: one per slot (`wasm.WasmPolicy` or the same interface:
-    ``name``, ``sha256``, ``start(bytes)``, ``call(bytes, budget_ns)``, ``new_tournament()``).
-    ``tournaments`` overrides the variant's count (tests). ``progress`` gets a dict after every
-    hand. Raises `SeriesFailed` when a policy fails to start; KeyboardInterrupt stops cleanly at
-    the next hand boundary like the wall-time limit.
+               progress: Callable[[dict], None] | None = None, shot_ns: int | None = None,
+               bank_ns: int | None = None, workers: int = 1) -> Series:
+    """Run one series.
+
+    ``policies``: one per slot (`wasm.WasmPolicy` or the same interface: ``name``, ``sha256``,
+    ``start(bytes)``, ``call(bytes, budget_ns)``, ``new_tournament()``). ``tournaments``
+    overrides the variant's count; ``shot_ns`` / ``bank_ns`` its clock. A series of more than
+    `BLOCK` tournaments runs in blocks, each with fresh instances loaded again from the policies'
+    files (``policy.path``); ``workers > 1`` runs the blocks in that many processes, with the
+    same results. ``progress`` gets a dict after every hand (after every block with workers).
+    Raises `SeriesFailed` when a policy fails to start. KeyboardInterrupt (and the wall-time
+    limit) stops cleanly at the next hand boundary; later blocks are dropped.
     """
     if variant not in VARIANTS:
         raise ValueError(f"unknown variant {variant!r}; known: {', '.join(VARIANTS)}")
@@ -151,29 +180,100 @@ def run_series(policies: Sequence, *, variant: str = "series-100", seed: int = 0
         raise ValueError(f"{variant} needs {spec.seats} policies, got {len(policies)}")
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise ValueError(f"workers must be a positive integer, got {workers!r}")
     count = spec.tournaments if tournaments is None else int(tournaments)
-    env, init, act, settle, stop = _engine(spec.env_id)
-    aliases, avatars = _identities(int(seed), spec.seats)
-    seats = [_Seat(p, SlotRecord(aliases[i], avatars[i],
-                                 getattr(p, "path", None) or getattr(p, "name", f"slot{i}"),
-                                 getattr(p, "sha256", ""))) for i, p in enumerate(policies)]
-    timer = {"engine": 0.0, "policy": 0.0}
+    if count < 1:
+        raise ValueError(f"tournaments must be >= 1, got {count}")
+    spec.clock(shot_ns, bank_ns)  # checks the values before anything runs
+    blocks = [range(b, min(b + BLOCK, count)) for b in range(0, count, BLOCK)]
+    names = [getattr(p, "path", None) or getattr(p, "name", f"slot{i}")
+             for i, p in enumerate(policies)]
+    paths = [getattr(p, "path", None) for p in policies]
+    if len(blocks) > 1 and None in paths:
+        raise ValueError(f"a series of {count} tournaments runs in blocks of {BLOCK} that load "
+                         "the policies again: load every policy from a file")
+    job = dict(variant=variant, seed=int(seed), count=count, shot_ns=shot_ns, bank_ns=bank_ns)
     wall0 = time.perf_counter()
+    deadline = None if max_wall is None else wall0 + max_wall
+    parts = []
+    if workers == 1 or len(blocks) == 1:
+        for k, block in enumerate(blocks):
+            pols = policies if k == 0 else _load_all(paths)
+            part = _run_block(pols, block, deadline=deadline, progress=progress, **job)
+            parts.append(part)
+            if part["stopped_early"]:
+                break
+    else:
+        parts = _run_blocks_in_processes(paths, blocks, workers, max_wall, progress, job)
+    return _merge(variant, int(seed), names, policies, parts, time.perf_counter() - wall0)
+
+
+def _load_all(paths):
+    from holdemjax.series.wasm import load_policy
+
+    return [load_policy(p) for p in paths]
+
+
+def _block_worker(paths, block, max_wall, job):
+    """One block in a worker process (module level, so a spawned process can import it)."""
+    deadline = None if max_wall is None else time.perf_counter() + max_wall
+    return _run_block(_load_all(paths), block, deadline=deadline, progress=None, **job)
+
+
+def _run_blocks_in_processes(paths, blocks, workers, max_wall, progress, job):
+    import concurrent.futures as cf
+    import multiprocessing
+
+    # spawn, not fork: a forked JAX process can deadlock.
+    ctx = multiprocessing.get_context("spawn")
+    with cf.ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+        futures = [pool.submit(_block_worker, paths, b, max_wall, job) for b in blocks]
+        parts = []
+        try:
+            for k, f in enumerate(futures):
+                part = f.result()
+                parts.append(part)
+                if progress is not None:
+                    progress({"tournament": blocks[k][-1], "hands": sum(
+                        len(r["hands"]) for p in parts for r in p["replays"]),
+                        "tournament_done": True, "tournaments_done": len(part["replays"])})
+                if part["stopped_early"]:
+                    break
+        except KeyboardInterrupt:
+            for f in futures:
+                f.cancel()
+            raise
+        finally:
+            for f in futures:
+                f.cancel()
+    return parts
+
+
+def _run_block(policies, block: range, *, variant, seed, count, shot_ns, bank_ns, deadline,
+               progress) -> dict:
+    """Tournaments ``block`` of a series with these policy instances (started here)."""
+    spec = VARIANTS[variant]
+    env, init, act, settle, stop = _engine(spec.env_id)
+    aliases, avatars = _identities(seed, spec.seats)
+    seats = [_Seat(p, spec.clock(shot_ns, bank_ns), SlotRecord(
+        aliases[i], avatars[i], getattr(p, "path", None) or getattr(p, "name", f"slot{i}"),
+        getattr(p, "sha256", ""))) for i, p in enumerate(policies)]
+    timer = {"engine": 0.0, "policy": 0.0}
     for i, s in enumerate(seats):
-        msg = P.start_message(env, slot=i, alias=s.record.alias, seed=P.slot_seed(int(seed), i),
-                              variant=variant, tournaments=count)
+        msg = P.start_message(env, slot=i, alias=s.record.alias, seed=P.slot_seed(seed, i),
+                              variant=variant, tournaments=count, clock=s.clock)
         try:
             s.policy.start(P.encode(msg))
         except Exception as exc:  # noqa: BLE001 - a start failure fails the series, never the host
             raise SeriesFailed(i, f"slot {i} ({s.record.name}): {exc}") from exc
-    game = _Game(env, init, act, settle, stop, seats, timer, seed=int(seed))
+    game = _Game(env, init, act, settle, stop, seats, timer, seed=seed)
     replays, stopped_early = [], False
-    interrupted = False
-    deadline = None if max_wall is None else wall0 + max_wall
-    for t in range(count):
-        if deadline is not None and t > 0 and time.perf_counter() > deadline:
+    for t in block:
+        if deadline is not None and t > block.start and time.perf_counter() > deadline:
             stopped_early = True
             break
+        interrupted = False
         try:
             replay, cut = game.play(t, deadline, progress)
         except KeyboardInterrupt:
@@ -183,12 +283,33 @@ def run_series(policies: Sequence, *, variant: str = "series-100", seed: int = 0
         if cut or interrupted:
             stopped_early = True
             break
-    wall = time.perf_counter() - wall0
-    timing = {"wall_s": round(wall, 3), "engine_s": round(timer["engine"], 3),
-              "policy_s": round(timer["policy"], 3),
-              "host_s": round(wall - timer["engine"] - timer["policy"], 3)}
-    return Series(variant, int(seed), [s.record for s in seats], replays, len(replays),
-                  stopped_early, timing)
+    return {"records": [s.record for s in seats], "replays": replays,
+            "stopped_early": stopped_early, "timer": timer}
+
+
+def _merge(variant, seed, names, policies, parts, wall) -> Series:
+    """One `Series` from its blocks, in order."""
+    first = parts[0]["records"]
+    records = [SlotRecord(r.alias, r.avatar, names[i], r.sha256) for i, r in enumerate(first)]
+    for part in parts:
+        for rec, r in zip(records, part["records"]):
+            rec.scores += r.scores
+            rec.places += r.places
+            for name in ("chips_won", "timeouts", "away_hands", "chat_dropped", "fuel_ns"):
+                setattr(rec, name, getattr(rec, name) + getattr(r, name))
+            for k, v in r.outcomes.items():
+                rec.outcomes[k] = rec.outcomes.get(k, 0) + v
+            rec.faults += r.faults
+            if rec.faulted_at is None and r.faulted_at is not None:
+                rec.faulted_at, rec.fault = r.faulted_at, r.fault
+    engine = sum(p["timer"]["engine"] for p in parts)
+    policy = sum(p["timer"]["policy"] for p in parts)
+    timing = {"wall_s": round(wall, 3), "engine_s": round(engine, 3),
+              "policy_s": round(policy, 3), "host_s": round(max(wall - engine - policy, 0), 3),
+              "blocks": len(parts)}
+    replays = [r for p in parts for r in p["replays"]]
+    return Series(variant, seed, records, replays, len(replays),
+                  any(p["stopped_early"] for p in parts), timing)
 
 
 class _Game:
@@ -241,6 +362,7 @@ class _Game:
         if rec.faulted_at is None:
             rec.faulted_at = self.t
             rec.fault = f"{cause}: {detail}" if detail else cause
+            rec.faults.append((self.t, rec.fault))
             self.seats[slot].events = []
             self._public({"type": "faulted", "seat": self.seat_of[slot]}, hand)
 

@@ -133,3 +133,52 @@ def test_cli_failures_exit_2(tmp_path, capsys):
     assert main(["series", str(tmp_path / "missing.wasm")]) == 2
     assert main(["series", "--variant", "series-7"]) == 2
     assert main(["series"] + [str(bad)] * 7) == 2
+
+
+def test_certify_passes_the_baseline_and_fails_a_faulty_policy(tmp_path, capsys):
+    """Issue #6 point 7: `holdemjax certify` plays 10 ring-9 games against random-action bots."""
+    assert main(["certify", bundled("baseline"), "--out", str(tmp_path / "ok")]) == 0
+    out = capsys.readouterr().out
+    assert "PASSED" in out and "10 games" in out
+    doc = json.loads((tmp_path / "ok" / "results.json").read_text())
+    assert len(doc["slots"]) == 9 and doc["variant"] == "ring-9-series"
+    assert all(s["policy"].endswith("random.wasm") for s in doc["slots"][1:])
+    assert abs(sum(s["score"] for s in doc["slots"]) - 1) < 1e-5  # chips shares
+    bad = tmp_path / "bad_json.wasm"
+    bad.write_bytes(bytes(wasmtime.wat2wasm((ZOO / "bad_json.wat").read_text())))
+    assert main(["certify", str(bad), "--out", str(tmp_path / "bad"), "--tournaments", "2"]) == 1
+    assert "FAILED" in capsys.readouterr().out
+
+
+def test_ring_nine_series_clock_options_reach_the_policies(tmp_path):
+    """`--format ring-9`: nine slots, 200 ms per action and a 30 s bank for the series by
+    default (no refill between games); `--shot-ms` / `--bank-s` change them."""
+    seen = []
+
+    class Spy:
+        name, sha256 = "spy", ""
+
+        def __init__(self):
+            self.inner = load_policy(bundled("baseline"))
+
+        def start(self, data):
+            seen.append(json.loads(data)["clock"])
+            return self.inner.start(data)
+
+        def call(self, data, budget):
+            msg = json.loads(data)
+            if msg["type"] == "act":
+                seen.append(("budget", budget, msg["clock"]["bank_ns"]))
+            return self.inner.call(data, budget)
+
+    runner.run_series([Spy()] + [load_policy(bundled("random")) for _ in range(8)],
+                      variant="ring-9-series", seed=1, tournaments=2)
+    assert seen[0]["shot_ns"] == 200_000_000 and seen[0]["bank_ns"] == 30_000_000_000
+    assert seen[0]["bank_refills"] is False and seen[0]["decision_max_ns"] is None
+    budgets = [b for _, b, _ in seen[1:]]
+    assert budgets and all(b == 200_000_000 + 30_000_000_000 for b in budgets)
+    seen.clear()
+    runner.run_series([Spy()] + [load_policy(bundled("random")) for _ in range(8)],
+                      variant="ring-9-series", seed=1, tournaments=1, shot_ns=50_000_000,
+                      bank_ns=0)
+    assert seen[0]["shot_ns"] == 50_000_000 and {b for _, b, _ in seen[1:]} == {50_000_000}

@@ -366,7 +366,8 @@ def test_clock_budget_charge_and_refill():
     clock.new_tournament()
     assert clock.bank_ns == BANK_NS
     assert Clock.as_message() == {"shot_ns": 20_000_000, "bank_ns": 1_000_000_000,
-                                  "decision_max_ns": 200_000_000, "notify_ns": 5_000_000,
+                                  "decision_max_ns": 200_000_000, "bank_refills": True,
+                                  "notify_ns": 5_000_000,
                                   "start_ns": 1_000_000_000}
 
 
