@@ -127,13 +127,13 @@ def _run_and_report(args, variant: str, sources: list, *, filler: str, title: st
                                      total=count, hands=0)
 
             def tick(info):
-                progress.update(task, hands=info["hands"],
-                                advance=1 if info.get("tournament_done") else 0)
+                done = info.get("tournaments_done", 1) if info.get("tournament_done") else 0
+                progress.update(task, hands=info["hands"], advance=done)
 
             series = runner.run_series(policies, variant=variant, seed=args.seed,
                                        max_wall=args.max_wall, tournaments=count, progress=tick,
-                                       shot_ns=shot, bank_ns=bank)
-    except runner.SeriesFailed as exc:
+                                       shot_ns=shot, bank_ns=bank, workers=args.workers)
+    except (runner.SeriesFailed, ValueError) as exc:
         console.print(f"[red]the series fails: {exc}")
         return 2, None
     doc = R.summarize(series, planned=count)
@@ -247,6 +247,8 @@ def _series_options(p: argparse.ArgumentParser) -> None:
                    "variant's: 20, ring-9 200)")
     p.add_argument("--bank-s", type=float, help="time bank in virtual seconds (default: the "
                    "variant's: 1 per tournament, ring-9 30 for the series)")
+    p.add_argument("--workers", type=int, default=1, help="processes for a series longer than "
+                   "one block of 100 tournaments (results identical to one process)")
     p.add_argument("--tournaments", type=int, help=argparse.SUPPRESS)
 
 

@@ -626,14 +626,17 @@ def test_example_survives_garbage_and_big_messages(simple):
     assert again.outcome == "ok" and simple.fault is None
 
 
-def test_protocol_sketch_builds_and_plays(tmp_path):
-    """PROTOCOL.md §6's C sketch is real code for this SDK: it builds and checks or folds."""
-    text = (ROOT / "holdemjax" / "series" / "PROTOCOL.md").read_text()
-    section = text[text.index("## 6. Writing a policy in C"):]
-    source = section[section.index("```c\n") + 5:section.index("```", section.index("```c\n") + 5)]
-    (tmp_path / "sketch.c").write_text(source)
-    build.compile_policy(tmp_path / "sketch.c", tmp_path / "sketch.wasm")
-    with load_policy(tmp_path / "sketch.wasm", cache=False) as policy:
+@pytest.mark.parametrize("doc, heading", [("holdemjax/series/PROTOCOL.md", "## 6. Writing"),
+                                          ("sdk/README.md", "## The C SDK")])
+def test_documented_c_examples_build_and_play(tmp_path, doc, heading):
+    """The first C block under ``heading`` (PROTOCOL.md §6's sketch, the README's example) is
+    real code for this SDK: it builds and checks when free, else folds."""
+    text = (ROOT / doc).read_text()
+    section = text[text.index(heading):]
+    begin = section.index("```c\n") + len("```c\n")
+    (tmp_path / "doc.c").write_text(section[begin:section.index("```", begin)])
+    build.compile_policy(tmp_path / "doc.c", tmp_path / "doc.wasm")
+    with load_policy(tmp_path / "doc.wasm", cache=False) as policy:
         assert policy.start(START).outcome == "no_reply"
         facing, _ = act(policy)
         free, _ = act(policy, legal={"fold": True, "check": True, "call": 0, "raise": None})
