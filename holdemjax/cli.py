@@ -288,6 +288,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "PHH (PokerKit's hand-history format) instead of verifying")
     replay.add_argument("--out", help="with --phh: write to this file")
     replay.set_defaults(func=_replay)
+    from holdemjax.duplicate.cli import add_parser as add_duplicate_parser
+
+    add_duplicate_parser(sub)
     return parser
 
 

@@ -1,0 +1,334 @@
+"""``holdemjax duplicate ...``: create a match, play it (a person, a wasm file or a registered
+bot), close it, and read it once closed (leaderboard, review, style, report, verify).
+
+`add_parser(subparsers)` adds the ``duplicate`` command to the ``holdemjax`` parser; `main`
+runs it on its own (``python -m holdemjax.duplicate.cli``). Exit status: 0 done, 1 sealed (the
+match is still open) or a verification failure, 2 a bad request (unknown match, bad value, a
+policy that fails to load).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import getpass
+import json
+import pathlib
+import re
+import sys
+
+__all__ = ["add_parser", "main"]
+
+DEFAULT_STORE = "duplicate.sqlite"
+
+
+def _console():
+    from rich.console import Console
+
+    # markup off: names are user input, and "[x]" in one must print as it is
+    return Console(width=None if sys.stdout.isatty() else 120, highlight=False, markup=False)
+
+
+def _deadline(text: str | None) -> str | None:
+    """``+90m`` / ``+2h`` / ``+3d`` from now, or an ISO 8601 time."""
+    if text is None:
+        return None
+    rel = re.fullmatch(r"\+(\d+)([mhd])", text.strip())
+    if rel:
+        from holdemjax.duplicate.match import utcnow
+
+        unit = {"m": "minutes", "h": "hours", "d": "days"}[rel.group(2)]
+        return (utcnow() + dt.timedelta(**{unit: int(rel.group(1))})).isoformat()
+    return text
+
+
+def _create(args, store, con) -> int:
+    from holdemjax.duplicate.match import MatchSpec
+
+    bots = tuple(b.strip() for b in args.bots.split(",")) if args.bots else ()
+    if len(bots) == 1 and args.seats > 2:
+        bots = bots * (args.seats - 1)  # one tier names them all
+    spec = MatchSpec(seats=args.seats, hands=args.hands, small_blind=args.small_blind,
+                     big_blind=args.big_blind, ante=args.ante, stack=args.stack, hero=args.hero,
+                     bots=bots, participants=args.participants, deadline=_deadline(args.deadline))
+    m = store.create_match(spec, args.seed)
+    if args.json:
+        print(json.dumps({"match": m.id, "commitment": m.commitment}))
+    else:
+        con.print(f"match {m.id}")
+        con.print(f"commitment {m.commitment}  (SHA-256 of 'salt:seed'; both revealed at close)")
+    return 0
+
+
+def _status(args, store, con) -> int:
+    m = store.match(args.match)
+    state = store.refresh(args.match)
+    m = store.match(args.match)
+    s = m.spec
+    con.print(f"match {m.id}: {state}" + (f" ({m.close_reason}, {m.closed_at})"
+                                          if state == "closed" else ""))
+    con.print(f"{s.seats} seats, {s.hands} hands, blinds {s.small_blind}/{s.big_blind}"
+              f"{f' ante {s.ante}' if s.ante else ''}, {s.stack} chips every hand, hero seat "
+              f"{s.hero}, bots {', '.join(s.bots)}; participants "
+              f"{s.participants if s.participants is not None else 'open'}; deadline "
+              f"{s.deadline or 'none'}")
+    con.print(f"commitment {m.commitment}")
+    for p in store.participants(args.match):
+        # Sealed: another participant's line shows only that they took part.
+        con.print(f"  {p.name}: " + (p.status if state == "closed" else "took part"))
+    if state == "closed":
+        con.print(f"seed {m.seed}, salt {m.salt}")
+    return 0
+
+
+def _close(args, store, con) -> int:
+    m = store.match(args.match)
+    if m.state == "closed":
+        con.print(f"match {m.id} was already closed ({m.close_reason}, {m.closed_at})")
+    m = store.close_match(args.match, "closed")
+    for p in store.participants(args.match):
+        if p.status == "unfinished":
+            done, _ = store.progress(args.match, p.name)
+            con.print(f"  {p.name}: unfinished, closed after {done} of {m.spec.hands} hands")
+    con.print(f"match {m.id} closed; seed {m.seed}, salt {m.salt}, commitment {m.commitment}")
+    return 0
+
+
+def _run(args, store, con) -> int:
+    from holdemjax.duplicate import match as M
+    from holdemjax.duplicate.policy import WasmHero
+    from holdemjax.series.wasm import PolicyLoadError
+
+    source = args.policy
+    if source in M.bot_names():
+        hero, name = M.BotHero(source), args.name or source
+    elif pathlib.Path(source).is_file():
+        hero, name = WasmHero(source), args.name or pathlib.Path(source).stem
+    else:
+        con.print(f"{source!r} is neither a .wasm file nor a registered bot "
+                  f"({', '.join(M.bot_names())})", style="red")
+        return 2
+    try:
+        status = M.play_line(store, args.match, name, hero)
+    except PolicyLoadError as exc:
+        con.print(f"{exc}: it does not join the match", style="red")
+        return 2
+    fault = getattr(hero, "fault", None)
+    con.print(f"{name}: line {status}" + (f" (benched: {fault})" if fault else ""))
+    return 0
+
+
+def _play(args, store, con) -> int:
+    from holdemjax.duplicate.play import play
+
+    from rich.console import Console
+
+    play(store, args.match, args.name or getpass.getuser(), console=Console())  # card markup
+    return 0
+
+
+def _leaderboard(args, store, con) -> int:
+    from rich.table import Table
+
+    from holdemjax.duplicate import scores
+
+    m = store.require_closed(args.match)
+    board = scores.leaderboard(m.spec, store.lines(args.match))
+    if args.json:
+        print(json.dumps(board, indent=1))
+        return 0
+    bb = board["big_blind"]
+
+    def cell(score):
+        se = "–" if score["se"] is None else f"{score['se'] * 100 / bb:.1f}"
+        z = "–" if score["z"] is None else f"{score['z']:+.2f}"
+        return f"{score['bb_per_100']:+.1f} ± {se}", z
+
+    t = Table(title=f"match {m.id}: bb/100 ± SE, z against the field")
+    for col in ("#", "name", "hands", "raw", "z", "relative", "z", "2σ hands raw/rel", "MP %",
+                "z"):
+        t.add_column(col, justify="left" if col == "name" else "right")
+    for rank, p in enumerate(board["participants"], 1):
+        mp = p["matchpoints"]
+        t.add_row(str(rank), p["name"] + (" (ref)" if p["kind"] == "reference" else ""),
+                  str(p["hands"]), *cell(p["raw"]), *cell(p["relative"]),
+                  f"{p['raw']['hands_for_2sigma'] or '–'} / "
+                  f"{p['relative']['hands_for_2sigma'] or '–'}",
+                  "–" if mp["percent"] is None else f"{mp['percent']:.1f}",
+                  "–" if mp["z"] is None else f"{mp['z']:+.2f}")
+    con.print(t)
+    con.print(f"divergent hands: {board['divergent_hands']} of {board['hands_compared']} compared")
+    for h in board["head_to_head"]:
+        con.print(f"  {h['a']} vs {h['b']}: {h['a_wins']}-{h['b_wins']}-{h['ties']} on "
+                  f"{h['divergent_hands']} divergent hands, chips {h['chips_a_minus_b']:+d}")
+    con.print(f"({board['note']})")
+    return 0
+
+
+def _review(args, store, con) -> int:
+    from holdemjax.duplicate import review as RV
+
+    m = store.require_closed(args.match)
+    r = RV.review(m.spec, store.lines(args.match), args.a, args.b)
+    if args.json:
+        print(json.dumps(r, indent=1))
+        return 0
+    a, b, h = r["a"], r["b"], r["head_to_head"]
+    con.print(f"{a} vs {b}: {r['divergent_hands']} divergent hands of {r['hands_compared']}; "
+              f"on them {h['a_wins']}-{h['b_wins']}-{h['ties']}, chips {a} - {b} = "
+              f"{h['chips_a_minus_b']:+d}")
+    for d in r["divergences"]:
+        con.rule(f"hand {d['hand'] + 1}: hero {' '.join(d['hole'])}, board {' '.join(d['board'])}"
+                 f", parted {d['street']}")
+        con.print("shared: " + ("; ".join(x["text"] for x in d["shared"]) or "-"))
+        con.print(f"{a}: " + "; ".join(x["text"] for x in d["a_line"]) + f"  => {d['a_net']:+d}")
+        con.print(f"{b}: " + "; ".join(x["text"] for x in d["b_line"]) + f"  => {d['b_net']:+d}")
+    for name in (a, b):
+        top = ", ".join(f"hand {x['hand'] + 1} ({x['relative']:+.0f})"
+                        for x in r["deciding"][name])
+        con.print(f"deciding hands for {name} (furthest from the field): {top or '-'}")
+        streets = ", ".join(f"{s} +{c['won']}/-{c['lost']}"
+                            for s, c in r["streets"][name].items() if c["hands"])
+        con.print(f"  won/lost by street: {streets}")
+    for kind, items in (("folded", r["only_folder"]), ("went all-in", r["only_allin"])):
+        for x in items:
+            con.print(f"hand {x['hand'] + 1}: only {x['who']} {kind}")
+    return 0
+
+
+def _style(args, store, con) -> int:
+    from rich.table import Table
+
+    from holdemjax.duplicate import style
+
+    m = store.require_closed(args.match)
+    table = style.style_table(m.spec, store.lines(args.match))
+    if args.json:
+        print(json.dumps(table, indent=1))
+        return 0
+    t = Table(title=f"match {m.id}: style on the identical deals")
+    for col in ("line", "hands", "VPIP", "PFR", "3-bet", "WTSD", "AF"):
+        t.add_column(col, justify="left" if col == "line" else "right")
+
+    def pct(x):
+        return "–" if x is None else f"{x:.0f}%"
+
+    for r in table["rows"]:
+        t.add_row(r["name"], str(r["hands"]), pct(r["vpip"]), pct(r["pfr"]),
+                  pct(r["three_bet"]), pct(r["wtsd"]),
+                  "–" if r["af"] is None else f"{r['af']:.2f}")
+    con.print(t)
+    return 0
+
+
+def _report(args, store, con) -> int:
+    from holdemjax.duplicate import report
+
+    doc = report.document(store, args.match)
+    out = pathlib.Path(args.out or f"duplicate-{args.match}.html")
+    out.write_text(report.render(doc), encoding="utf-8")
+    con.print(f"report: {out}")
+    return 0
+
+
+def _verify(args, store, con) -> int:
+    result = store.verify(args.match, args.commitment)
+    if args.json:
+        print(json.dumps(result, indent=1))
+    elif result["ok"]:
+        con.print(f"verified: seed {result['seed']}, salt {result['salt']} -> commitment "
+                  f"{result['recomputed']}; {result['hands_checked']} stored hands hold the cards "
+                  f"of the decks recomputed from the seed", style="green")
+    else:
+        for problem in result["problems"]:
+            con.print(problem, style="red")
+        con.print("NOT verified", style="red")
+    return 0 if result["ok"] else 1
+
+
+def _dispatch(args) -> int:
+    from holdemjax.duplicate.match import MatchError
+    from holdemjax.duplicate.store import Sealed, Store
+
+    con = _console()
+    try:
+        with Store(args.store) as store:
+            return args.duplicate_func(args, store, con)
+    except Sealed as exc:
+        con.print(str(exc), style="yellow")
+        return 1
+    except (MatchError, ValueError) as exc:
+        con.print(str(exc), style="red")
+        return 2
+
+
+def add_parser(subparsers) -> argparse.ArgumentParser:
+    """Add ``duplicate`` (with its sub-commands) to the ``holdemjax`` sub-parsers."""
+    dup = subparsers.add_parser("duplicate", help="duplicate poker: every participant plays the "
+                                "same deals against the same bots; sealed until the match closes")
+    sub = dup.add_subparsers(dest="duplicate_command", required=True)
+
+    def command(name, func, help_, match=True):
+        p = sub.add_parser(name, help=help_)
+        p.add_argument("--store", default=DEFAULT_STORE, metavar="FILE",
+                       help=f"the match store (SQLite; default {DEFAULT_STORE})")
+        if match:
+            p.add_argument("match", help="the match id (printed by create)")
+        p.set_defaults(func=_dispatch, duplicate_func=func)
+        return p
+
+    p = command("create", _create, "create a match; prints its id and the seed's commitment",
+                match=False)
+    p.add_argument("--seats", type=int, default=6, help="2..9 (default 6)")
+    p.add_argument("--hands", type=int, default=100, help="hands in the match (default 100)")
+    p.add_argument("--seed", type=int, help="0..2**32-1 (default: drawn at random)")
+    p.add_argument("--small-blind", type=int, default=10)
+    p.add_argument("--big-blind", type=int, default=20)
+    p.add_argument("--ante", type=int, default=0, help="big-blind ante (default 0)")
+    p.add_argument("--stack", type=int, default=2000, help="chips of every seat at the start of "
+                   "every hand (default 2000)")
+    p.add_argument("--hero", type=int, default=0, help="the participants' seat (default 0)")
+    p.add_argument("--bots", help="tiers of the other seats in seat order, comma-separated, or "
+                   "one tier for all (default intermediate)")
+    p.add_argument("--participants", type=int, help="how many may join; the match closes when "
+                   "they all finished (default: open until close or the deadline)")
+    p.add_argument("--deadline", help="ISO 8601 time (UTC unless it says) or +30m / +2h / +3d")
+    p.add_argument("--json", action="store_true", help='print {"match": ..., "commitment": ...}')
+    command("status", _status, "the match's settings and who took part (results stay sealed)")
+    p = command("play", _play, "play the hero seat in the terminal; resumes where you stopped")
+    p.add_argument("--name", help="your participant name (default: your login)")
+    p = command("run", _run, "a .wasm policy or a registered bot plays its whole line")
+    p.add_argument("policy", help="a .wasm file, or a bot: beginner, intermediate, advanced, "
+                   "random")
+    p.add_argument("--name", help="participant name (default: the file's stem or the bot name)")
+    command("close", _close, "close the match now: unfinished lines close as played so far; "
+            "the seed is revealed")
+    p = command("leaderboard", _leaderboard, "raw, relative and matchpoint scores (closed "
+                "matches)")
+    p.add_argument("--json", action="store_true")
+    p = command("review", _review, "where two lines part, deciding hands, lone folds and "
+                "all-ins, streets won and lost")
+    p.add_argument("a")
+    p.add_argument("b")
+    p.add_argument("--json", action="store_true")
+    p = command("style", _style, "VPIP, PFR, 3-bet, WTSD and aggression of every line")
+    p.add_argument("--json", action="store_true")
+    p = command("report", _report, "write the match's self-contained HTML report")
+    p.add_argument("--out", help="the HTML file (default duplicate-MATCH.html)")
+    p = command("verify", _verify, "recompute every deck from the revealed seed and check the "
+                "commitment")
+    p.add_argument("--commitment", help="also check against this published commitment")
+    p.add_argument("--json", action="store_true")
+    return dup
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``holdemjax duplicate`` on its own: ``main(["create", "--store", "m.sqlite", ...])``."""
+    parser = argparse.ArgumentParser(prog="holdemjax")
+    add_parser(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args(["duplicate", *(sys.argv[1:] if argv is None else argv)])
+    return args.func(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,146 @@
+"""A WebAssembly policy in the hero seat of a duplicate match: the series host's rules.
+
+The policy is loaded and started with `holdemjax.series.wasm` and spoken to with the messages of
+PROTOCOL.md (`protocol.act_message`, `protocol.parse_reply`, `protocol.Clock`), with the same
+clock and reply rules as a series. The differences, all from the match having no tournament:
+
+* the ``start`` message has ``variant`` ``"duplicate"``, ``tournaments`` 1 and a ``format`` of
+  kind ``"duplicate"`` (one blind level, ``hand_cap`` = the match's hands); ``seed`` is the hero
+  seat's key words (`match.bot_key`), the same for every participant, so two copies of one
+  policy play identical lines;
+* ``tournament`` is always 0 and ``hand`` is the match's hand index; stacks reset every hand;
+* the time bank refills at the start of every hand (every hand stands alone, as its chips do);
+* there is no ``tournament_end``; ``hand_end`` follows every hand (5 ms, no bank);
+* only the hero seat is a policy: there is no chat from other seats, and the hero's own chat
+  and emotes are read and dropped (a match has no table talk).
+
+A policy that traps or goes over its memory is benched (check/fold) for the rest of its line; two
+timeouts in a row make it away (check/fold) until it sends ``sit_in``. Nothing it does stops the
+host.
+"""
+
+from __future__ import annotations
+
+from holdemjax.poker import table as tb
+from holdemjax.series import protocol as P
+
+__all__ = ["WasmHero"]
+
+
+class WasmHero:
+    """A ``.wasm`` policy file as the hero of a line (the interface of `match.BotHero`).
+
+    ``counts`` tallies the recorded outcomes (``ok``, ``timeout``, ``bad_reply``, ...);
+    ``fault`` is the cause once benched. `begin` raises `wasm.PolicyLoadError` when the policy
+    fails to load or start (the participant then never joins).
+    """
+
+    kind = "wasm"
+
+    def __init__(self, path: str, *, shot_ns: int = P.SHOT_NS, bank_ns: int = P.BANK_NS):
+        import hashlib
+        import pathlib
+
+        self.path = str(path)
+        self.source = self.path
+        try:
+            self.sha256 = hashlib.sha256(pathlib.Path(path).read_bytes()).hexdigest()
+        except OSError:
+            self.sha256 = ""  # load_policy names the problem in begin()
+        self.clock = P.Clock(shot_ns, bank_ns, P.DECISION_MAX_NS, refill=True)
+        self.counts: dict[str, int] = {}
+        self.fault: str | None = None
+        self.policy = None
+        self._seen = 0
+
+    def begin(self, spec, seed: int, match_id: str) -> None:
+        from holdemjax.duplicate.match import bot_key
+        from holdemjax.series.wasm import load_policy
+
+        self.policy = load_policy(self.path)
+        n = spec.seats
+        msg = {
+            "type": "start", "protocol": P.PROTOCOL_VERSION, "slot": 0,
+            "alias": f"hero-{match_id}", "variant": "duplicate", "tournaments": 1,
+            "format": {"name": "duplicate", "kind": "duplicate", "seats": n,
+                       "starting_stack": spec.stack, "hands_per_level": spec.hands,
+                       "hand_cap": spec.hands,
+                       "levels": [[spec.small_blind, spec.big_blind, spec.ante]],
+                       "payouts_ppm": []},
+            "clock": self.clock.as_message(),
+            "limits": {"memory_bytes": P.MEMORY_BYTES, "reply_bytes": P.REPLY_BYTES,
+                       "chat_chars": P.CHAT_CHARS, "chat_lines_per_hand": P.CHAT_LINES_PER_HAND},
+            "emotes": list(P.EMOTES), "seed": list(bot_key(seed, spec.hero)),
+        }
+        try:
+            self.policy.start(P.encode(msg))
+        except BaseException:
+            self.policy.close()
+            raise
+        self.policy.new_tournament(0)
+        aliases = ["hero" if s == spec.hero else f"{spec.tier_at(s)}-{s}" for s in range(n)]
+        self._pending = [{"type": "tournament_start", "tournament": 0, "seat": spec.hero,
+                          "aliases": aliases, "stacks": [spec.stack] * n}]
+
+    def new_hand(self, hand) -> None:
+        self.clock.new_tournament()  # the bank refills every hand
+        self._seen = 0
+
+    def _events(self, hand) -> list:
+        events = self._pending + hand.events[self._seen:]
+        self._pending, self._seen = [], len(hand.events)
+        return events
+
+    def _count(self, outcome: str) -> None:
+        self.counts[outcome] = self.counts.get(outcome, 0) + 1
+
+    def decide(self, hand):
+        """(kind, amount, auto) for the hero's decision: the policy's admitted action, or the
+        default (check if free, else fold) with the reason as ``auto``."""
+        legal = hand.legal_info()
+        default = (tb.CHECK_CALL if legal["check"] else tb.FOLD, 0)
+        if self.fault:
+            return (*default, "fault")
+        clock = self.clock
+        budget = clock.decision_budget()
+        msg = hand.view(events=self._events(hand), budget_ns=budget, bank_ns=clock.bank_ns,
+                        away=clock.away)
+        result = self.policy.call(P.encode(msg), budget)
+        if clock.away:
+            if result.outcome in ("trap", "memory"):
+                self.fault = f"{result.outcome}: {result.detail}"
+            elif result.outcome == "ok" and P.parse_reply(result.reply, None).sit_in:
+                clock.sit_in()
+            return (*default, "away")
+        clock.record_decision(result.outcome, result.used_ns)
+        if result.outcome in ("trap", "memory"):
+            self.fault = f"{result.outcome}: {result.detail}"
+            self._count(result.outcome)
+            return (*default, "fault")
+        if result.outcome == "timeout":
+            self._count("timeout")
+            return (*default, "timeout")
+        if result.outcome != "ok":
+            self._count(result.outcome)
+            return (*default, "bad_reply")
+        reply = P.parse_reply(result.reply, legal)
+        self._count(reply.outcome)
+        if reply.kind is None:
+            return (*default, "bad_reply")
+        return reply.kind, reply.amount, None
+
+    def hand_over(self, hand, record) -> None:
+        """``hand_end`` with the hand's last events (5 ms, no bank; running out is a fault)."""
+        if self.fault:
+            return
+        msg = {"type": "hand_end", "events": self._events(hand), "tournament": 0,
+               "hand": hand.index}
+        result = self.policy.call(P.encode(msg), P.NOTIFY_NS)
+        if result.outcome in ("trap", "memory"):
+            self.fault = f"{result.outcome}: {result.detail}"
+        elif result.outcome == "timeout":
+            self.fault = f"out_of_compute: hand_end used its {P.NOTIFY_NS} ns"
+
+    def end(self) -> None:
+        if self.policy is not None:
+            self.policy.close()

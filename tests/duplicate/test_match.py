@@ -1,0 +1,148 @@
+"""The match definition, its deals and keys, one hand through the engine, the registered bots."""
+
+from __future__ import annotations
+
+import hashlib
+
+import jax
+import numpy as np
+import pytest
+
+from holdemjax.duplicate import draws
+from holdemjax.duplicate import match as M
+from holdemjax.poker import table as tb
+from holdemjax.series import protocol as P
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"seats": 1}, "seats must be 2..9, got 1"),
+    ({"seats": 10}, "seats must be 2..9, got 10"),
+    ({"hero": 6}, "hero must be 0..5, got 6"),
+    ({"hands": 0}, "hands must be 1..100000, got 0"),
+    ({"big_blind": 5, "small_blind": 10}, "big_blind must be >= 10, got 5"),
+    ({"seats": 3, "bots": ("beginner",)}, "each of the 2 seats"),
+    ({"seats": 3, "bots": ("beginner", "expert")}, "unknown tier 'expert'"),
+    ({"deadline": "tomorrow"}, "bad time 'tomorrow'"),
+    ({"stack": 1.5}, "stack must be an integer, got 1.5"),
+])
+def test_spec_names_the_bad_value(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        M.MatchSpec(**kwargs)
+
+
+def test_spec_round_trip_and_seats():
+    spec = M.MatchSpec(seats=4, hero=2, bots=("beginner", "advanced", "intermediate"),
+                       deadline="2030-01-02T03:04:05")
+    assert M.MatchSpec.from_dict(spec.as_dict()) == spec
+    assert spec.deadline == "2030-01-02T03:04:05+00:00"  # naive means UTC
+    assert [spec.tier_at(s) for s in range(4)] == ["beginner", "advanced", None, "intermediate"]
+    assert M.MatchSpec(seats=3).bots == ("intermediate", "intermediate")
+    with pytest.raises(ValueError, match="unknown match settings"):
+        M.MatchSpec.from_dict({**spec.as_dict(), "colour": "red"})
+
+
+def test_commitment_is_sha256_of_salt_and_seed():
+    assert M.commitment(42, "ab") == hashlib.sha256(b"ab:42").hexdigest()
+    assert M.commitment(42, "ab") != M.commitment(42, "ac") != M.commitment(43, "ab")
+    assert len(M.new_salt()) == 32 and M.new_salt() != M.new_salt()
+
+
+@pytest.mark.parametrize("seats", [2, 3, 6, 9])
+def test_positions_match_the_engine(seats):
+    first = jax.jit(tb.first_positions)
+    for hand in range(seats + 1):
+        button = hand % seats
+        b, sb, bb, _ = first(np.ones(seats, bool), button)
+        assert M.positions(seats, hand) == (int(b), int(sb), int(bb))
+
+
+def test_bot_keys_and_decks_from_the_seed():
+    # The bot key with the pure-Python threefry of draws.py (key(seed) has the words (0, seed)).
+    seed = 987654
+    for seat in (0, 3):
+        assert M.bot_key(seed, seat) == draws.fold_in(draws.fold_in((0, seed), M.BOT_DOMAIN), seat)
+    assert M.bot_key(seed, 1) != M.bot_key(seed, 2) != M.bot_key(seed + 1, 2)
+    d = M.deck(seed, 7)
+    assert sorted(d.tolist()) == list(range(52))
+    assert not np.array_equal(d, M.deck(seed, 8)) and np.array_equal(d, M.deck(seed, 7))
+
+
+def test_hand_records_exact_actions():
+    spec = M.MatchSpec(seats=6, hands=1, stack=1000)
+    hand = M.Hand(spec, 5, 0)  # button 0, SB 1, BB 2: seat 3 acts first
+    for _ in range(2):  # seats 3 and 4 fold
+        hand.apply(tb.FOLD)
+    assert hand.to_act == 5 and hand.events[0]["type"] == "hand_start"
+    assert hand.apply(tb.RAISE, 5)[:5] == [0, 5, P.RAISE, 40, 40]  # below the minimum: min-raise
+    assert hand.apply(tb.CHECK_CALL)[:5] == [0, 0, P.CALL, 40, 40]
+    assert hand.apply(tb.FOLD)[:5] == [0, 1, P.FOLD, 10, 0]
+    assert hand.apply(tb.RAISE, 10**6)[:5] == [0, 2, P.RAISE, 1000, 980]  # above: all-in
+    assert hand.apply(tb.FOLD)[:5] == [0, 5, P.FOLD, 40, 0]
+    view = hand.view()
+    assert view["seat"] == 0 and view["decision"] == 1 and view["hand"] == 0
+    assert view["history"] == [a[:4] for a in hand.actions]
+    assert view["legal"]["raise"] is None and view["legal"]["call"] == 960
+    hand.apply(tb.CHECK_CALL)
+    assert hand.over
+    rec = hand.record()
+    assert rec["net"][5] == -40 and rec["net"][1] == -10 and sum(rec["net"]) == 0
+    assert rec["showdown"] and rec["hero_folded_on"] is None
+    assert [e["type"] for e in hand.events][-5:] == ["board", "board", "board", "showdown",
+                                                     "result"]
+    again = M.Hand(spec, 5, 0)
+    for a in hand.actions[:2]:
+        again.replay(a)
+    with pytest.raises(M.MatchError, match="does not replay"):
+        again.replay([0, 0, P.CALL, 1000, 960, None])  # seat 5 is to act, not seat 0
+
+
+def _view(legal, hand=0, seat=1, street=0, decision=0):
+    return {"hand": hand, "seat": seat, "street": street, "decision": decision, "legal": legal}
+
+
+def test_random_bot_is_uniform_over_the_offered_kinds():
+    key = (1, 2)
+    facing = {"fold": True, "check": False, "call": 20, "raise": [40, 200]}
+    free = {"fold": True, "check": True, "call": 0, "raise": None}
+    picks = [M.bot_decide("random", _view(facing, hand=h), key) for h in range(300)]
+    kinds = [k for k, _ in picks]
+    assert {kinds.count(k) for k in (tb.FOLD, tb.CHECK_CALL, tb.RAISE)} <= set(range(70, 131))
+    assert all(40 <= a <= 200 for k, a in picks if k == tb.RAISE)
+    assert {M.bot_decide("random", _view(free, hand=h), key)[0] for h in range(50)} == \
+        {tb.CHECK_CALL}  # nothing to fold to and no raise offered: only check
+    # addressed by coordinates: the same decision draws the same, whatever came before
+    assert M.bot_decide("random", _view(facing, 9, 1, 2, 3), key) == \
+        M.bot_decide("random", {**_view(facing, 9, 1, 2, 3), "history": [[0, 1, 3, 60]]}, key)
+    with pytest.raises(ValueError, match="unknown bot 'mystery'"):
+        M.bot_decide("mystery", _view(facing), key)
+
+
+def test_bot_draws_do_not_shift_when_another_line_adds_decisions(tmp_path, monkeypatch):
+    """Two heroes that play differently from hand 0 on: every bot decision that exists in both
+    lines (same hand, seat, street, rank) draws the same number."""
+    from holdemjax.duplicate import tiers
+    from holdemjax.duplicate.store import Store
+
+    seen: dict = {}
+    real = tiers.draw
+
+    def spy(view, key):
+        u = real(view, key)
+        seen.setdefault(current[0], {})[(view["hand"], view["seat"], view["street"],
+                                         view["decision"])] = u
+        return u
+
+    monkeypatch.setattr(tiers, "draw", spy)
+    current = [""]
+    with Store(tmp_path / "s.sqlite") as s:
+        m = s.create_match(M.MatchSpec(seats=6, hands=6), seed=11)
+        for hero in ("random", "advanced"):
+            current[0] = hero
+            M.play_line(s, m.id, hero, M.BotHero(hero))
+        lines = s.lines(m.id, references=False)
+    a, b = seen["random"], seen["advanced"]
+    common = set(a) & set(b)
+    assert len(common) >= 10 and all(a[c] == b[c] for c in common)
+    differ = [h for h in range(6) if lines["random"].hands[h]["actions"]
+              != lines["advanced"].hands[h]["actions"]]
+    assert differ and any(c[0] >= differ[0] for c in common)  # draws after the lines part

@@ -1,0 +1,101 @@
+"""A wasm policy in the hero seat: the series host's clock and reply rules, and nothing it does
+stops the line (hostile modules from tests/series/zoo, compiled here with wat2wasm)."""
+
+from __future__ import annotations
+
+import pathlib
+
+import pytest
+import wasmtime
+
+from holdemjax.duplicate import match as M
+from holdemjax.duplicate.policy import WasmHero
+from holdemjax.duplicate.store import Store
+from holdemjax.series.wasm import PolicyLoadError
+from tests.duplicate.conftest import run_cli
+
+ZOO = pathlib.Path(__file__).resolve().parents[1] / "series" / "zoo"
+
+BAD_AMOUNT = """
+(module
+  (memory (export "memory") 1)
+  (data (i32.const 2048) "{\\"action\\":\\"raise\\",\\"amount\\":1}")
+  (func (export "holdem_abi_version") (result i32) (i32.const 1))
+  (func (export "holdem_alloc") (param i32) (result i32) (i32.const 4096))
+  (func (export "holdem_on_message") (param i32 i32) (result i64)
+    (i64.or (i64.shl (i64.const 2048) (i64.const 32)) (i64.const 29))))
+"""
+
+# Loops forever on every act message ({"alive":... : byte 5 is 'v'); answers nothing to the
+# others ({"alias":... start, {"events":... hand_end).
+SPIN = """
+(module
+  (memory (export "memory") 1)
+  (func (export "holdem_abi_version") (result i32) (i32.const 1))
+  (func (export "holdem_alloc") (param i32) (result i32) (i32.const 1024))
+  (func (export "holdem_on_message") (param $ptr i32) (param i32) (result i64)
+    (if (i32.ne (i32.load8_u offset=5 (local.get $ptr)) (i32.const 118))
+      (then (return (i64.const 0))))
+    (loop $spin (br $spin))
+    (i64.const 0)))
+"""
+
+
+def _wasm(tmp_path, name: str, text: str | None = None) -> str:
+    path = tmp_path / f"{name}.wasm"
+    path.write_bytes(bytes(wasmtime.wat2wasm(text or (ZOO / f"{name}.wat").read_text())))
+    return str(path)
+
+
+def _hero_autos(store, match_id, name):
+    line = store.lines(match_id)[name]
+    return [[a[5] for a in line.hands[h]["actions"] if a[1] == 0] for h in sorted(line.hands)]
+
+
+@pytest.fixture
+def store(tmp_path):
+    with Store(tmp_path / "s.sqlite") as s:
+        yield s
+
+
+def test_timeouts_then_away(tmp_path, store):
+    m = store.create_match(M.MatchSpec(seats=6, hands=4), seed=2)
+    hero = WasmHero(_wasm(tmp_path, "spin", SPIN))
+    assert M.play_line(store, m.id, "spin", hero) == "finished"
+    autos = [a for hand in _hero_autos(store, m.id, "spin") for a in hand]
+    # two timeouts in a row make the seat away; it never sends sit_in, so it stays away
+    assert len(autos) >= 3 and autos[:2] == ["timeout", "timeout"] and set(autos[2:]) == {"away"}
+    assert hero.counts == {"timeout": 2} and hero.fault is None
+    assert len(store.lines(m.id)["spin"].hands) == 4
+
+
+def test_a_trap_benches_the_policy(tmp_path, store):
+    m = store.create_match(M.MatchSpec(seats=6, hands=3), seed=2)
+    hero = WasmHero(_wasm(tmp_path, "trap_nth"))  # start, one act, then unreachable
+    assert M.play_line(store, m.id, "trap", hero) == "finished"
+    autos = [a for hand in _hero_autos(store, m.id, "trap") for a in hand]
+    assert autos[0] == "bad_reply" and set(autos[1:]) <= {"fault"}
+    assert hero.fault.startswith("trap")
+    assert len(store.lines(m.id)["trap"].hands) == 3
+
+
+def test_bad_replies_get_the_default_action(tmp_path, store):
+    m = store.create_match(M.MatchSpec(seats=6, hands=2), seed=2)
+    hero = WasmHero(_wasm(tmp_path, "bad_amount", BAD_AMOUNT))
+    M.play_line(store, m.id, "bad", hero)
+    line = store.lines(m.id)["bad"]
+    mine = [a for h in line.hands.values() for a in h["actions"] if a[1] == 0]
+    assert mine and all(a[5] == "bad_reply" and a[2] in (0, 1) for a in mine)  # fold or check
+    assert hero.counts == {"bad_amount": len(mine)}
+
+
+def test_a_policy_that_fails_to_load_never_joins(tmp_path, store):
+    m = store.create_match(M.MatchSpec(seats=6, hands=2), seed=2)
+    path = _wasm(tmp_path, "wasi_import")
+    with pytest.raises(PolicyLoadError, match="wasi_snapshot_preview1"):
+        M.play_line(store, m.id, "wasi", WasmHero(path))
+    assert store.participants(m.id) == []
+    code, text = run_cli(store.path, "run", m.id, path)
+    assert code == 2 and "does not join" in text
+    code, text = run_cli(store.path, "run", m.id, "no-such-bot")
+    assert code == 2 and "neither a .wasm file nor a registered bot" in text

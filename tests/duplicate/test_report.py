@@ -1,0 +1,143 @@
+"""The HTML report of the end-to-end match: self-contained, escaped, and in headless Chromium the
+leaderboard order, the pair picker and the divergence view (shared history, both lines)."""
+
+from __future__ import annotations
+
+import html.parser
+import json
+import os
+import pathlib
+import shutil
+
+import pytest
+
+from holdemjax.duplicate import report
+from holdemjax.duplicate.store import Store
+from tests.duplicate.conftest import PERSON
+
+
+@pytest.fixture(scope="module")
+def doc(e2e):
+    with Store(e2e["store"]) as s:
+        return report.document(s, e2e["match"])
+
+
+class _Scripts(html.parser.HTMLParser):
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.tags, self.scripts, self._in = [], [], None
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append(tag)
+        if tag == "script":
+            self._in = dict(attrs)
+            self.scripts.append([self._in, ""])
+
+    def handle_data(self, data):
+        if self._in is not None:
+            self.scripts[-1][1] += data
+
+    def handle_endtag(self, tag):
+        if tag == "script":
+            self._in = None
+
+
+def test_embeds_the_document_and_loads_nothing(doc):
+    page = report.render(doc)
+    parsed = _Scripts()
+    parsed.feed(page)
+    blocks = [text for attrs, text in parsed.scripts if attrs.get("type") == "application/json"]
+    assert len(blocks) == 1 and json.loads(blocks[0]) == doc
+    assert parsed.tags.count("script") == 2  # the data and the pair picker: the name added none
+    low = page.lower()
+    for needle in ("http://", "https://", "src=", "href=", "url(", "@import", "<link", "<img",
+                   "<iframe", "fetch(", ".innerhtml", "document.write"):
+        assert needle not in low, needle
+
+
+def _driver():
+    """A headless Chromium, or skip (fail when HOLDEMJAX_REQUIRE_BROWSER is set)."""
+    missing = []
+    try:
+        from selenium import webdriver
+        from selenium.webdriver.chrome.service import Service
+    except ImportError:
+        missing.append("selenium (pip install selenium)")
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    chromedriver = shutil.which("chromedriver")
+    if chromium is None:
+        missing.append("chromium (apt-get install chromium)")
+    if chromedriver is None:
+        missing.append("chromedriver (apt-get install chromium-driver)")
+    if missing:
+        message = "the report browser tests need " + ", ".join(missing)
+        if os.environ.get("HOLDEMJAX_REQUIRE_BROWSER"):
+            pytest.fail(message)
+        pytest.skip(message)
+    options = webdriver.ChromeOptions()
+    options.binary_location = chromium
+    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                "--window-size=1250,1400"):
+        options.add_argument(arg)
+    return webdriver.Chrome(service=Service(chromedriver), options=options)
+
+
+@pytest.fixture(scope="module")
+def page(doc, tmp_path_factory):
+    driver = _driver()
+    driver.set_page_load_timeout(20)
+    path = tmp_path_factory.mktemp("report") / "report.html"
+    path.write_text(report.render(doc), encoding="utf-8")
+    driver.get(path.as_uri())
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+def _all(driver, css):
+    return driver.find_elements("css selector", css)
+
+
+def test_leaderboard_and_style_in_the_browser(page, doc):
+    names = [e.text for e in _all(page, "#leaderboard tbody td.name")]
+    assert names == [p["name"] for p in doc["leaderboard"]["participants"]]
+    assert PERSON in names  # shown as text
+    rel = [p["relative"]["chips"] for p in doc["leaderboard"]["participants"]]
+    assert rel == sorted(rel, reverse=True)
+    assert f"Divergent hands: {doc['leaderboard']['divergent_hands']} of" in \
+        page.find_element("id", "divergent").text
+    assert [e.text for e in _all(page, "#style tbody td.name")] == \
+        [r["name"] for r in doc["style"]["rows"]]
+    assert page.execute_script("return window.__pwned === undefined && "
+                               "document.querySelectorAll('img').length === 0")
+
+
+def test_pair_picker_and_divergence_view(page, doc):
+    from selenium.webdriver.support.ui import Select
+
+    reviews = doc["reviews"]
+    pick = max(i for i, r in enumerate(reviews) if r["divergences"])
+    assert pick > 0  # a pair other than the one shown first: the picker must switch
+    Select(page.find_element("id", "pair")).select_by_index(pick)
+    shown = [s for s in _all(page, "section.review") if s.is_displayed()]
+    assert len(shown) == 1 and shown[0].get_attribute("data-pair") == str(pick)
+    r = reviews[pick]
+    assert f"{r['divergent_hands']} divergent hands" in \
+        shown[0].find_element("css selector", ".review-summary").text
+    first = shown[0].find_element("css selector", "details.divergence")
+    d = r["divergences"][0]
+    assert first.get_attribute("data-hand") == str(d["hand"])
+    assert not first.find_element("css selector", "ol.shared").is_displayed()  # closed
+    first.find_element("css selector", "summary").click()
+    shared = first.find_elements("css selector", "ol.shared li")
+    assert len(shared) == len(d["shared"])
+    assert all(e.text.endswith(x["text"]) for e, x in zip(shared, d["shared"]))
+    a_line = first.find_elements("css selector", ".line-a li")
+    b_line = first.find_elements("css selector", ".line-b li")
+    assert len(a_line) == len(d["a_line"]) and len(b_line) == len(d["b_line"])
+    assert a_line[0].text.endswith(d["a_line"][0]["text"])
+    root = pathlib.Path(__file__).resolve().parents[2]
+    out = pathlib.Path(os.environ.get("HOLDEMJAX_ARTIFACTS") or root / "test-artifacts")
+    out.mkdir(parents=True, exist_ok=True)
+    assert page.save_screenshot(str(out / "duplicate-report.png"))

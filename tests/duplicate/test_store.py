@@ -1,0 +1,200 @@
+"""The store: schema, crash safety (one action per transaction, resume), joining, sealing,
+closing by the expected participants or at the deadline."""
+
+from __future__ import annotations
+
+import datetime as dt
+import sqlite3
+
+import pytest
+
+from holdemjax.duplicate import match as M
+from holdemjax.duplicate import scores
+from holdemjax.duplicate.store import Sealed, Store
+
+T0 = dt.datetime(2030, 1, 1, 12, tzinfo=dt.timezone.utc)
+SPEC = dict(seats=6, hands=3)
+
+
+def test_schema_version_and_foreign_files(tmp_path):
+    path = tmp_path / "s.sqlite"
+    Store(path).close()
+    db = sqlite3.connect(path)
+    db.execute("UPDATE meta SET value = '99' WHERE key = 'schema_version'")
+    db.commit()
+    db.close()
+    with pytest.raises(ValueError, match="schema version 99, this holdemjax reads version 1"):
+        Store(path)
+    other = tmp_path / "other.sqlite"
+    sqlite3.connect(other).execute("CREATE TABLE t (x)").connection.close()
+    with pytest.raises(ValueError, match="not a match store"):
+        Store(other)
+    text = tmp_path / "notes.txt"
+    text.write_text("x" * 200)
+    with pytest.raises(ValueError, match="notes.txt is not a match store"):
+        Store(text)
+
+
+class _Crash(Exception):
+    pass
+
+
+class _CrashingBot(M.BotHero):
+    """A registered bot that dies (like a killed process) at its n-th decision."""
+
+    def __init__(self, name, at):
+        super().__init__(name)
+        self.at, self.calls = at, 0
+
+    def decide(self, hand):
+        self.calls += 1
+        if self.calls == self.at:
+            raise _Crash()
+        return super().decide(hand)
+
+
+def test_a_crash_loses_at_most_the_action_in_flight(tmp_path):
+    with Store(tmp_path / "s.sqlite") as s:
+        m = s.create_match(M.MatchSpec(**SPEC), seed=3)
+        M.play_line(s, m.id, "whole", M.BotHero("advanced"))
+        with pytest.raises(_Crash):
+            M.play_line(s, m.id, "crashed", _CrashingBot("advanced", at=4))
+        whole = s.lines(m.id)["whole"].hands
+        hand, stored = s.progress(m.id, "crashed")
+        played = [a for h in range(hand) for a in whole[h]["actions"]] + stored
+        flat = [a for h in range(3) for a in whole[h]["actions"]]
+        hero_before = sum(1 for a in played if a[1] == 0)
+        assert hero_before == 3 and played == flat[:len(played)]  # everything up to the crash
+        with pytest.raises(M.MatchError, match="started by advanced"):
+            M.play_line(s, m.id, "crashed", M.BotHero("random"))  # only its own policy resumes
+        with pytest.raises(M.MatchError, match="is a bot participant, not a person"):
+            M.play_line(s, m.id, "crashed", _Script(1))
+        assert M.play_line(s, m.id, "crashed", M.BotHero("advanced")) == "finished"
+        assert s.lines(m.id)["crashed"].hands == whole  # resumed, same line
+
+
+def test_join_rules(tmp_path):
+    with Store(tmp_path / "s.sqlite") as s:
+        m = s.create_match(M.MatchSpec(**SPEC, participants=1), seed=4)
+        with pytest.raises(M.MatchError, match="reserved"):
+            M.play_line(s, m.id, "ref:me", M.BotHero("random"))
+        assert M.play_line(s, m.id, "solo", M.BotHero("random")) == "finished"
+        assert s.match(m.id).state == "closed" and s.match(m.id).close_reason == "complete"
+        with pytest.raises(M.MatchError, match="closed"):
+            M.play_line(s, m.id, "late", M.BotHero("random"))
+        with pytest.raises(M.MatchError, match="kept as played \\(finished\\)"):
+            M.play_line(s, m.id, "solo", M.BotHero("random"))
+        lines = s.lines(m.id)
+        assert {f"ref:{t}" for t in M.tier_names()} <= set(lines)  # played at close
+        assert all(len(line.hands) == 3 for line in lines.values())
+        board = scores.leaderboard(m.spec, lines)
+        assert board["compared_with"] == "ref:intermediate"
+        assert [p["name"] for p in board["participants"]].count("ref:intermediate") == 1
+
+
+def test_full_match_refuses_another(tmp_path):
+    with Store(tmp_path / "s.sqlite") as s:
+        m = s.create_match(M.MatchSpec(**SPEC, participants=1), seed=4)
+        s.join(m.id, "first", "bot", "random", "", T0)
+        with pytest.raises(M.MatchError, match="full: 1 participants joined"):
+            M.play_line(s, m.id, "second", M.BotHero("random"))
+
+
+class _Script:
+    """A person who calls at every decision and walks away after ``n`` of them."""
+
+    kind, source, sha256 = "person", "terminal", ""
+
+    def __init__(self, n):
+        self.n = n
+
+    def begin(self, *a):
+        pass
+
+    def new_hand(self, hand):
+        pass
+
+    def decide(self, hand):
+        self.n -= 1
+        if self.n < 0:
+            raise M.Quit()
+        return 1, 0, None
+
+    def hand_over(self, *a):
+        pass
+
+    def end(self):
+        pass
+
+
+def test_sealed_until_the_deadline_then_unfinished_lines_are_kept(tmp_path):
+    clock = [T0]
+    with Store(tmp_path / "s.sqlite") as s:
+        m = s.create_match(M.MatchSpec(**SPEC, deadline="2030-01-01T13:00Z"), seed=5, now=T0)
+        assert M.play_line(s, m.id, "bot", M.BotHero("beginner"), now=lambda: clock[0]) \
+            == "finished"
+        assert M.play_line(s, m.id, "eve", _Script(3), now=lambda: clock[0]) == "paused"
+        with pytest.raises(Sealed, match="sealed until it closes.*deadline 2030-01-01T13:00"):
+            s.require_closed(m.id, now=T0)
+        hand, stored = s.progress(m.id, "eve")
+        clock[0] = T0 + dt.timedelta(hours=2)
+        # resuming after the deadline: the match closes instead, keeping the line
+        with pytest.raises(M.MatchError, match="closed \\(deadline\\).*kept as played"):
+            M.play_line(s, m.id, "eve", _Script(50), now=lambda: clock[0])
+        record = s.require_closed(m.id, now=clock[0])
+        assert record.close_reason == "deadline"
+        eve = s.participant(m.id, "eve")
+        assert eve.status == "unfinished"
+        assert s.progress(m.id, "eve") == (hand, stored)  # kept as played, never deleted
+        assert len(s.lines(m.id)["eve"].hands) == hand
+        board = scores.leaderboard(record.spec, s.lines(m.id))
+        assert {p["name"]: p["hands"] for p in board["participants"]} == {"bot": 3, "eve": hand}
+
+
+def test_close_is_idempotent_and_reveals(tmp_path):
+    with Store(tmp_path / "s.sqlite") as s:
+        m = s.create_match(M.MatchSpec(**SPEC), seed=6)
+        with pytest.raises(Sealed):
+            s.verify(m.id)
+        first = s.close_match(m.id, "closed")
+        again = s.close_match(m.id, "other reason")
+        assert first == again and first.close_reason == "closed"
+        result = s.verify(m.id)
+        assert result["ok"] and result["seed"] == 6 and result["hands_checked"] == 9  # 3 refs
+        with pytest.raises(ValueError, match="deadline .* is not in the future"):
+            s.create_match(M.MatchSpec(**SPEC, deadline="2000-01-01T00:00Z"))
+
+
+def test_the_deadline_stops_a_line_in_play(tmp_path):
+    calls = [0]
+
+    def now():  # the deadline passes while the line is being played
+        calls[0] += 1
+        return T0 if calls[0] < 6 else T0 + dt.timedelta(hours=2)
+
+    with Store(tmp_path / "s.sqlite") as s:
+        m = s.create_match(M.MatchSpec(**SPEC, deadline="2030-01-01T13:00Z"), seed=8, now=T0)
+        assert M.play_line(s, m.id, "eve", _Script(50), now=now) == "closed"
+        assert s.match(m.id).close_reason == "deadline"
+        assert s.participant(m.id, "eve").status == "unfinished"
+        hand, stored = s.progress(m.id, "eve")
+        assert hand + len(stored) > 0  # what was played before the deadline is kept
+
+
+def test_a_line_closed_by_another_process_never_grows(tmp_path):
+    path = tmp_path / "s.sqlite"
+    with Store(path) as s, Store(path) as other:
+        m = s.create_match(M.MatchSpec(**SPEC), seed=9)
+
+        class _CloseMidway(_Script):
+            def decide(self, hand):  # the organiser closes the match during this decision
+                if self.n == 48:
+                    other.close_match(m.id, "closed")
+                return super().decide(hand)
+
+        assert M.play_line(s, m.id, "eve", _CloseMidway(50)) == "closed"
+        hand, stored = s.progress(m.id, "eve")
+        mine = [a for a in stored if a[1] == 0] + [
+            a for rec in s.lines(m.id)["eve"].hands.values() for a in rec["actions"] if a[1] == 0]
+        assert len(mine) == 2  # the third decision, taken after the close, was not saved
+        assert s.participant(m.id, "eve").status == "unfinished"
