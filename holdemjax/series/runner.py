@@ -508,7 +508,6 @@ class _Game:
     def _decide(self, state, legal, slot: int, history, hand):
         """(kind, amount, auto) for the slot to act, running its policy when it may."""
         s = self.seats[slot]
-        tbl = state._table
         lg = P.legal_info(legal)
         default = (tb.CHECK_CALL if lg["check"] else tb.FOLD, 0)
         self._last_used = 0

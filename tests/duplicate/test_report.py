@@ -7,9 +7,10 @@ import html.parser
 import json
 import os
 import pathlib
-import shutil
 
 import pytest
+
+from tests.browser import chromium_driver
 
 from holdemjax.duplicate import report
 from holdemjax.duplicate.store import Store
@@ -55,36 +56,9 @@ def test_embeds_the_document_and_loads_nothing(doc):
         assert needle not in low, needle
 
 
-def _driver():
-    """A headless Chromium, or skip (fail when HOLDEMJAX_REQUIRE_BROWSER is set)."""
-    missing = []
-    try:
-        from selenium import webdriver
-        from selenium.webdriver.chrome.service import Service
-    except ImportError:
-        missing.append("selenium (pip install selenium)")
-    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
-    chromedriver = shutil.which("chromedriver")
-    if chromium is None:
-        missing.append("chromium (apt-get install chromium)")
-    if chromedriver is None:
-        missing.append("chromedriver (apt-get install chromium-driver)")
-    if missing:
-        message = "the report browser tests need " + ", ".join(missing)
-        if os.environ.get("HOLDEMJAX_REQUIRE_BROWSER"):
-            pytest.fail(message)
-        pytest.skip(message)
-    options = webdriver.ChromeOptions()
-    options.binary_location = chromium
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                "--window-size=1250,1400"):
-        options.add_argument(arg)
-    return webdriver.Chrome(service=Service(chromedriver), options=options)
-
-
 @pytest.fixture(scope="module")
 def page(doc, tmp_path_factory):
-    driver = _driver()
+    driver = chromium_driver("report", "1250,1400")
     driver.set_page_load_timeout(20)
     path = tmp_path_factory.mktemp("report") / "report.html"
     path.write_text(report.render(doc), encoding="utf-8")

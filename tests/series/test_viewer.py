@@ -12,9 +12,10 @@ import html.parser
 import json
 import os
 import pathlib
-import shutil
 
 import pytest
+
+from tests.browser import chromium_driver
 
 from holdemjax.series import viewer
 
@@ -124,36 +125,9 @@ def test_rejects_documents_it_cannot_show(docs):
 
 
 # ------------------------------------------------------------------------------ browser tests
-def _driver():
-    """A headless Chromium, or skip (fail when HOLDEMJAX_REQUIRE_BROWSER is set)."""
-    missing = []
-    try:
-        from selenium import webdriver
-        from selenium.webdriver.chrome.service import Service
-    except ImportError:
-        missing.append("selenium (pip install selenium)")
-    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
-    chromedriver = shutil.which("chromedriver")
-    if chromium is None:
-        missing.append("chromium (apt-get install chromium)")
-    if chromedriver is None:
-        missing.append("chromedriver (apt-get install chromium-driver)")
-    if missing:
-        message = "the viewer browser tests need " + ", ".join(missing)
-        if os.environ.get("HOLDEMJAX_REQUIRE_BROWSER"):
-            pytest.fail(message)
-        pytest.skip(message)
-    options = webdriver.ChromeOptions()
-    options.binary_location = chromium  # with both paths given, Selenium downloads nothing
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                "--window-size=1300,1350"):
-        options.add_argument(arg)
-    return webdriver.Chrome(service=Service(chromedriver), options=options)
-
-
 @pytest.fixture(scope="module")
 def browser():
-    driver = _driver()
+    driver = chromium_driver("viewer", "1300,1350")
     driver.set_page_load_timeout(20)
     try:
         yield driver

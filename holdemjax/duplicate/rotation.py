@@ -1,0 +1,444 @@
+"""Seat rotation: every deal played once with the tested policy in every seat, on single hands
+with stacks reset every hand, in JAX (``jit(vmap(...))`` with a ``lax.while_loop`` over the
+decisions); and a small host-side hand loop (`HostHand`, `play_host_hand`) for host bots such
+as the tiers of `holdemjax.duplicate.tiers`.
+
+**Deals.** Deal ``d`` deals ``cards.hand_deck(key, d)`` (the permutation of ``fold_in(key, d)``)
+with the button on seat ``d % seats`` and every stack at ``stack``. Bots draw at
+``coordinate_key(bot_key, d, seat, street, rank)`` with one ``bot_key =
+key_data(fold_in(key, BOT_KEY_DATUM))`` for every seat, whoever sits there: so six copies of
+one policy play the six rotations of a deal identically, and each deal's rotation sum is exactly
+zero chips (a test checks it).
+
+**A JAX policy** is ``policy(view: SeatView, key) -> (kind, amount)``: the engine's exact action
+(``table.FOLD`` / ``CHECK_CALL`` / ``RAISE`` with its raise-to), int32 scalars; ``key`` is the
+bot key (``uint32[2]``, fold it by the view's coordinates, never split a stream). Anything the
+engine would clamp (a raise below the minimum, a raise when raising is closed) is played as the
+engine clamps it and counted in ``illegal``. `from_menu_bot` adapts the menu bots of
+`holdemjax.bots` (``act(env, state, key) -> menu action``); `BASELINE` and `RANDOM` are the two
+adapted reference bots. The default opponent of `evaluate` is `BASELINE`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import math
+import types
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from flax import struct
+
+from holdemjax.bots import baseline, random_bot
+from holdemjax.poker import table as tb
+from holdemjax.poker.actions import Menu
+from holdemjax.poker.cards import hand_deck
+from holdemjax.series import protocol
+
+__all__ = ["SeatView", "seat_view", "from_menu_bot", "BASELINE", "RANDOM", "BOT_KEY_DATUM",
+           "play_rotations", "evaluate", "HostHand", "play_host_hand", "host_player"]
+
+BOT_KEY_DATUM = 0xFFFFFFFF  # the bots' key is fold_in(key, this); deal indices stay below 2**31
+NUM_STREETS = 4
+
+
+@struct.dataclass
+class SeatView:
+    """What the seat to act sees (a pytree; unbatched shapes)."""
+
+    table: tb.Table  # the hand, with other seats' hole cards and the unseen board set to -1
+    #                  and the showdown strengths to 0
+    hand: jax.Array  # [] int32 deal index: the ``hand`` coordinate of a bot draw
+    seat: jax.Array  # [] int32 the seat to act (table.to_act)
+    decision: jax.Array  # [] int32 decisions this seat already made in the hand (its rank)
+    street_raises: jax.Array  # [4, N] int32 bets/raises per street and seat this hand
+    legal: tb.Legal  # what the seat may do
+
+
+def seat_view(table: tb.Table, hand, decisions, street_raises) -> SeatView:
+    """The `SeatView` of ``table.to_act`` (pure JAX). ``decisions``: ``# [N] int32`` per seat."""
+    seat = jnp.maximum(table.to_act, 0).astype(jnp.int32)
+    n = table.num_seats
+    mine = (jnp.arange(n) == seat)[:, None]
+    shown = jnp.arange(5) < table.revealed
+    hidden = table.replace(hole=jnp.where(mine, table.hole, -1),
+                           board=jnp.where(shown, table.board, -1),
+                           strength=jnp.zeros_like(table.strength))
+    return SeatView(table=hidden, hand=jnp.asarray(hand, jnp.int32), seat=seat,
+                    decision=jnp.asarray(decisions, jnp.int32)[seat],
+                    street_raises=jnp.asarray(street_raises, jnp.int32), legal=tb.legal(table))
+
+
+@struct.dataclass
+class _BotState:
+    """The SngState fields the menu bots read (`holdemjax.bots`)."""
+
+    _table: tb.Table
+    _hand: jax.Array
+    _decisions: jax.Array
+    _street_raises: jax.Array
+    legal_action_mask: jax.Array
+
+
+def from_menu_bot(act, menu: Menu | None = None):
+    """A JAX policy from a menu bot ``act(env, state, key) -> menu action`` (`holdemjax.bots`):
+    the bot sees an SngState-like pytree built from the view and only ``env.menu``."""
+    menu = menu or Menu()
+    env = types.SimpleNamespace(menu=menu)
+
+    def policy(view: SeatView, key):
+        mask, amounts = menu.mask_and_amounts(view.table, view.legal)
+        n = view.table.num_seats
+        decisions = jnp.where(jnp.arange(n) == view.seat, view.decision, 0)
+        state = _BotState(view.table, view.hand, decisions, view.street_raises, mask)
+        return menu.to_engine(act(env, state, key), amounts)
+
+    policy.__name__ = policy.__qualname__ = f"menu_bot({getattr(act, '__module__', act)})"
+    return policy
+
+
+BASELINE = from_menu_bot(baseline.act)
+RANDOM = from_menu_bot(random_bot.act)
+
+
+def _exactly_legal(kind, amount, lg: tb.Legal):
+    """The engine would play ``(kind, amount)`` as given (no clamping)."""
+    raise_ok = lg.can_raise & (amount >= lg.min_raise_to) & (amount <= lg.max_raise_to)
+    return (kind == tb.FOLD) | (kind == tb.CHECK_CALL) | ((kind == tb.RAISE) & raise_ok)
+
+
+def _policy_actions(policies, view, key):
+    """``# [P]`` kinds and amounts of every policy (each is evaluated: under vmap a switch
+    would run them all anyway)."""
+    kinds, amounts = [], []
+    for p in policies:
+        kind, amount = p(view, key)
+        kind, amount = jnp.asarray(kind), jnp.asarray(amount)
+        if kind.shape != () or amount.shape != ():
+            raise ValueError(f"policy {getattr(p, '__name__', p)!r} must return two scalars "
+                             f"(kind, amount), got shapes {kind.shape} and {amount.shape}")
+        kinds.append(kind.astype(jnp.int32))
+        amounts.append(amount.astype(jnp.int32))
+    return jnp.stack(kinds), jnp.stack(amounts)
+
+
+@functools.partial(jax.jit, static_argnames=("policies", "seats", "batch", "max_decisions"))
+def _rotations(policies, seats, batch, max_decisions, key, first_deal, tested, opponent,
+               stack, small_blind, big_blind, ante):
+    """Chips won per (deal, rotation, seat) ``# [batch, seats, seats] int32``, unfinished
+    hands ``# [batch, seats] bool`` and non-exact actions per deal and policy
+    ``# [batch, P] int32``."""
+    bot_key = jax.random.key_data(jax.random.fold_in(key, BOT_KEY_DATUM))
+
+    def one(deal, rotation):
+        deck = hand_deck(key, deal)
+        alive = jnp.ones(seats, bool)
+        button, sb, bb, sb_posts = tb.first_positions(alive, deal % seats)
+        table = tb.start_hand(jnp.full(seats, stack, jnp.int32), alive, button, sb, bb,
+                              sb_posts, small_blind, big_blind, ante, deck)
+        zeros = jnp.zeros(seats, jnp.int32)
+        carry = (table, zeros, jnp.zeros((NUM_STREETS, seats), jnp.int32),
+                 jnp.zeros(len(policies), jnp.int32), jnp.int32(0))
+
+        def body(c):
+            t, decisions, raises, illegal, steps = c
+            view = seat_view(t, deal, decisions, raises)
+            kinds, amounts = _policy_actions(policies, view, bot_key)
+            live = ~t.hand_over
+            illegal = illegal + (~_exactly_legal(kinds, amounts, view.legal) & live)
+            who = jnp.where(view.seat == rotation, tested, opponent)
+            kind, amount = kinds[who], amounts[who]
+            raised = (jnp.clip(kind, tb.FOLD, tb.RAISE) == tb.RAISE) & view.legal.can_raise
+            street = jnp.clip(t.street, 0, NUM_STREETS - 1)
+            decisions = decisions.at[view.seat].add(live.astype(jnp.int32))
+            raises = raises.at[street, view.seat].add((raised & live).astype(jnp.int32))
+            return tb.act(t, kind, amount), decisions, raises, illegal, steps + 1
+
+        def cond(c):
+            return ~c[0].hand_over & (c[4] < max_decisions)
+
+        t, _, _, illegal, _ = jax.lax.while_loop(cond, body, carry)
+        return t.stacks - stack, ~t.hand_over, illegal
+
+    deals = first_deal + jnp.arange(batch, dtype=jnp.int32)
+    per_row = jax.vmap(jax.vmap(one, in_axes=(None, 0)), in_axes=(0, None))
+    net, unfinished, illegal = per_row(deals, jnp.arange(seats, dtype=jnp.int32))
+    return net, unfinished, illegal.sum(1)
+
+
+def play_rotations(policies, tested: int, opponent: int, deals: int, key, *, seats: int = 6,
+                   stack: int = 2000, blinds=(10, 20, 0), batch: int = 128,
+                   max_decisions: int = 512) -> dict:
+    """Play deals ``0..deals-1`` with ``policies[tested]`` in each seat in turn and
+    ``policies[opponent]`` in the others (one compilation per ``policies`` tuple, seat count and
+    batch; ``tested``/``opponent`` are traced, so many line-ups share it).
+
+    Returns numpy arrays: ``net # [deals, rotation, seat] int64`` chips won (the tested policy
+    sits in seat = rotation), ``unfinished # [deals, rotation] bool`` (hands cut at
+    ``max_decisions``), ``illegal # [P]``: decisions at which each policy's answer would have
+    been clamped by the engine (every policy is asked at every decision, whoever sits there:
+    an audit).
+    """
+    policies = tuple(policies)
+    for name, v in (("tested", tested), ("opponent", opponent)):
+        if not isinstance(v, int) or not 0 <= v < len(policies):
+            raise ValueError(f"{name} must index policies (0..{len(policies) - 1}), got {v!r}")
+    if not 2 <= seats <= 9:
+        raise ValueError(f"seats must be in 2..9, got {seats!r}")
+    if not isinstance(deals, int) or not 1 <= deals < 2**31:
+        raise ValueError(f"deals must be a positive int below 2**31, got {deals!r}")
+    small, big, ante = (int(b) for b in blinds)
+    if not 0 <= small <= big or big < 1 or ante < 0 or not 0 < stack < 2**31 // 10000:
+        raise ValueError(f"bad stack/blinds: stack={stack!r}, blinds={blinds!r}")
+    key = _as_key(key)
+    nets, unfinished, illegal = [], [], np.zeros(len(policies), np.int64)
+    for first in range(0, deals, batch):
+        n, u, i = _rotations(policies, seats, batch, max_decisions, key, jnp.int32(first),
+                             jnp.int32(tested), jnp.int32(opponent), jnp.int32(stack),
+                             jnp.int32(small), jnp.int32(big), jnp.int32(ante))
+        keep = min(batch, deals - first)
+        nets.append(np.asarray(n, np.int64)[:keep])
+        unfinished.append(np.asarray(u)[:keep])
+        illegal += np.asarray(i, np.int64)[:keep].sum(0)
+    return dict(net=np.concatenate(nets), unfinished=np.concatenate(unfinished), illegal=illegal)
+
+
+def _as_key(key):
+    if isinstance(key, int):
+        return jax.random.key(key)
+    if not jnp.issubdtype(jnp.asarray(key).dtype, jax.dtypes.prng_key):
+        return jax.random.wrap_key_data(jnp.asarray(key, jnp.uint32))
+    return key
+
+
+def _mean_se(x: np.ndarray) -> tuple[float, float]:
+    return float(x.mean()), float(x.std(ddof=1) / math.sqrt(len(x))) if len(x) > 1 else math.nan
+
+
+def evaluate(policy, opponent=None, deals: int = 512, key=0, *, pool=(), seats: int = 6,
+             stack: int = 2000, blinds=(10, 20, 0), batch: int = 128) -> dict:
+    """bb/100 of ``policy`` against ``opponent`` (default `BASELINE`) by seat rotation.
+
+    Per deal, the rotation result is the mean over the ``seats`` rotations of the tested seat's
+    chips; plain play is rotation 0 alone (the policy always in seat 0, the button moving) on
+    the same deals. ``pool``: more policies compiled into the same program (so several
+    evaluations share one compilation).
+
+    Returns a dict: ``bb_per_100``, ``stderr`` (its standard error over deals),
+    ``plain_bb_per_100``, ``plain_stderr``, ``variance_reduction`` (1 - var(rotation) /
+    var(plain), per deal), ``efficiency`` (var(plain) / (seats * var(rotation)): above 1, the
+    rotation beats plain play even per hand played), ``deals``, ``hands``, ``chips # [deals]``
+    (exact rotation sums: ``seats`` times the mean), ``illegal`` (clamped actions of the tested
+    and opponent policies) and ``unfinished`` hands.
+    """
+    if not isinstance(deals, int) or deals < 2:
+        raise ValueError(f"evaluate needs at least 2 deals for its standard errors, got {deals!r}")
+    opponent = BASELINE if opponent is None else opponent
+    policies = list(pool)
+    for p in (policy, opponent):
+        if p not in policies:
+            policies.append(p)
+    t, o = policies.index(policy), policies.index(opponent)
+    out = play_rotations(policies, t, o, deals, key, seats=seats, stack=stack, blinds=blinds,
+                         batch=batch)
+    big = int(blinds[1])
+    rows = np.arange(seats)
+    tested = out["net"][:, rows, rows]  # [deals, rotation]: the tested seat's chips
+    chips = tested.sum(1)
+    rot = chips / seats * 100 / big
+    plain = tested[:, 0] * 100 / big
+    (m, se), (pm, pse) = _mean_se(rot), _mean_se(plain)
+    var_r, var_p = float(rot.var(ddof=1)), float(plain.var(ddof=1))
+    return dict(bb_per_100=m, stderr=se, plain_bb_per_100=pm, plain_stderr=pse,
+                variance_reduction=1 - var_r / var_p if var_p > 0 else math.nan,
+                efficiency=var_p / (seats * var_r) if var_r > 0 else math.inf,
+                deals=deals, hands=deals * seats, chips=chips,
+                illegal={"tested": int(out["illegal"][t]), "opponent": int(out["illegal"][o])},
+                unfinished=int(out["unfinished"].sum()))
+
+
+# ------------------------------------------------------------------ the host-side hand loop
+def _packed(t, lg):
+    """The device table, and the table and legal flattened into one int32 vector (one
+    transfer to the host per decision instead of one per field)."""
+    leaves = jax.tree.leaves((t, lg))
+    return t, jnp.concatenate([jnp.ravel(x).astype(jnp.int32) for x in leaves])
+
+
+def _start(stacks, button, small, big, ante, deck):
+    alive = jnp.ones(stacks.shape[-1], bool)
+    b, sb, bb, sb_posts = tb.first_positions(alive, button)
+    t = tb.start_hand(stacks, alive, b, sb, bb, sb_posts, small, big, ante, deck)
+    return _packed(t, tb.legal(t))
+
+
+def _advance(t, kind, amount):
+    new = tb.act(t, kind, amount)
+    return _packed(new, tb.legal(new))
+
+
+_start_jit, _advance_jit, _deck_jit = jax.jit(_start), jax.jit(_advance), jax.jit(hand_deck)
+
+
+@functools.lru_cache(maxsize=None)
+def _layout(seats: int):
+    """(treedef, [(shape, dtype, size)]) of ``(Table, Legal)`` at ``seats`` seats."""
+    shapes = jax.eval_shape(_start, jnp.zeros(seats, jnp.int32), 0, 0, 0, 0,
+                            jnp.arange(52, dtype=jnp.int32))[0]
+    out = jax.eval_shape(lambda t: (t, tb.legal(t)), shapes)
+    leaves, treedef = jax.tree.flatten(out)
+    return treedef, [(x.shape, x.dtype, int(np.prod(x.shape, dtype=np.int64))) for x in leaves]
+
+
+def _unpack(flat, seats: int):
+    """Host numpy ``(Table, Legal)`` from `_packed`'s vector."""
+    treedef, specs = _layout(seats)
+    flat, leaves, i = np.asarray(flat), [], 0
+    for shape, dtype, size in specs:
+        leaves.append(flat[i:i + size].reshape(shape).astype(dtype))
+        i += size
+    return jax.tree.unflatten(treedef, leaves)
+
+
+class HostHand:
+    """One hand played decision by decision from the host (numpy tables between jitted engine
+    calls), with the protocol's view of each decision.
+
+    ``HostHand(key, hand, seats=6, stack=2000, blinds=(10, 20, 0))``: deck
+    ``hand_deck(key, hand)`` (or ``deck``, 52 card ids), button ``hand % seats`` (or
+    ``button``), every stack at ``stack`` (an int, or one per seat).
+    """
+
+    def __init__(self, key, hand: int, *, seats: int = 6, stack=2000, blinds=(10, 20, 0),
+                 button: int | None = None, deck=None):
+        small, big, ante = (int(b) for b in blinds)
+        button = hand % seats if button is None else button
+        stacks = np.broadcast_to(np.asarray(stack, np.int32), (seats,)).copy()
+        i32 = np.int32
+        if deck is None:
+            deck = _deck_jit(_as_key(key), i32(hand))
+        deck = np.asarray(deck, np.int32)
+        if sorted(deck.tolist()) != list(range(52)):
+            raise ValueError(f"deck must be a permutation of the 52 card ids, got {deck}")
+        self._device, flat = _start_jit(stacks, i32(button), i32(small), i32(big), i32(ante),
+                                        deck)
+        self.table, self.legal = _unpack(flat, seats)
+        self.hand, self.start, self.seats = hand, stacks.astype(np.int64), seats
+        self.decisions = np.zeros(seats, np.int32)
+        self.street_raises = np.zeros((NUM_STREETS, seats), np.int32)
+        self.history: list[list[int]] = []  # [street, seat, code, to] as in PROTOCOL §5
+        self.saw_flop = np.zeros(seats, bool)
+
+    @property
+    def over(self) -> bool:
+        """The hand is finished and paid."""
+        return bool(self.table.hand_over)
+
+    def state(self):
+        """The SngState-like object `protocol.act_message` and the menu bots read."""
+        return types.SimpleNamespace(_table=self.table, _hand=np.int32(self.hand),
+                                     _decisions=self.decisions, _street_raises=self.street_raises,
+                                     _alive=np.ones(self.seats, bool))
+
+    def view(self) -> dict:
+        """The protocol ``act`` message of the seat to act (PROTOCOL §5)."""
+        return protocol.act_message(None, self.state(), tournament=0, history=self.history,
+                                    legal=self.legal)
+
+    def apply(self, kind: int, amount: int = 0) -> list[int]:
+        """Play one exact action of the seat to act (the engine clamps what is out of range);
+        returns its history entry."""
+        t = self.table
+        seat, street = int(t.to_act), int(t.street)
+        raised = int(kind) == tb.RAISE and bool(self.legal.can_raise)
+        self._device, flat = _advance_jit(self._device, np.int32(kind), np.int32(amount))
+        new, lg = _unpack(flat, self.seats)
+        added = int(t.stacks[seat]) - int(new.stacks[seat])
+        added += int(new.winnings[seat]) if bool(new.hand_over) else 0
+        folded = bool(new.folded[seat]) and not bool(t.folded[seat])
+        code = (protocol.FOLD if folded else protocol.RAISE if raised
+                else protocol.CALL if added > 0 else protocol.CHECK)
+        entry = [street, seat, code, int(t.bets[seat]) + added]
+        self.history.append(entry)
+        self.decisions[seat] += 1
+        self.street_raises[street, seat] += int(raised)
+        if street == tb.PREFLOP and (int(new.street) >= tb.FLOP and not bool(new.hand_over)
+                                     or bool(new.showdown)):
+            self.saw_flop = np.asarray(new.in_hand & ~new.folded)
+        self.table, self.legal = new, lg
+        return entry
+
+    def net(self) -> np.ndarray:
+        """``# [seats]`` chips won (negative: lost) in the finished hand."""
+        return np.asarray(self.table.stacks, np.int64) - self.start
+
+
+def _is_legal(kind, amount, legal: dict) -> bool:
+    if isinstance(kind, bool) or not isinstance(kind, (int, np.integer)):
+        return False
+    if kind in (tb.FOLD, tb.CHECK_CALL):
+        return True
+    r = legal["raise"]
+    return (kind == tb.RAISE and r is not None and isinstance(amount, (int, np.integer))
+            and not isinstance(amount, bool) and r[0] <= amount <= r[1])
+
+
+@dataclasses.dataclass
+class HandRecord:
+    """A finished host hand: history, chips, showdown, who saw the flop, bad actions."""
+
+    history: list
+    net: np.ndarray  # [seats] int64
+    showdown: bool
+    saw_flop: np.ndarray  # [seats] bool
+    went_to_showdown: np.ndarray  # [seats] bool
+    faults: list  # [(seat, reason)] actions replaced by check/fold
+
+
+def play_host_hand(players, key, hand: int, *, stack=2000, blinds=(10, 20, 0),
+                   max_decisions: int = 512) -> HandRecord:
+    """Play one hand with ``players[seat](view, state) -> (kind, amount)`` (host callables; the
+    view is the protocol's ``act`` dict). A player that raises, returns something that is not
+    an exactly legal action, or runs past ``max_decisions`` gets check-or-fold, recorded."""
+    h = HostHand(key, hand, seats=len(players), stack=stack, blinds=blinds)
+    faults = []
+    while not h.over:
+        view = h.view()
+        seat = view["seat"]
+        try:
+            kind, amount = players[seat](view, h.state())
+            ok = _is_legal(kind, amount, view["legal"])
+        except Exception as exc:  # a host player must not stop the table
+            ok, kind, amount = False, None, repr(exc)
+        if not ok or len(h.history) >= max_decisions:
+            faults.append((seat, f"{kind!r}, {amount!r}"))
+            kind, amount = (tb.CHECK_CALL if view["legal"]["check"] else tb.FOLD), 0
+        h.apply(int(kind), int(amount))
+    t = h.table
+    live = np.asarray(t.in_hand & ~t.folded)
+    return HandRecord(history=h.history, net=h.net(), showdown=bool(t.showdown),
+                      saw_flop=h.saw_flop, went_to_showdown=live & bool(t.showdown),
+                      faults=faults)
+
+
+@functools.lru_cache(maxsize=None)
+def _jitted(policy):
+    def run(table, hand, decisions, street_raises, key):
+        return policy(seat_view(table, hand, decisions, street_raises), key)
+
+    return jax.jit(run)
+
+
+def host_player(policy, bot_key):
+    """A host player (for `play_host_hand`) from a JAX policy and its bot key (``uint32[2]``)."""
+    run = _jitted(policy)
+    key = jnp.asarray(bot_key, jnp.uint32)
+
+    def player(view, state):
+        kind, amount = run(state._table, state._hand, state._decisions, state._street_raises,
+                           key)
+        return int(kind), int(amount)
+
+    return player
