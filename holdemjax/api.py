@@ -178,7 +178,10 @@ class Env(abc.ABC):
         in_range = (action >= 0) & (action < n)
         safe = jnp.clip(action, 0, n - 1)
         illegal = ~in_range | ~state.legal_action_mask[safe]
-        counted = state.replace(_step_count=state._step_count + 1)
+        # A step's rewards are what this step produced: start from zero (a state carried over by
+        # auto_reset holds the finished game's rewards).
+        counted = state.replace(_step_count=state._step_count + 1,
+                                rewards=jnp.zeros_like(state.rewards))
         # As pgx does, the move is applied (clipped into range) and an illegal one then ends the
         # game with the penalty; the resulting board is what pgx shows too.
         nxt = self._step(counted, safe, key)

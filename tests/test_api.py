@@ -92,6 +92,30 @@ def test_auto_reset_starts_a_new_game_and_keeps_final_rewards():
     assert int(s._step_count) == 0  # a fresh game
     nxt = step(s, jnp.int32(PASS), jax.random.key(6))  # the stale flag does not freeze it
     assert not bool(nxt.terminated) and int(nxt._step_count) == 1
+    # the finished game's rewards belong to the step that ended it, not to the next one
+    assert np.asarray(nxt.rewards).tolist() == [0.0, 0.0]
+
+
+def test_a_step_reports_only_its_own_rewards_after_auto_reset():
+    """The carried-over terminal rewards of auto_reset are not repeated by later steps (an env
+    that leaves `rewards` alone on a non-terminal step, as the tournaments do, must not leak)."""
+    env = holdemjax.make("certify")
+    step = jax.jit(holdemjax.auto_reset(env.step, env.init))
+    s = env.init(jax.random.key(0))
+    key = jax.random.key(1)
+    ended = 0
+    for _ in range(600):
+        key, k1, k2 = jax.random.split(key, 3)
+        was_carried = bool(s.terminated)
+        s = step(s, holdemjax.act_randomly(k1, s.legal_action_mask), k2)
+        if bool(s.terminated):
+            ended += 1
+            assert abs(float(s.rewards.sum()) - 1.0) < 1e-5
+        elif was_carried or ended:
+            assert not np.asarray(s.rewards).any()
+        if ended >= 2:
+            break
+    assert ended >= 2
 
 
 def test_observe_any_player():

@@ -1,0 +1,86 @@
+"""Seat-rotation evaluation: neutrality with six identical policies, the rotation itself, a weak
+policy measured as weak, and the guards (illegal actions, unfinished tournaments)."""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from holdemjax.bots import baseline, random_bot
+from holdemjax.training import evaluate as ev
+
+ENV = ev.make_env("sng-6")
+BASELINE, RANDOM, OUT_OF_RANGE = 0, 1, 2
+
+
+def switch_policy(which, state, key):
+    """One policy function for the whole module (one compile): ``which`` is traced data."""
+    return jax.lax.switch(which, [
+        lambda: baseline.act(ENV, state, key),
+        lambda: random_bot.act(ENV, state, key),
+        lambda: jnp.int32(99),  # no such action: illegal at every decision
+    ])
+
+
+def run(which, deals, **kw):
+    return ev.evaluate(switch_policy, jnp.int32(which), deals=deals, chunk=8, **kw)
+
+
+@pytest.fixture(scope="module")
+def neutral():
+    return run(BASELINE, 8)
+
+
+def test_six_identical_policies_score_exactly_one_sixth_per_deal(neutral):
+    np.testing.assert_allclose(neutral.per_deal, 1 / 6, atol=2e-6)
+    assert abs(neutral.mean - 1 / 6) < 2e-6
+    assert neutral.tournaments == 48 and neutral.illegal == 0 and neutral.unfinished == 0
+    # Not a constant: within a deal the six seats score differently (the cards differ).
+    assert neutral.scores.std(axis=1).min() > 0
+
+
+def test_the_rotation_puts_the_policy_in_every_seat_once(neutral):
+    for row in neutral.seats:
+        assert sorted(row.tolist()) == list(range(6))
+    # Deals differ: the seatings are not all the same.
+    assert len({tuple(r) for r in neutral.seats.tolist()}) > 1
+
+
+def test_a_random_policy_loses_to_five_baselines_with_significance():
+    result = run(RANDOM, 8)
+    assert result.mean < 0.12 and result.z < -3, result.summary()
+    assert result.illegal == 0
+    assert result.per_rotation.shape == (6,)
+
+
+def test_illegal_actions_are_counted_and_penalised_not_crashing():
+    result = run(OUT_OF_RANGE, 8)
+    # The env's rule: an illegal action ends the game at once, the actor scoring -1; so every
+    # tournament ends at the policy's first decision.
+    assert result.illegal == result.tournaments == 48
+    np.testing.assert_allclose(result.scores, -1.0)
+    assert result.unfinished == 0
+
+
+def test_a_policy_returning_the_wrong_thing_is_refused_by_name():
+    with pytest.raises(ValueError, match="integer scalar"):
+        ev.evaluate(lambda state, key: jnp.float32(1.0), deals=2)
+    with pytest.raises(ValueError, match="deals"):
+        ev.evaluate(lambda state, key: jnp.int32(1), deals=1)
+    with pytest.raises(ValueError, match="env_id"):
+        ev.evaluate(lambda state, key: jnp.int32(1), deals=2, env_id="kuhn_poker")
+
+
+def test_cli_help(capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        ev.main(["--help"])
+    assert exit_info.value.code == 0
+    text = capsys.readouterr().out
+    assert "--deals" in text and "--greedy" in text
+
+
+def test_cli_reports_a_missing_checkpoint(capsys, tmp_path):
+    assert ev.main([str(tmp_path / "missing.msgpack"), "--deals", "2"]) == 2
+    assert "missing.msgpack" in capsys.readouterr().err

@@ -1,0 +1,263 @@
+"""A policy against five opponents (the baseline bot by default), by seat rotation on
+identical deals.
+
+For each deal key ``d`` six tournaments are played from the same ``init`` key: in tournament
+``r`` the policy controls player id ``r`` and the opponent controls the other five. The env
+seats player ids at random from the key (the same seating in all six), and every hand deals from
+the tournament key and the hand index, so the six tournaments share the seating and the cards
+while the policy sits once in each seat. The opponents' (and the policy's) per-tournament key is
+the same in all six too; the reference bots address their draws by the decision's coordinates,
+so identical situations get identical draws.
+
+The score of a tournament is the env's (payouts 0.333 .. 0; ICM at the hand cap; they sum to 1).
+Per deal, the rotation average is the mean of the policy's six scores; the reported mean is the
+mean over deals, its standard error the deals' standard deviation / sqrt(deals), and ``z`` =
+(mean - 1/6) / SE. With six identical policies the six tournaments of a deal are the same game,
+so the rotation average is exactly 1/6 for every deal (a test checks it).
+
+Guards: a policy's masked (or out-of-range) action is applied by the env's illegal-action rule
+(the game ends, the actor scores -1 there) and counted in ``illegal``; a tournament still running
+after ``max_steps`` decisions is stopped at the start of its current hand and settled by ICM
+(`SitAndGo.stop`) and counted in ``unfinished``. ``python -m holdemjax.training.evaluate --help``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import functools
+import json
+import math
+import sys
+import time
+from collections.abc import Callable
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+import holdemjax
+from holdemjax.bots import baseline, random_bot
+
+__all__ = ["EvalResult", "evaluate", "baseline_opponent", "make_env", "main"]
+
+ENV_IDS = ("sng-6", "sng-6-turbo", "certify")
+
+
+@dataclasses.dataclass(frozen=True)
+class EvalResult:
+    """What `evaluate` returns. Arrays are numpy; ``per_deal`` and ``seats`` are by deal."""
+
+    env_id: str
+    deals: int
+    tournaments: int
+    mean: float  # mean tournament score of the policy (1/6 = even)
+    se: float  # standard error over deals (of the rotation averages)
+    z: float  # (mean - 1/6) / se
+    per_deal: np.ndarray  # [D] float64 rotation average of each deal
+    per_rotation: np.ndarray  # [6] float64 mean score when controlling player id r
+    scores: np.ndarray  # [D, 6] float64 the policy's score in each tournament
+    seats: np.ndarray  # [D, 6] int32 seat the policy sat at in each tournament
+    illegal: int  # masked or out-of-range actions the policy picked
+    unfinished: int  # tournaments stopped at max_steps and settled by ICM
+    decisions: int  # decisions played (all players)
+    seconds: float  # wall time, compilation included
+
+    def summary(self) -> str:
+        """One line: mean ± SE, z, tournaments."""
+        return (f"{self.env_id}: mean score {self.mean:.4f} ± {self.se:.4f} (SE over "
+                f"{self.deals:,} deals), z = {self.z:+.2f} against 1/6, over "
+                f"{self.tournaments:,} rotated tournaments; illegal {self.illegal}, "
+                f"unfinished {self.unfinished}, {self.seconds:.0f} s")
+
+    def to_dict(self) -> dict:
+        """JSON-able summary (per-deal arrays left out)."""
+        return dict(env_id=self.env_id, deals=self.deals, tournaments=self.tournaments,
+                    mean=self.mean, se=self.se, z=self.z,
+                    per_rotation=self.per_rotation.tolist(), illegal=self.illegal,
+                    unfinished=self.unfinished, decisions=self.decisions,
+                    seconds=self.seconds)
+
+
+@functools.lru_cache(maxsize=None)
+def make_env(env_id: str):
+    """The (cached) env of ``env_id``: one object per id, so compiled programs are reused."""
+    if env_id not in ENV_IDS:
+        raise ValueError(f"env_id {env_id!r} is not supported; known: {', '.join(ENV_IDS)}")
+    return holdemjax.make(env_id)
+
+
+@functools.lru_cache(maxsize=None)
+def baseline_opponent(env):
+    """``act(state, key)`` of the baseline bot on ``env`` (the default opponent; cached)."""
+    return functools.partial(baseline.act, env)
+
+
+def _check_policy(env, fn, params, name):
+    """Trace ``fn`` once on one state: it must return an integer scalar (a menu action id)."""
+    state = jax.eval_shape(env.init, jax.random.key(0))
+    key = jax.ShapeDtypeStruct((2,), jnp.uint32)
+    try:
+        out = jax.eval_shape(fn, params, state, key)
+    except Exception as err:  # any tracing failure of user code, reported with its name
+        raise ValueError(f"{name} could not be traced on one {env.id} state: {err}") from err
+    if not (hasattr(out, "shape") and out.shape == () and jnp.issubdtype(out.dtype,
+                                                                          jnp.integer)):
+        raise ValueError(f"{name} must return an integer scalar action id, got {out}")
+
+
+@functools.lru_cache(maxsize=16)
+def _program(env, policy, opponent, chunk: int, max_steps: int):
+    """Jitted ``(params, base_key, first_deal) -> dict`` for ``chunk`` deals (6 x chunk tables).
+
+    Cached per (env, policy, opponent, chunk, max_steps): the policy's params are data, so
+    several checkpoints of one network compile once.
+    """
+    n = env.num_players
+
+    def run(params, base_key, first_deal):
+        deals = first_deal + jnp.arange(chunk)
+        deal_keys = jax.vmap(lambda d: jax.random.fold_in(base_key, d))(deals)
+        env_keys = jnp.repeat(jax.vmap(lambda k: jax.random.fold_in(k, 0))(deal_keys), n, 0)
+        bot_keys = jnp.repeat(jax.vmap(lambda k: jax.random.key_data(
+            jax.random.fold_in(k, 1)))(deal_keys), n, 0)
+        rotation = jnp.tile(jnp.arange(n, dtype=jnp.int32), chunk)  # policy's player id
+        states = jax.vmap(env.init)(env_keys)
+        seats = states._seat_of[jnp.arange(chunk * n), rotation]
+        num_actions = states.legal_action_mask.shape[-1]
+
+        def body(carry):
+            states, scores, illegal, decisions, i = carry
+            live = ~(states.terminated | states.truncated)
+            mine = jax.vmap(policy, in_axes=(None, 0, 0))(params, states, bot_keys)
+            mine = jnp.asarray(mine, jnp.int32)
+            theirs = jax.vmap(opponent)(states, bot_keys).astype(jnp.int32)
+            is_policy = states.current_player == rotation
+            ok = (mine >= 0) & (mine < num_actions) & jnp.take_along_axis(
+                states.legal_action_mask, jnp.clip(mine, 0, num_actions - 1)[:, None], 1)[:, 0]
+            illegal = illegal + (live & is_policy & ~ok).sum()
+            states = jax.vmap(env.step)(states, jnp.where(is_policy, mine, theirs))
+            return (states, scores + states.rewards, illegal, decisions + live.sum(), i + 1)
+
+        def cond(carry):
+            states, i = carry[0], carry[-1]
+            return (~(states.terminated | states.truncated)).any() & (i < max_steps)
+
+        zeros = jnp.zeros((chunk * n, n), jnp.float32)
+        states, scores, illegal, decisions, _ = jax.lax.while_loop(
+            cond, body, (states, zeros, jnp.int32(0), jnp.int32(0), jnp.int32(0)))
+        running = ~(states.terminated | states.truncated)
+        stopped = jax.vmap(env.stop)(states)  # ICM at the start of the current hand
+        scores = scores + jnp.where(running[:, None], stopped.rewards, 0.0)
+        mine = scores[jnp.arange(chunk * n), rotation]
+        return dict(scores=mine.reshape(chunk, n), seats=seats.reshape(chunk, n),
+                    illegal=illegal, unfinished=running.sum(), decisions=decisions)
+
+    return jax.jit(run)
+
+
+def evaluate(policy: Callable, params=None, *, deals: int = 1000, env_id: str = "sng-6",
+             seed: int = 0, chunk: int = 128, opponent: Callable | None = None,
+             max_steps: int = 20_000) -> EvalResult:
+    """Rotated tournaments of ``policy`` against five copies of ``opponent``.
+
+    ``policy(state, key) -> int32`` menu action, or ``policy(params, state, key)`` when
+    ``params`` is given (params are traced data: one compile for many checkpoints).
+    ``opponent(state, key)`` defaults to the baseline bot. ``deals`` deals (``6 * deals``
+    tournaments) are played in batches of ``chunk`` deals; deal ``d`` uses
+    ``fold_in(key(seed), d)``, so results do not depend on ``chunk``.
+    """
+    for name, value, least in (("deals", deals, 2), ("chunk", chunk, 1),
+                               ("max_steps", max_steps, 1)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < least:
+            raise ValueError(f"{name} must be an int >= {least}, got {value!r}")
+    if not callable(policy):
+        raise ValueError(f"policy must be callable, got {policy!r}")
+    env = make_env(env_id)
+    if params is None:
+        fn = _stateless(policy)
+        params = jnp.zeros(())
+    else:
+        fn = policy
+    opponent = baseline_opponent(env) if opponent is None else opponent
+    _check_policy(env, fn, params, "policy")
+    _check_policy(env, _stateless(opponent), jnp.zeros(()), "opponent")
+    chunk = min(chunk, deals)
+    run = _program(env, fn, opponent, chunk, max_steps)
+    start = time.perf_counter()
+    base_key = jax.random.key(seed)
+    outs = [jax.device_get(run(params, base_key, jnp.int32(lo)))
+            for lo in range(0, deals, chunk)]
+    seconds = time.perf_counter() - start
+    scores = np.concatenate([o["scores"] for o in outs])[:deals].astype(np.float64)
+    seats = np.concatenate([o["seats"] for o in outs])[:deals]
+    per_deal = scores.mean(axis=1)
+    mean = float(per_deal.mean())
+    se = float(per_deal.std(ddof=1) / math.sqrt(deals))
+    z = (mean - 1 / 6) / se if se > 0 else 0.0
+    # The last chunk may run past `deals`; count what was played for the reported totals.
+    return EvalResult(env_id, deals, 6 * deals, mean, se, float(z), per_deal,
+                      scores.mean(axis=0), scores, seats.astype(np.int32),
+                      int(sum(o["illegal"] for o in outs)),
+                      int(sum(o["unfinished"] for o in outs)),
+                      int(sum(o["decisions"] for o in outs)), seconds)
+
+
+@functools.lru_cache(maxsize=None)
+def _stateless(fn):
+    """``fn(state, key)`` as ``(params, state, key)`` (cached: one wrapper, one compile)."""
+    return lambda params, state, key: fn(state, key)
+
+
+# ---------------------------------------------------------------------------------- the CLI
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="python -m holdemjax.training.evaluate",
+        description="Mean tournament score of a policy against five baselines by seat rotation "
+                    "on identical deals (docs/training.md).",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    p.add_argument("policy", help="a PPO checkpoint file, or 'baseline' / 'random' (the "
+                                  "reference bots, as a check)")
+    p.add_argument("--deals", type=int, default=1000, help="deals (6 tournaments each)")
+    p.add_argument("--env", default=None, choices=ENV_IDS,
+                   help="tournament env (default: the checkpoint's, else sng-6)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the deal keys")
+    p.add_argument("--chunk", type=int, default=128, help="deals played per batch")
+    p.add_argument("--greedy", action="store_true",
+                   help="play the network's most likely action instead of sampling")
+    p.add_argument("--json", default=None, help="also write the summary to this JSON file")
+    return p
+
+
+def main(argv=None) -> int:
+    """Command-line entry point; returns an exit status."""
+    args = _parser().parse_args(argv)
+    try:
+        if args.policy in ("baseline", "random"):
+            env_id = args.env or "sng-6"
+            env = make_env(env_id)
+            bot = baseline.act if args.policy == "baseline" else random_bot.act
+            fn, params = functools.partial(bot, env), None
+        else:
+            from holdemjax.training import ppo
+
+            params, config = ppo.load_checkpoint(args.policy)
+            env_id = args.env or config.env_id
+            fn = ppo.policy(config, greedy=args.greedy)
+        result = evaluate(fn, params, deals=args.deals, env_id=env_id, seed=args.seed,
+                          chunk=args.chunk)
+    except (ValueError, OSError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    print(result.summary())
+    print("mean by rotation (policy's player id 0..5): "
+          + " ".join(f"{x:.4f}" for x in result.per_rotation))
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as f:
+            json.dump(dict(result.to_dict(), policy=args.policy, greedy=args.greedy,
+                           seed=args.seed), f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
