@@ -79,6 +79,7 @@ def test_parity_with_pgx_every_deal_and_line():
     from tests.envs.parity import assert_same
 
     penv = pgx.make("kuhn_poker")
+    ours_step, their_step = jax.jit(ENV.step), jax.jit(penv.step)  # eager dispatch is slow
     deals = [d for d in itertools.permutations(range(3), 2)]
     n = 0
     for cards, first, seq in itertools.product(deals, (0, 1), SEQUENCES):
@@ -90,7 +91,7 @@ def test_parity_with_pgx_every_deal_and_line():
         batch = lambda s: jax.tree.map(lambda x: x[None], s)  # noqa: E731
         assert_same(batch(ours), batch(theirs), 0)
         for t, a in enumerate(seq + (BET,)):  # one more step after the end: still identical
-            ours, theirs = ENV.step(ours, a), penv.step(theirs, jnp.int32(a))
+            ours, theirs = ours_step(ours, jnp.int32(a)), their_step(theirs, jnp.int32(a))
             assert_same(batch(ours), batch(theirs), t + 1)
         n += 1
     assert n == 60
