@@ -299,7 +299,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--name", help="your participant name (default: your login)")
     p = command("run", _run, "a .wasm policy or a registered bot plays its whole line")
     p.add_argument("policy", help="a .wasm file, or a bot: beginner, intermediate, advanced, "
-                   "random")
+                   "random, jax-baseline, jax-random")
     p.add_argument("--name", help="participant name (default: the file's stem or the bot name)")
     command("close", _close, "close the match now: unfinished lines close as played so far; "
             "the seed is revealed")

@@ -38,7 +38,7 @@ from holdemjax.series import protocol as P
 __all__ = ["MIN_SEATS", "MAX_SEATS", "DEAL_DOMAIN", "BOT_DOMAIN", "RANDOM", "MatchSpec",
            "MatchError", "Quit", "tier_names", "bot_names", "commitment", "new_salt", "deck",
            "bot_key", "positions", "Hand", "bot_decide", "BotHero", "play_line", "utcnow",
-           "parse_time"]
+           "JAX_BOTS", "jax_bot_decide", "parse_time"]
 
 MIN_SEATS, MAX_SEATS = 2, 9
 DEAL_DOMAIN, BOT_DOMAIN = 0, 1  # fold_in(key(seed), domain): decks and bot keys never share keys
@@ -62,8 +62,39 @@ def tier_names() -> tuple[str, ...]:
 
 
 def bot_names() -> tuple[str, ...]:
-    """Names a registered bot participant may have: the tiers and ``"random"``."""
-    return tier_names() + (RANDOM,)
+    """Names a registered bot participant may have: the tiers, ``"random"`` and the JAX bots
+    of `holdemjax.bots` (`JAX_BOTS`, hero seat only)."""
+    return tier_names() + (RANDOM,) + tuple(JAX_BOTS)
+
+
+#: JAX policies of `holdemjax.bots` that may play a hero line (through
+#: `rotation.from_menu_bot`: the jitted bot reads the hand's table and its own draws).
+JAX_BOTS = {"jax-baseline": "BASELINE", "jax-random": "RANDOM"}
+
+
+@functools.cache
+def _jax_bot(name: str):
+    from holdemjax.duplicate import rotation
+
+    return rotation.jitted_policy(getattr(rotation, JAX_BOTS[name]))
+
+
+def jax_bot_decide(name: str, table, view: dict, key) -> tuple[int, int]:
+    """The engine action of JAX bot ``name`` at the hero's decision: its per-seat decision
+    counts and bets/raises per street come from the hand's ``history``."""
+    n = len(view["stacks"])
+    decisions = np.zeros(n, np.int32)
+    raises = np.zeros((4, n), np.int32)
+    for street, seat, code, _ in view["history"]:
+        decisions[seat] += 1
+        raises[street, seat] += code == P.RAISE
+    from holdemjax.duplicate import draws
+
+    # The game key is fold_in(seat key, tournament 0), as the bundled baseline.wasm derives it
+    # from its seed: the JAX baseline and baseline.wasm then play identical lines.
+    game_key = np.asarray(draws.fold_in(tuple(key), 0), np.uint32)
+    kind, amount = _jax_bot(name)(table, np.int32(view["hand"]), decisions, raises, game_key)
+    return int(kind), int(amount)
 
 
 def utcnow() -> dt.datetime:
@@ -407,7 +438,10 @@ class BotHero:
         pass
 
     def decide(self, hand: Hand):
-        kind, amount = bot_decide(self.name, hand.view(), self._key)
+        if self.name in JAX_BOTS:
+            kind, amount = jax_bot_decide(self.name, hand.table, hand.view(), self._key)
+        else:
+            kind, amount = bot_decide(self.name, hand.view(), self._key)
         return kind, amount, None
 
     def hand_over(self, hand: Hand, record: dict) -> None:

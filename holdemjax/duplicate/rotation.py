@@ -424,6 +424,12 @@ def play_host_hand(players, key, hand: int, *, stack=2000, blinds=(10, 20, 0),
 
 
 @functools.lru_cache(maxsize=None)
+def jitted_policy(policy):
+    """``run(table, hand, decisions, street_raises, key) -> (kind, amount)``: the policy jitted
+    on the seat view of a (host) table."""
+    return _jitted(policy)
+
+
 def _jitted(policy):
     def run(table, hand, decisions, street_raises, key):
         return policy(seat_view(table, hand, decisions, street_raises), key)

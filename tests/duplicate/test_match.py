@@ -146,3 +146,26 @@ def test_bot_draws_do_not_shift_when_another_line_adds_decisions(tmp_path, monke
     differ = [h for h in range(6) if lines["random"].hands[h]["actions"]
               != lines["advanced"].hands[h]["actions"]]
     assert differ and any(c[0] >= differ[0] for c in common)  # draws after the lines part
+
+
+def test_a_jax_bot_plays_a_line_and_matches_the_wasm_baseline(tmp_path):
+    """Issue #8: participants may be JAX policies. `jax-baseline` (holdemjax.bots.baseline,
+    jitted) and the bundled baseline.wasm (cross-checked to play as it) play identical lines on
+    the same deals: zero divergent hands."""
+    from holdemjax.duplicate.policy import WasmHero
+    from holdemjax.duplicate.store import Store
+    from holdemjax.series.policies import bundled
+
+    with Store(tmp_path / "s.sqlite") as s:
+        m = s.create_match(M.MatchSpec(seats=6, hands=12), seed=7)
+        assert M.play_line(s, m.id, "jax", M.BotHero("jax-baseline")) == "finished"
+        assert M.play_line(s, m.id, "wasm", WasmHero(bundled("baseline"))) == "finished"
+        assert M.play_line(s, m.id, "rnd", M.BotHero("jax-random")) == "finished"
+        lines = s.lines(m.id, references=False)
+    hero_actions = [a for h in lines["jax"].hands.values() for a in h["actions"]
+                    if a[1] == m.spec.hero]
+    assert len(hero_actions) >= 12
+    assert all(lines["jax"].hands[h]["actions"] == lines["wasm"].hands[h]["actions"]
+               for h in range(12))
+    assert any(lines["rnd"].hands[h]["actions"] != lines["jax"].hands[h]["actions"]
+               for h in range(12))
