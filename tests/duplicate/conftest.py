@@ -1,8 +1,8 @@
 """Shared fixtures: the issue's end-to-end match, played once per test process through the CLI.
 
-Two bundled wasm baselines, the registered bot ``random`` and a scripted person (the terminal
-UI fed from stdin, quitting once and resuming) play one small match that closes by itself when
-the fourth line is complete. What each command printed and returned along the way is kept for
+Two bundled wasm baselines, a JAX bot (``jax-random``, joining under the name ``random``) and a
+scripted person (the terminal UI fed from stdin, quitting once and resuming) play one small match
+that closes by itself when the fourth line is complete. What each command printed and returned along the way is kept for
 the tests to judge.
 """
 
@@ -53,7 +53,7 @@ def e2e(tmp_path_factory):
         "verify": run_cli(store, "verify", mid),
     }
     seen["run_b"] = run_cli(store, "run", mid, bundled("baseline"), "--name", "base-b")
-    seen["run_random"] = run_cli(store, "run", mid, "random")
+    seen["run_random"] = run_cli(store, "run", mid, "jax-random", "--name", "random")
     seen["play_1"] = run_cli(store, "play", mid, "--name", PERSON,
                              stdin="\n".join(FIRST_SESSION) + "\n")
     seen["status_open"] = run_cli(store, "status", mid)

@@ -184,7 +184,7 @@ from holdemjax.duplicate import match as M
 from holdemjax.duplicate.store import Store
 with Store(sys.argv[1]) as s:
     m = s.create_match(M.MatchSpec(seats={seats}, hands={hands}, participants=1), seed={seed})
-    M.play_line(s, m.id, "random", M.BotHero("random"))
+    M.play_line(s, m.id, "random", M.BotHero("jax-random"))
     lines = s.lines(m.id)
     print(json.dumps({{n: l.hands for n, l in lines.items()}}))
 """
