@@ -134,7 +134,9 @@ def _engine(env_id: str):
     return (env, jax.jit(lambda k: with_legal(env.init(k))),
             jax.jit(lambda s, k, a: with_legal(env.act_exact(s, k, a))),
             jax.jit(lambda s: with_legal(env.settle(s))),
-            jax.jit(lambda s: with_legal(env.stop(s))))
+            jax.jit(lambda s: with_legal(env.stop(s))),
+            # one hand boundary at a time, so the host sees hands nobody could act in
+            jax.jit(lambda s: with_legal(env._next_hand(s))))
 
 
 class _Seat:
@@ -254,7 +256,7 @@ def _run_block(policies, block: range, *, variant, seed, count, shot_ns, bank_ns
                progress) -> dict:
     """Tournaments ``block`` of a series with these policy instances (started here)."""
     spec = VARIANTS[variant]
-    env, init, act, settle, stop = _engine(spec.env_id)
+    env, init, act, settle, stop, next_hand = _engine(spec.env_id)
     aliases, avatars = _identities(seed, spec.seats)
     seats = [_Seat(p, spec.clock(shot_ns, bank_ns), SlotRecord(
         aliases[i], avatars[i], getattr(p, "path", None) or getattr(p, "name", f"slot{i}"),
@@ -267,7 +269,7 @@ def _run_block(policies, block: range, *, variant, seed, count, shot_ns, bank_ns
             s.policy.start(P.encode(msg))
         except Exception as exc:  # noqa: BLE001 - a start failure fails the series, never the host
             raise SeriesFailed(i, f"slot {i} ({s.record.name}): {exc}") from exc
-    game = _Game(env, init, act, settle, stop, seats, timer, seed=seed)
+    game = _Game(env, init, act, settle, stop, next_hand, seats, timer, seed=seed)
     replays, stopped_early = [], False
     for t in block:
         if deadline is not None and t > block.start and time.perf_counter() > deadline:
@@ -315,8 +317,9 @@ def _merge(variant, seed, names, policies, parts, wall) -> Series:
 class _Game:
     """Plays tournaments for `run_series` (state kept between tournaments: the seats)."""
 
-    def __init__(self, env, init, act, settle, stop, seats, timer, seed):
+    def __init__(self, env, init, act, settle, stop, next_hand, seats, timer, seed):
         self.env, self._init, self._act, self._settle, self._stop = env, init, act, settle, stop
+        self._next_hand = next_hand
         self.seats, self.timer, self.seed = seats, timer, seed
         self.n = env.num_players
         self._current = None
@@ -458,8 +461,7 @@ class _Game:
             if bool(m.hand_over):
                 shown_street = self._board_events(m, shown_street, hand, final=True)
                 self._end_hand(state, mid, hand)
-                state, legal = self._engine(self._settle, mid)
-                self._eliminations(mid, state, hand)
+                state, legal = self._next_hands(mid, hand, replay, progress, t)
             else:  # nothing to settle inside a hand: the host reads only the table
                 state = mid
                 shown_street = self._board_events(state._table, shown_street, hand)
@@ -470,6 +472,24 @@ class _Game:
         self._end_tournament(state, replay, hand)
         self._current = None
         return replay, cut
+
+    def _next_hands(self, ended, hand, replay, progress, t):
+        """From a finished hand to the next decision (or the end), one hand boundary at a time:
+        a hand in which nobody could act (everyone all-in from the blinds) is recorded too."""
+        prev = ended
+        while True:
+            nxt, legal = self._engine(self._next_hand, prev)
+            self._eliminations(prev, nxt, hand)
+            if bool(nxt.terminated) or not bool(nxt._table.hand_over):
+                break
+            self.hands_played += 1
+            if progress is not None:
+                progress({"tournament": t, "hands": self.hands_played})
+            hand = self._start_hand(nxt, replay)  # dealt and already over: record it
+            self._board_events(nxt._table, 0, hand, final=True)
+            self._end_hand(nxt, nxt, hand)
+            prev = nxt
+        return self._engine(self._settle, nxt)
 
     def finish_interrupted(self):
         """Ctrl-C: end the tournament in progress as at the wall-time stop."""
