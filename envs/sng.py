@@ -34,7 +34,7 @@ from holdemjax.api import Array, Env, State
 from holdemjax.envs import sng_obs
 from holdemjax.poker import table as tb
 from holdemjax.poker.actions import DEFAULT_SIZES, Menu
-from holdemjax.poker.cards import hand_deck
+from holdemjax.poker.cards import _unfused, dealt_deck, permutation_and_inverse, split_key_data
 from holdemjax.poker.icm import icm
 from holdemjax.poker.structure import FORMATS, RING, Format, blinds_at, check_compatible
 from holdemjax.poker.structure import make_format
@@ -114,8 +114,9 @@ class SitAndGo(Env):
         n = self.format.num_seats
         if jnp.issubdtype(key.dtype, jax.dtypes.prng_key):
             key = jax.random.key_data(key)
-        k_seat, k_game = jax.random.split(key)
-        player_at = jax.random.permutation(k_seat, n).astype(jnp.int32)
+        k_seat, k_game = split_key_data(key)  # jax.random.split(key), unrolled
+        # jax.random.permutation(k_seat, n) and its argsort, exactly, without XLA's slow sort.
+        player_at, seat_of = permutation_and_inverse(k_seat, n)
         alive = jnp.ones(n, bool)
         stacks = jnp.full(n, fmt.starting_stack, jnp.int32)
         positions = tb.first_positions(alive, n - 1)
@@ -132,7 +133,7 @@ class SitAndGo(Env):
             _key=k_game,
             _hand=jnp.int32(0),
             _player_at=player_at,
-            _seat_of=jnp.argsort(player_at).astype(jnp.int32),
+            _seat_of=seat_of,
             _alive=alive,
             _score=jnp.zeros(n, jnp.float32),
             _place=jnp.zeros(n, jnp.int32),
@@ -220,7 +221,8 @@ class SitAndGo(Env):
     def _deal(self, fmt, key, hand, stacks, alive, positions) -> tb.Table:
         button, sb, bb, sb_posts = positions
         small, big, ante = blinds_at(fmt, hand)
-        deck = hand_deck(jax.random.wrap_key_data(key), hand)
+        # hand_deck(key, hand) at the positions start_hand reads (the rest is never dealt).
+        deck = dealt_deck(jax.random.wrap_key_data(key), hand, self.format.num_seats)
         return tb.start_hand(stacks, alive, button, sb, bb, sb_posts, small, big, ante, deck)
 
     def _settle(self, state: SngState) -> SngState:
@@ -231,8 +233,11 @@ class SitAndGo(Env):
 
         state = jax.lax.while_loop(pending, self._next_hand, state)
         # ICM runs in a loop of at most one pass: under vmap a while_loop only runs when some
-        # row needs it (a cond would compute it for every row at every step).
-        state = jax.lax.while_loop(lambda s: s._icm_due, self._settle_by_icm, state)
+        # row needs it (a cond would compute it for every row at every step). Its inputs are
+        # masked by the loop's own flag: otherwise XLA hoists the loop-invariant ICM out of the
+        # loop and computes it at every step anyway.
+        state = jax.lax.while_loop(lambda s: s._icm_due,
+                                   lambda s: self._settle_by_icm(s, s._icm_due), state)
         t = state._table
         live = ~state.terminated
         mask, _ = self.menu.mask_and_amounts(t, tb.legal(t))
@@ -240,7 +245,8 @@ class SitAndGo(Env):
         last = state._player_at[jnp.maximum(state._last_actor, 0)]
         return state.replace(
             current_player=jnp.where(live, current, last).astype(jnp.int32),
-            legal_action_mask=mask & live,
+            # Stored once: else XLA recomputes the legal range for each of the A entries.
+            legal_action_mask=_unfused(mask & live),
         )
 
     def _next_hand(self, state: SngState) -> SngState:
@@ -271,12 +277,13 @@ class SitAndGo(Env):
                               _icm_due=icm_due, terminated=jnp.bool_(True))
         return jax.tree.map(lambda a, b: jnp.where(over, a, b), ended, ongoing)
 
-    def _settle_by_icm(self, state: SngState) -> SngState:
-        """At the hand cap: the seats still in take Malmuth-Harville ICM over the open places."""
+    def _settle_by_icm(self, state: SngState, due=True) -> SngState:
+        """At the hand cap: the seats still in take Malmuth-Harville ICM over the open places.
+        ``due`` False (the result unused) zeroes ICM's inputs; see `_settle`."""
         fmt, n = state._format, self.format.num_seats
         alive = state._alive
         open_pay = jnp.where(jnp.arange(n) < alive.sum(), fmt.payouts, 0.0)
-        equity = icm(jnp.where(alive, state._table.stacks, 0).astype(jnp.float32), open_pay)
+        equity = icm(jnp.where(alive & due, state._table.stacks, 0).astype(jnp.float32), open_pay)
         score = jnp.where(alive, equity.astype(jnp.float32), state._score)
         final = score - (1.0 / n if self.zero_sum else 0.0)
         return state.replace(_score=score, rewards=final[state._seat_of].astype(jnp.float32),

@@ -11,6 +11,7 @@ import dataclasses
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from holdemjax.poker import table as tb
 from holdemjax.poker.structure import Format, level_at
@@ -72,17 +73,48 @@ def _inv(x) -> jax.Array:
     return 1.0 / jnp.asarray(x, jnp.float32)
 
 
+def _rotated(rows: jax.Array, seat: jax.Array) -> jax.Array:
+    """``# [K, N] -> [K, N]``: ``rows[:, (seat + i) % N]`` at column i (the observer first).
+
+    A sum of N static rotations, each kept where it is the observer's: cheaper on the CPU than
+    the gather that a traced index makes (under ``vmap`` one index per row)."""
+    n = rows.shape[-1]
+    seat = seat % n
+    return sum(jnp.where(seat == s, jnp.roll(rows, -s, axis=-1), 0) for s in range(n))
+
+
 def encode(lay: Layout, fmt: Format, state, seat: jax.Array) -> jax.Array:
     """`# [lay.size] float32`: the observation of the player at `seat`."""
     t: tb.Table = state._table
     n = lay.num_seats
-    rel = (seat + jnp.arange(n)) % n  # relative index -> seat
+    seats = jnp.arange(n)
     # Divisions are written as products with one reciprocal, so that every compiled form
     # (batched or not) rounds the same way and observations stay bit-identical.
     per_bb = 1.0 / t.big_blind.astype(jnp.float32)
     chips = lambda x: x.astype(jnp.float32) * per_bb  # noqa: E731
-    one_hot_seat = lambda s: (rel == s).astype(jnp.float32)  # noqa: E731
     flag = lambda x: x.astype(jnp.float32)  # noqa: E731
+    i32 = lambda x: x.astype(jnp.int32)  # noqa: E731
+    # Every seat-indexed block (STACKS .. STREET_RAISES, contiguous in BLOCKS) as one int
+    # matrix by absolute seat, rotated once to the observer's view: (name, rows, in chips?).
+    per_seat = (
+        ("STACKS", t.stacks[None], True),
+        ("BETS", t.bets[None], True),
+        ("CONTRIB", t.contrib[None], True),
+        ("FOLDED", i32(t.folded)[None], False),
+        ("ALLIN", i32(t.allin)[None], False),
+        ("OUT", i32(~t.in_hand)[None], False),
+        ("TO_ACT", i32(seats == t.to_act)[None], False),
+        ("BUTTON", i32(seats == t.button)[None], False),
+        ("SMALL_BLIND", i32(seats == t.sb)[None], False),
+        ("BIG_BLIND", i32(seats == t.bb)[None], False),
+        ("STREET_CHIPS", state._street_chips, True),
+        ("STREET_RAISES", state._street_raises, False),
+    )
+    rows = _rotated(jnp.concatenate([r for _, r, _ in per_seat]), seat)
+    in_chips = np.concatenate([np.full(r.shape[0], c) for _, r, c in per_seat])
+    # chips: x * per_bb as `chips` does; flags: x * 1.0, exactly x.
+    scale = jnp.where(in_chips, per_bb, jnp.float32(1.0))
+    seat_blocks = (rows.astype(jnp.float32) * scale[:, None]).reshape(-1)
     cards = jnp.arange(52)
     hole = (cards[:, None] == t.hole[seat][None, :]).any(axis=1)
     visible = jnp.arange(5) < t.revealed
@@ -98,18 +130,6 @@ def encode(lay: Layout, fmt: Format, state, seat: jax.Array) -> jax.Array:
     parts = {
         "HOLE": flag(hole),
         "BOARD": flag(board),
-        "STACKS": chips(t.stacks[rel]),
-        "BETS": chips(t.bets[rel]),
-        "CONTRIB": chips(t.contrib[rel]),
-        "FOLDED": flag(t.folded[rel]),
-        "ALLIN": flag(t.allin[rel]),
-        "OUT": flag(~t.in_hand[rel]),
-        "TO_ACT": one_hot_seat(t.to_act),
-        "BUTTON": one_hot_seat(t.button),
-        "SMALL_BLIND": one_hot_seat(t.sb),
-        "BIG_BLIND": one_hot_seat(t.bb),
-        "STREET_CHIPS": chips(state._street_chips[:, rel]).reshape(-1),
-        "STREET_RAISES": flag(state._street_raises[:, rel]).reshape(-1),
         "STREET": flag(jnp.arange(4) == t.street),
         "POT": chips(tb.pot_total(t))[None],
         "TO_CALL": chips(to_call)[None],
@@ -122,4 +142,14 @@ def encode(lay: Layout, fmt: Format, state, seat: jax.Array) -> jax.Array:
         "HANDS_TO_CAP": flag(fmt.hand_cap - state._hand)[None] * _inv(fmt.hand_cap),
         "PLAYERS_LEFT": flag(state._alive.sum())[None] * (1.0 / n),
     }
-    return jnp.concatenate([parts[name] for name, _, _ in BLOCKS]).astype(jnp.float32)
+    names = [name for name, _, _ in per_seat]
+    first = [name for name, _, _ in BLOCKS].index(names[0])
+    # The seat blocks must be contiguous in BLOCKS, in this order (checked at trace time).
+    assert [name for name, _, _ in BLOCKS][first:first + len(names)] == names
+    out = []
+    for name, _, _ in BLOCKS:
+        if name == names[0]:
+            out.append(seat_blocks)
+        elif name not in names:
+            out.append(parts[name])
+    return jnp.concatenate(out).astype(jnp.float32)

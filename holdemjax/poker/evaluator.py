@@ -32,7 +32,7 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
-from holdemjax.poker.cards import NUM_RANKS, NUM_SUITS
+from holdemjax.poker.cards import NUM_RANKS, NUM_SUITS, _unfused
 
 __all__ = [
     "HIGH_CARD",
@@ -194,7 +194,8 @@ def evaluate(cards: jax.Array) -> jax.Array:
         source = jnp.where(cond, src, source)
         keep = jnp.where(cond, k, keep)
     kickers = _top_bits(source, keep, num_cards)
-    return (cat << CATEGORY_SHIFT) | (primary << PRIMARY_SHIFT) | kickers
+    # Stored once (see `cards._unfused`): the pots compare strengths seat against seat.
+    return _unfused((cat << CATEGORY_SHIFT) | (primary << PRIMARY_SHIFT) | kickers)
 
 
 @jax.jit
