@@ -231,15 +231,9 @@ class Trainer:
         self.step = jax.jit(self._step, donate_argnums=0)
         self._init_envs = jax.jit(jax.vmap(self.env.init))
         self.compiled = None  # `step` compiled ahead of time by `train`
-        auto = holdemjax.auto_reset(self.env.step, self.env.init)
-
-        def step_env(state, action, key):
-            # The tournament env leaves `rewards` as they were on steps that end no hand, so
-            # the terminal rewards auto_reset copies onto a new game's first state would be
-            # repeated on its later steps: clear them before every step.
-            return auto(state.replace(rewards=jnp.zeros_like(state.rewards)), action, key)
-
-        self._step_env = jax.vmap(step_env)
+        # Env.step reports only the step's own rewards, so the terminal rewards auto_reset
+        # copies onto a new game's first state are not repeated later.
+        self._step_env = jax.vmap(holdemjax.auto_reset(self.env.step, self.env.init))
 
     # ------------------------------------------------------------------------------- init
     def init_params(self, key) -> Any:

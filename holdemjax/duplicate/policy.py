@@ -59,19 +59,12 @@ class WasmHero:
 
         self.policy = load_policy(self.path)
         n = spec.seats
-        msg = {
-            "type": "start", "protocol": P.PROTOCOL_VERSION, "slot": 0,
-            "alias": f"hero-{match_id}", "variant": "duplicate", "tournaments": 1,
-            "format": {"name": "duplicate", "kind": "duplicate", "seats": n,
-                       "starting_stack": spec.stack, "hands_per_level": spec.hands,
-                       "hand_cap": spec.hands,
-                       "levels": [[spec.small_blind, spec.big_blind, spec.ante]],
-                       "payouts_ppm": []},
-            "clock": self.clock.as_message(),
-            "limits": {"memory_bytes": P.MEMORY_BYTES, "reply_bytes": P.REPLY_BYTES,
-                       "chat_chars": P.CHAT_CHARS, "chat_lines_per_hand": P.CHAT_LINES_PER_HAND},
-            "emotes": list(P.EMOTES), "seed": list(bot_key(seed, spec.hero)),
-        }
+        fmt = {"name": "duplicate", "kind": "duplicate", "seats": n,
+               "starting_stack": spec.stack, "hands_per_level": spec.hands,
+               "hand_cap": spec.hands, "levels": [[spec.small_blind, spec.big_blind, spec.ante]],
+               "payouts_ppm": []}
+        msg = P.start_message(fmt, slot=0, alias=f"hero-{match_id}", seed=bot_key(seed, spec.hero),
+                              variant="duplicate", tournaments=1, clock=self.clock)
         try:
             self.policy.start(P.encode(msg))
         except BaseException:

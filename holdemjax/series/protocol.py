@@ -202,7 +202,8 @@ def format_info(env) -> dict:
 
 def start_message(env, *, slot: int, alias: str, seed: tuple[int, int], variant: str,
                   tournaments: int, clock: Clock | None = None) -> dict:
-    """The `start` message (PROTOCOL §5) for one slot (``clock``: its settings)."""
+    """The `start` message (PROTOCOL §5) for one slot (``clock``: its settings). ``env`` is a
+    tournament env (its `format_info`) or a ready `format` block (duplicate matches)."""
     return {
         "type": "start",
         "protocol": PROTOCOL_VERSION,
@@ -210,7 +211,7 @@ def start_message(env, *, slot: int, alias: str, seed: tuple[int, int], variant:
         "alias": alias,
         "variant": variant,
         "tournaments": int(tournaments),
-        "format": format_info(env),
+        "format": env if isinstance(env, dict) else format_info(env),
         "clock": (clock or Clock()).as_message(),
         "limits": {"memory_bytes": MEMORY_BYTES, "reply_bytes": REPLY_BYTES,
                    "chat_chars": CHAT_CHARS, "chat_lines_per_hand": CHAT_LINES_PER_HAND},

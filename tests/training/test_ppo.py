@@ -53,8 +53,8 @@ def test_no_masked_action_is_ever_played(run):
 
 
 def test_rewards_arrive_only_at_tournament_ends_and_shaping_is_zero_sum(run):
-    # auto_reset copies a finished game's rewards onto the next game's first state; the trainer
-    # clears them, so no reward shows up on a step that ended no tournament.
+    # auto_reset copies a finished game's rewards onto the next game's first state; a step
+    # reports only its own rewards, so none shows up on a step that ended no tournament.
     assert all(r["stray_rewards"] == 0 for r in run["records"])
     # ICM equities of all players sum to the payouts: shaped rewards sum to 0 at every step.
     assert max(r["shaped_sum_max"] for r in run["records"]) < 1e-5
