@@ -38,6 +38,7 @@ from holdemjax.poker.cards import _unfused, dealt_deck, permutation_and_inverse,
 from holdemjax.poker.icm import icm
 from holdemjax.poker.structure import FORMATS, RING, Format, blinds_at, check_compatible
 from holdemjax.poker.structure import make_format
+from holdemjax.sparse import sparse_cond, sparse_while
 
 __all__ = ["SitAndGo", "SngState"]
 
@@ -231,13 +232,10 @@ class SitAndGo(Env):
         def pending(s):
             return s._table.hand_over & ~s.terminated
 
-        state = jax.lax.while_loop(pending, self._next_hand, state)
-        # ICM runs in a loop of at most one pass: under vmap a while_loop only runs when some
-        # row needs it (a cond would compute it for every row at every step). Its inputs are
-        # masked by the loop's own flag: otherwise XLA hoists the loop-invariant ICM out of the
-        # loop and computes it at every step anyway.
-        state = jax.lax.while_loop(lambda s: s._icm_due,
-                                   lambda s: self._settle_by_icm(s, s._icm_due), state)
+        # Under vmap the sparse forms deal and settle only the rows that need it (see
+        # holdemjax.sparse): a plain while_loop / cond would run them for every row.
+        state = sparse_while(pending, self._next_hand, state)
+        state = sparse_cond(state._icm_due, self._settle_by_icm, state)
         t = state._table
         live = ~state.terminated
         mask, _ = self.menu.mask_and_amounts(t, tb.legal(t))
@@ -277,13 +275,12 @@ class SitAndGo(Env):
                               _icm_due=icm_due, terminated=jnp.bool_(True))
         return jax.tree.map(lambda a, b: jnp.where(over, a, b), ended, ongoing)
 
-    def _settle_by_icm(self, state: SngState, due=True) -> SngState:
-        """At the hand cap: the seats still in take Malmuth-Harville ICM over the open places.
-        ``due`` False (the result unused) zeroes ICM's inputs; see `_settle`."""
+    def _settle_by_icm(self, state: SngState) -> SngState:
+        """At the hand cap: the seats still in take Malmuth-Harville ICM over the open places."""
         fmt, n = state._format, self.format.num_seats
         alive = state._alive
         open_pay = jnp.where(jnp.arange(n) < alive.sum(), fmt.payouts, 0.0)
-        equity = icm(jnp.where(alive & due, state._table.stacks, 0).astype(jnp.float32), open_pay)
+        equity = icm(jnp.where(alive, state._table.stacks, 0).astype(jnp.float32), open_pay)
         score = jnp.where(alive, equity.astype(jnp.float32), state._score)
         final = score - (1.0 / n if self.zero_sum else 0.0)
         return state.replace(_score=score, rewards=final[state._seat_of].astype(jnp.float32),

@@ -8,6 +8,7 @@ import jax
 import jax.numpy as jnp
 
 from holdemjax.api import State
+from holdemjax.sparse import sparse_cond
 
 __all__ = ["auto_reset", "act_randomly"]
 
@@ -44,12 +45,13 @@ def auto_reset(
             terminated=jnp.bool_(False), truncated=jnp.bool_(False)
         )
         state = step_fn(state, action, k_step)
-        return jax.lax.cond(
+        # Under vmap only the rows that ended compute a new game (see holdemjax.sparse).
+        restarted, _ = sparse_cond(
             state.terminated | state.truncated,
-            lambda: init_fn(k_init).replace(
-                rewards=state.rewards, terminated=state.terminated, truncated=state.truncated
-            ),
-            lambda: state,
+            lambda c: (init_fn(c[1]).replace(rewards=c[0].rewards, terminated=c[0].terminated,
+                                             truncated=c[0].truncated), c[1]),
+            (state, k_init),
         )
+        return restarted
 
     return wrapped

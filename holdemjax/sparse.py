@@ -1,0 +1,137 @@
+"""Control flow whose batched form works only on the rows that need it.
+
+Under ``vmap`` a ``lax.while_loop`` with a per-row condition runs its body on *every* row until
+the last row is done, and a ``lax.cond`` on a per-row predicate computes both branches for every
+row. When few rows need the work (a hand ending among a thousand tables, a finished game to
+reset), that wastes most of a step. `sparse_while` and `sparse_cond` mean the same as the `lax`
+forms for one row; under ``vmap`` they gather the rows that need the body into a buffer of
+`chunk(batch)` rows, run the body there, and scatter the results back, pass after pass until
+no row needs it. Each row goes through exactly the computations it would go through alone, so
+the results equal the plain forms bit for bit, whatever the batch size or chunk.
+
+Values the functions close over are passed to the batching rule explicitly, so the forms also
+work inside a ``lax.cond`` or ``while_loop`` that ``vmap`` batches (which broadcasts closed-over
+constants). Nested ``vmap`` works (outer levels batch the rule as ordinary code). Reverse-mode
+differentiation is not supported (these are for game logic).
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import Any, Callable
+
+import jax
+import jax.numpy as jnp
+from jax.custom_batching import custom_vmap
+from jax.extend.core import ClosedJaxpr, jaxpr_as_fun
+
+__all__ = ["sparse_while", "sparse_cond", "chunk"]
+
+
+def chunk(batch: int) -> int:
+    """Rows gathered per pass of the batched forms: a sixteenth of the batch, at least 8 (on
+    sng-6 at batch 1,024 and 4,096, an eighth, a sixteenth and a thirty-second measured within
+    5 % of each other; a quarter was 20 % slower)."""
+    return max(1, min(batch, max(8, batch // 16)))
+
+
+def _explicit(fn: Callable, example) -> tuple[Callable, list]:
+    """``fn`` as ``run(consts, x)`` with the values it closes over made an explicit list."""
+    closed, shape = jax.make_jaxpr(fn, return_shape=True)(example)
+    out_tree = jax.tree.structure(shape)
+
+    def run(consts, x):
+        out = jaxpr_as_fun(ClosedJaxpr(closed.jaxpr, consts))(*jax.tree.leaves(x))
+        return jax.tree.unflatten(out_tree, out)
+
+    return run, list(closed.consts)
+
+
+def _rows(tree, batched, size: int):
+    """Every leaf batched on axis 0 with ``size`` rows."""
+    return jax.tree.map(
+        lambda a, b: a if b else jnp.broadcast_to(a, (size,) + jnp.shape(a)), tree, batched)
+
+
+def _per_row(consts: list, batched: list):
+    """Split consts into (closed-over unbatched values, batched values to gather per row) and a
+    function that merges them back for one row."""
+    fixed = [None if b else c for c, b in zip(consts, batched)]
+    rowed = [c for c, b in zip(consts, batched) if b]
+
+    def merge(row_values):
+        it = iter(row_values)
+        return [next(it) if b else c for c, b in zip(fixed, batched)]
+
+    return rowed, merge
+
+
+def _passes(want, apply, rowed, x, size: int):
+    """Apply ``apply(row_consts, x_row) -> x_row`` to the rows where ``want(row_consts, x_row)``
+    holds, `chunk(size)` rows per pass, until none does. ``rowed`` and ``x`` are batched on
+    axis 0 (``size`` rows); only ``x`` changes."""
+    rows = chunk(size)
+
+    def wanted(x):
+        return jax.vmap(want)(rowed, x)
+
+    def one_pass(x):
+        (idx,) = jnp.nonzero(wanted(x), size=rows, fill_value=size)  # size: dropped below
+        take = jnp.minimum(idx, size - 1)
+        out = jax.vmap(apply)(jax.tree.map(lambda a: a[take], rowed),
+                              jax.tree.map(lambda a: a[take], x))
+        return jax.tree.map(lambda a, b: a.at[idx].set(b, mode="drop"), x, out)
+
+    return jax.lax.while_loop(lambda x: jnp.any(wanted(x)), one_pass, x)
+
+
+def sparse_while(cond_fun: Callable[[Any], Any], body_fun: Callable[[Any], Any], init_val):
+    """``lax.while_loop(cond_fun, body_fun, init_val)``; under ``vmap`` each pass runs the body
+    only on rows whose condition holds (see the module doc)."""
+    cond_run, cc = _explicit(cond_fun, init_val)
+    body_run, bc = _explicit(body_fun, init_val)
+
+    @custom_vmap
+    def loop(cc, bc, x):
+        return jax.lax.while_loop(partial(cond_run, cc), partial(body_run, bc), x)
+
+    @loop.def_vmap
+    def _rule(axis_size, in_batched, cc, bc, x):
+        cc_batched, bc_batched, x_batched = in_batched
+        c_rowed, c_merge = _per_row(cc, cc_batched)
+        b_rowed, b_merge = _per_row(bc, bc_batched)
+
+        def want(r, y):
+            return cond_run(c_merge(r[0]), y)
+
+        def apply(r, y):
+            return body_run(b_merge(r[1]), y)
+
+        out = _passes(want, apply, (c_rowed, b_rowed), _rows(x, x_batched, axis_size), axis_size)
+        return out, jax.tree.map(lambda _: True, out)
+
+    return loop(cc, bc, init_val)
+
+
+def sparse_cond(pred, true_fun: Callable[[Any], Any], operand):
+    """``true_fun(operand) if pred else operand`` (``true_fun`` keeps the operand's structure,
+    shapes and dtypes); under ``vmap`` ``true_fun`` runs only on rows where ``pred`` holds."""
+    true_run, tc = _explicit(true_fun, operand)
+
+    @custom_vmap
+    def branch(p, tc, x):
+        return jax.lax.cond(p, partial(true_run, tc), lambda y: y, x)
+
+    @branch.def_vmap
+    def _rule(axis_size, in_batched, p, tc, x):
+        p_batched, tc_batched, x_batched = in_batched
+        rowed, merge = _per_row(tc, tc_batched)
+
+        def apply(r, c):  # the flag rides with the row and the pass clears it
+            return jnp.bool_(False), true_run(merge(r), c[1])
+
+        carry = (_rows(p, p_batched, axis_size), _rows(x, x_batched, axis_size))
+        _, out = _passes(lambda r, c: c[0], apply, rowed, carry, axis_size)
+        return out, jax.tree.map(lambda _: True, out)
+
+    return branch(jnp.asarray(pred, bool), tc, operand)
