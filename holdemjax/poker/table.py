@@ -32,6 +32,7 @@ from flax import struct
 from holdemjax.poker._positions import NO_SEAT, first_after as _first_after
 from holdemjax.poker._positions import first_positions, next_positions
 from holdemjax.poker._pots import settle_pots
+from holdemjax.sparse import sparse_cond
 from holdemjax.poker.cards import board_cards, hole_cards
 from holdemjax.poker.evaluator import evaluate
 
@@ -178,8 +179,9 @@ def _needs_action(t: Table) -> jax.Array:
     return can_move & at_stake & ((t.bets < t.current_bet) | ~t.acted)
 
 
-def _finish(t: Table, fold_win: jax.Array) -> Table:
+def _finish(t: Table) -> Table:
     """Pay the pots and close the hand."""
+    fold_win = _live(t).sum() <= 1
     winnings = settle_pots(t.contrib, t.dead, _live(t), t.strength, t.button)
     zeros = jnp.zeros_like(t.stacks)
     return t.replace(
@@ -197,7 +199,7 @@ def _finish(t: Table, fold_win: jax.Array) -> Table:
     )
 
 
-def _advance(t: Table, last: jax.Array) -> Table:
+def _advance(t: Table, last: jax.Array, sparse: bool = True) -> Table:
     """From a table right after a decision by seat ``last`` (or after the blinds, with ``last`` =
     the big blind), move to the next decision or finish the hand."""
     nxt = _first_after(_needs_action(t), last)
@@ -217,10 +219,13 @@ def _advance(t: Table, last: jax.Array) -> Table:
         revealed=jnp.asarray(_VISIBLE, jnp.int32)[jnp.minimum(street, HAND_OVER)],
         to_act=_first_after(can_move, t.button),  # everyone able to move decides on a new street
     )
-    done = _finish(t, fold_win)
     round_over = nxt == NO_SEAT
     out = _tree_where(round_over & new_street, moved, waiting)
-    return _tree_where(round_over & ~new_street, done, out)
+    finish = round_over & ~new_street
+    if not sparse:
+        return _tree_where(finish, _finish(t), out)
+    # Pots are paid only on the rows whose hand ends (under vmap too: see holdemjax.sparse).
+    return sparse_cond(finish, _finish, _tree_where(finish, t, out))
 
 
 # ----------------------------------------------------------------------------------------------
@@ -301,7 +306,7 @@ def start_hand(
         ante=ante,
         num_actions=_i32(0),
     )
-    return _advance(table, bb)
+    return _advance(table, bb, sparse=False)
 
 
 def legal(table: Table) -> Legal:
