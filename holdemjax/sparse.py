@@ -13,6 +13,11 @@ Values the functions close over are passed to the batching rule explicitly, so t
 work inside a ``lax.cond`` or ``while_loop`` that ``vmap`` batches (which broadcasts closed-over
 constants). Nested ``vmap`` works (outer levels batch the rule as ordinary code). Reverse-mode
 differentiation is not supported (these are for game logic).
+
+Measured on the CPU only (README, `holdemjax bench sng-6`). On an accelerator every pass of the
+batched loop reads its condition back to the host; if that costs more than the work saved,
+``set_gather(False)`` makes both forms the plain `lax` ones for functions traced afterwards
+(the results are the same either way).
 """
 
 from __future__ import annotations
@@ -25,7 +30,18 @@ import jax.numpy as jnp
 from jax.custom_batching import custom_vmap
 from jax.extend.core import ClosedJaxpr, jaxpr_as_fun
 
-__all__ = ["sparse_while", "sparse_cond", "chunk"]
+__all__ = ["sparse_while", "sparse_cond", "chunk", "set_gather"]
+
+_GATHER = True
+
+
+def set_gather(enabled: bool) -> None:
+    """Gather the rows that need the work under ``vmap`` (True, the default) or run the plain
+    `lax` forms (False). Read when a function is traced: re-jit after changing it."""
+    global _GATHER
+    if not isinstance(enabled, bool):
+        raise ValueError(f"set_gather takes a bool, got {enabled!r}")
+    _GATHER = enabled
 
 
 def chunk(batch: int) -> int:
@@ -88,6 +104,8 @@ def _passes(want, apply, rowed, x, size: int):
 def sparse_while(cond_fun: Callable[[Any], Any], body_fun: Callable[[Any], Any], init_val):
     """``lax.while_loop(cond_fun, body_fun, init_val)``; under ``vmap`` each pass runs the body
     only on rows whose condition holds (see the module doc)."""
+    if not _GATHER:
+        return jax.lax.while_loop(cond_fun, body_fun, init_val)
     cond_run, cc = _explicit(cond_fun, init_val)
     body_run, bc = _explicit(body_fun, init_val)
 
@@ -116,6 +134,8 @@ def sparse_while(cond_fun: Callable[[Any], Any], body_fun: Callable[[Any], Any],
 def sparse_cond(pred, true_fun: Callable[[Any], Any], operand):
     """``true_fun(operand) if pred else operand`` (``true_fun`` keeps the operand's structure,
     shapes and dtypes); under ``vmap`` ``true_fun`` runs only on rows where ``pred`` holds."""
+    if not _GATHER:
+        return jax.lax.cond(pred, true_fun, lambda y: y, operand)
     true_run, tc = _explicit(true_fun, operand)
 
     @custom_vmap

@@ -142,3 +142,29 @@ def test_sparse_cond_takes_the_branch_only_where_the_predicate_holds():
 
 def test_chunk_sizes():
     assert chunk(1) == 1 and chunk(5) == 5 and chunk(64) == 8 and chunk(4096) == 256
+
+
+def test_set_gather_false_gives_the_plain_forms_with_the_same_results():
+    import holdemjax.sparse as sparse
+
+    xs = jnp.arange(1, 101, dtype=jnp.int32) * 13 % 89 + 1
+    gathered = jax.jit(jax.vmap(_sparse))(xs)
+    sparse.set_gather(False)
+    try:
+        calls = []
+
+        def body(c):
+            jax.debug.callback(lambda v: calls.append(np.size(v)), c)
+            return c - 1
+
+        plain = jax.jit(jax.vmap(_sparse))(xs)
+        out = jax.jit(jax.vmap(lambda x: sparse_while(lambda c: c > 0, body, x)))(
+            jnp.zeros(64, jnp.int32).at[0].set(3))
+        jax.block_until_ready(out)
+        assert sum(calls) == 3 * 64  # the plain loop runs the body on every row
+    finally:
+        sparse.set_gather(True)
+    for a, b in zip(gathered, plain):
+        np.testing.assert_array_equal(a, b)
+    with pytest.raises(ValueError, match="'yes'"):
+        sparse.set_gather("yes")

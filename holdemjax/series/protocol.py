@@ -37,8 +37,6 @@ __all__ = [
     "NOTIFY_NS",
     "START_NS",
     "AWAY_NS",
-    "MEMORY_BYTES",
-    "REPLY_BYTES",
     "CHAT_CHARS",
     "CHAT_LINES_PER_HAND",
     "EMOTES",
@@ -82,9 +80,6 @@ REPLY_MAX_BYTES = 4_096
 LOG_LINE_BYTES = 1_024
 LOG_LINES_PER_TOURNAMENT = 256
 MAX_MODULE_BYTES = 16 * 2**20  # a bigger file is refused before compiling (compile time, memory)
-# Short names used by the message builders.
-MEMORY_BYTES = MEMORY_LIMIT_BYTES
-REPLY_BYTES = REPLY_MAX_BYTES
 CHAT_CHARS = 140
 CHAT_LINES_PER_HAND = 2
 EMOTES = ("applause", "facepalm", "gg", "laugh", "sigh", "thumbs_up", "tip_hat", "wave")
@@ -213,7 +208,7 @@ def start_message(env, *, slot: int, alias: str, seed: tuple[int, int], variant:
         "tournaments": int(tournaments),
         "format": env if isinstance(env, dict) else format_info(env),
         "clock": (clock or Clock()).as_message(),
-        "limits": {"memory_bytes": MEMORY_BYTES, "reply_bytes": REPLY_BYTES,
+        "limits": {"memory_bytes": MEMORY_LIMIT_BYTES, "reply_bytes": REPLY_MAX_BYTES,
                    "chat_chars": CHAT_CHARS, "chat_lines_per_hand": CHAT_LINES_PER_HAND},
         "emotes": list(EMOTES),
         "seed": [int(seed[0]), int(seed[1])],
@@ -337,8 +332,8 @@ def parse_reply(data: bytes | None, legal: dict | None) -> Reply:
     away decision (``legal=None``: only chat, emote and sit_in are read). Never raises."""
     if data is None or len(data) == 0:
         return Reply("no_reply")
-    if len(data) > REPLY_BYTES:
-        return Reply("reply_too_long", detail=f"{len(data)} bytes > {REPLY_BYTES}")
+    if len(data) > REPLY_MAX_BYTES:
+        return Reply("reply_too_long", detail=f"{len(data)} bytes > {REPLY_MAX_BYTES}")
     try:
         obj = json.loads(bytes(data).decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:

@@ -195,3 +195,19 @@ def test_jit_and_vmap():
 def test_public_surface():
     for name in cards.__all__:
         assert hasattr(cards, name), name
+
+
+def test_sort_free_dealing_equals_jax_random():
+    # hand_deck, dealt_deck, permutation_and_inverse and split_key_data compute jax.random's
+    # permutation / split without XLA's sort; the script compares them with jax.random (typed,
+    # raw and rbg keys; batched and not; forced ties of the sort keys) and exits 1 on a difference.
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parents[2] / "benchmarks" / "check_deal_equivalence.py"
+    run = subprocess.run([sys.executable, str(script), "--hands", "300"], capture_output=True,
+                         text=True, timeout=600)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "all equal" in run.stdout and "BAD" not in run.stdout
+    assert run.stdout.count("ok ") >= 15

@@ -516,7 +516,7 @@ def test_longest_reply_fits_the_limit(harness):
     spec = {"action": 3, "amount": -2**31, "say": worst[1], "chat": list(worst),
             "emote": "x" * 31, "sit_in": True}
     reply = harness.send("t_reply", json.dumps(spec).encode())
-    assert len(reply) <= P.REPLY_BYTES
+    assert len(reply) <= P.REPLY_MAX_BYTES
     got = json.loads(reply.decode("utf-8"))
     assert got["chat"] == [clean(w) for w in worst] and got["say"] == clean(worst[1])
     assert all(len(line) == 140 for line in got["chat"]) and got["emote"] == "x" * 31
