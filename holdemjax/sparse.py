@@ -92,6 +92,8 @@ def _passes(want, apply, rowed, x, size: int):
         return jax.vmap(want)(rowed, x)
 
     def one_pass(x):
+        if size == 1:  # the one row wants the body whenever the loop runs: no gather needed
+            return jax.vmap(apply)(rowed, x)
         (idx,) = jnp.nonzero(wanted(x), size=rows, fill_value=size)  # size: dropped below
         take = jnp.minimum(idx, size - 1)
         out = jax.vmap(apply)(jax.tree.map(lambda a: a[take], rowed),
