@@ -51,10 +51,24 @@ def chunk(batch: int) -> int:
     return max(1, min(batch, max(8, batch // 16)))
 
 
-def _explicit(fn: Callable, example) -> tuple[Callable, list]:
-    """``fn`` as ``run(consts, x)`` with the values it closes over made an explicit list."""
+def _explicit(fn: Callable, example, same_as_input: bool = True) -> tuple[Callable, list]:
+    """``fn`` as ``run(consts, x)`` with the values it closes over made an explicit list.
+    ``same_as_input``: ``fn`` must return the structure, shapes and dtypes it takes (a
+    TypeError names the first difference; the batched rule would otherwise cast silently)."""
     closed, shape = jax.make_jaxpr(fn, return_shape=True)(example)
     out_tree = jax.tree.structure(shape)
+    if same_as_input:
+        in_tree = jax.tree.structure(example)
+        if out_tree != in_tree:
+            raise TypeError(f"{getattr(fn, '__name__', fn)} must return the structure it takes: "
+                            f"got {out_tree}, takes {in_tree}")
+        for path, (a, b) in zip(jax.tree_util.tree_flatten_with_path(example)[0],
+                                zip(jax.tree.leaves(example), jax.tree.leaves(shape))):
+            if (jnp.shape(a), jnp.result_type(a)) != (b.shape, b.dtype):
+                raise TypeError(
+                    f"{getattr(fn, '__name__', fn)} must keep shapes and dtypes: at "
+                    f"{jax.tree_util.keystr(path[0])} it returns {b.dtype}{list(b.shape)} for "
+                    f"{jnp.result_type(a)}{list(jnp.shape(a))}")
 
     def run(consts, x):
         out = jaxpr_as_fun(ClosedJaxpr(closed.jaxpr, consts))(*jax.tree.leaves(x))
@@ -108,7 +122,7 @@ def sparse_while(cond_fun: Callable[[Any], Any], body_fun: Callable[[Any], Any],
     only on rows whose condition holds (see the module doc)."""
     if not _GATHER:
         return jax.lax.while_loop(cond_fun, body_fun, init_val)
-    cond_run, cc = _explicit(cond_fun, init_val)
+    cond_run, cc = _explicit(cond_fun, init_val, same_as_input=False)
     body_run, bc = _explicit(body_fun, init_val)
 
     @custom_vmap

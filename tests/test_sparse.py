@@ -168,3 +168,14 @@ def test_set_gather_false_gives_the_plain_forms_with_the_same_results():
         np.testing.assert_array_equal(a, b)
     with pytest.raises(ValueError, match="'yes'"):
         sparse.set_gather("yes")
+
+
+def test_a_body_that_changes_shape_or_dtype_is_refused_with_the_place_named():
+    x = (jnp.int32(3), jnp.zeros(2, jnp.float32))
+    with pytest.raises(TypeError, match=r"\[1\].*float16\[2\].*float32\[2\]"):
+        sparse_cond(True, lambda c: (c[0], c[1].astype(jnp.float16)), x)
+    with pytest.raises(TypeError, match="structure"):
+        sparse_while(lambda c: c[0] > 0, lambda c: (c[0] - 1,), x)
+    with pytest.raises(TypeError, match=r"\[0\].*int32\[1\]"):
+        jax.vmap(lambda y: sparse_cond(True, lambda c: (c[0][None], c[1]), y))(
+            (jnp.arange(3, dtype=jnp.int32), jnp.zeros((3, 2), jnp.float32)))

@@ -32,9 +32,9 @@ from flax import struct
 from holdemjax.poker._positions import NO_SEAT, first_after as _first_after
 from holdemjax.poker._positions import first_positions, next_positions
 from holdemjax.poker._pots import settle_pots
-from holdemjax.sparse import sparse_cond
 from holdemjax.poker.cards import board_cards, hole_cards
 from holdemjax.poker.evaluator import evaluate
+from holdemjax.sparse import sparse_cond
 
 __all__ = [
     "FOLD",
