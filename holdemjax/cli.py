@@ -26,6 +26,10 @@ def _bench(args: argparse.Namespace) -> int:
             return 2
     results = []
     cells = len(args.env) * len(args.batch) * (1 if args.no_peer else 2)  # an estimate
+    if args.plain_loops:
+        from holdemjax import sparse
+
+        sparse.set_gather(False)
     try:
         with Progress(console=console, transient=True) as progress:
             task = progress.add_task("measuring", total=cells)
@@ -39,7 +43,11 @@ def _bench(args: argparse.Namespace) -> int:
                           on_result=done)
     except KeyboardInterrupt:
         console.print("[yellow]interrupted: showing what was measured")
-    table = Table(title="steps/s under jit(vmap(scan(step))), random legal actions, auto-reset")
+    finally:
+        if args.plain_loops:
+            sparse.set_gather(True)
+    title = "steps/s under jit(vmap(scan(step))), random legal actions, auto-reset"
+    table = Table(title=title + (" (plain lax loops)" if args.plain_loops else ""))
     for col in ("env", "batch", "holdemjax steps/s", "peer", "peer steps/s", "ratio",
                 "episodes/s", "compile s (ours / peer)"):
         table.add_column(col, justify="right")
@@ -262,6 +270,9 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--seconds", type=float, default=2.0, help="run time per cell")
     bench.add_argument("--no-peer", action="store_true", help="do not measure the peer")
     bench.add_argument("--json", help="also write the measurements to this JSON file")
+    bench.add_argument("--plain-loops", action="store_true",
+                       help="measure with holdemjax.sparse.set_gather(False): plain lax loops "
+                       "that work on every row (to compare on an accelerator)")
     bench.set_defaults(func=_bench)
     series = sub.add_parser("series", help="run a series of WebAssembly policies (default: six "
                             "bundled baselines, series-100)")

@@ -32,3 +32,19 @@ def test_bench_rejects_bad_batch(capsys):
 def test_no_command_is_a_usage_error():
     with pytest.raises(SystemExit):
         main([])
+
+
+def test_bench_plain_loops_measures_the_lax_forms_and_restores_gathering(capsys, monkeypatch):
+    from holdemjax import sparse
+
+    seen, real = [], sparse.set_gather
+
+    def spy(enabled):
+        seen.append(enabled)
+        real(enabled)
+
+    monkeypatch.setattr(sparse, "set_gather", spy)
+    assert main(["bench", "kuhn_poker", "--batch", "4", "--seconds", "0.05", "--no-peer",
+                 "--plain-loops"]) == 0
+    assert "plain lax loops" in capsys.readouterr().out
+    assert seen == [False, True] and sparse._GATHER is True

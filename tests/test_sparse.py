@@ -179,3 +179,22 @@ def test_a_body_that_changes_shape_or_dtype_is_refused_with_the_place_named():
     with pytest.raises(TypeError, match=r"\[0\].*int32\[1\]"):
         jax.vmap(lambda y: sparse_cond(True, lambda c: (c[0][None], c[1]), y))(
             (jnp.arange(3, dtype=jnp.int32), jnp.zeros((3, 2), jnp.float32)))
+
+
+def test_device_check_script_runs_and_the_forms_agree_on_the_envs(tmp_path):
+    # benchmarks/device_check.py is what a session lent an accelerator runs; on the CPU its quick
+    # mode checks that gathered and plain loops give the same tournaments, leaf by leaf.
+    import importlib.util
+    import json
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "device_check.py"
+    spec = importlib.util.spec_from_file_location("device_check", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.main(["--quick", "--out", str(tmp_path)]) == 0
+    report = json.loads((tmp_path / "device_check.json").read_text())
+    assert set(report["equal"]) == {"certify", "ring-9"}
+    assert all(v["same"] and v["games"] > 0 for v in report["equal"].values())
+    assert {(r["batch"], r["gather"]) for r in report["speed"]} == {(4, True), (4, False)}
+    assert all(r["decisions_per_s"] > 0 for r in report["speed"])
