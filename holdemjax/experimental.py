@@ -46,12 +46,11 @@ def auto_reset(
         )
         state = step_fn(state, action, k_step)
         # Under vmap only the rows that ended compute a new game (see holdemjax.sparse).
-        restarted, _ = sparse_cond(
+        return sparse_cond(
             state.terminated | state.truncated,
-            lambda c: (init_fn(c[1]).replace(rewards=c[0].rewards, terminated=c[0].terminated,
-                                             truncated=c[0].truncated), c[1]),
-            (state, k_init),
+            lambda s: init_fn(k_init).replace(rewards=s.rewards, terminated=s.terminated,
+                                              truncated=s.truncated),
+            state,
         )
-        return restarted
 
     return wrapped

@@ -225,7 +225,7 @@ def _advance(t: Table, last: jax.Array, sparse: bool = True) -> Table:
     if not sparse:
         return _tree_where(finish, _finish(t), out)
     # Pots are paid only on the rows whose hand ends (under vmap too: see holdemjax.sparse).
-    return sparse_cond(finish, _finish, _tree_where(finish, t, out))
+    return sparse_cond(finish, lambda _: _finish(t), out)
 
 
 # ----------------------------------------------------------------------------------------------
