@@ -47,3 +47,17 @@ def markdown_table(text: str, header: str) -> list[list[str]]:
             break
         rows.append([c.strip() for c in line.strip("|").split("|")])
     return rows
+
+
+def parity_config(game: str) -> dict:
+    """The `CONFIG` of `benchmarks/parity_<game>.py`: the per-game hooks (max_steps, prepare,
+    ending, pick, ...) of the shared driver `holdemjax.parity.run_parity`, so that the CI test
+    and the benchmark run the same check at different sizes."""
+    import importlib.util
+    import pathlib
+
+    path = pathlib.Path(__file__).resolve().parents[2] / "benchmarks" / f"parity_{game}.py"
+    spec = importlib.util.spec_from_file_location(f"parity_{game}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return dict(module.CONFIG)
