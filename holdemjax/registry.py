@@ -18,6 +18,7 @@ REGISTRY: dict[str, tuple[str, dict]] = {
     "hex": ("holdemjax.envs.hex:Hex", {}),
     "2048": ("holdemjax.envs.play2048:Play2048", {}),
     "leduc_holdem": ("holdemjax.envs.leduc_holdem:LeducHoldem", {}),
+    "backgammon": ("holdemjax.envs.backgammon:Backgammon", {}),
     "sng-6": ("holdemjax.envs.sng:SitAndGo", {"_format": "sng-6"}),
     "sng-6-turbo": ("holdemjax.envs.sng:SitAndGo", {"_format": "sng-6-turbo"}),
     "certify": ("holdemjax.envs.sng:SitAndGo", {"_format": "certify"}),
