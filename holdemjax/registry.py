@@ -16,6 +16,7 @@ REGISTRY: dict[str, tuple[str, dict]] = {
     "connect_four": ("holdemjax.envs.connect_four:ConnectFour", {}),
     "othello": ("holdemjax.envs.othello:Othello", {}),
     "hex": ("holdemjax.envs.hex:Hex", {}),
+    "gardner_chess": ("holdemjax.envs.gardner_chess:GardnerChess", {}),
     "2048": ("holdemjax.envs.play2048:Play2048", {}),
     "leduc_holdem": ("holdemjax.envs.leduc_holdem:LeducHoldem", {}),
     "backgammon": ("holdemjax.envs.backgammon:Backgammon", {}),
