@@ -87,13 +87,17 @@ class ConnectFour(Env):
         shift = _HEIGHT_BITS * action
         height = (state._heights >> shift) & 7
         heights = state._heights + (1 << shift)
-        row = NUM_ROWS - 1 - height
+        # A full column (an illegal move) indexes row -1, which wraps to the bottom row as in
+        # pgx's `board.at[-1, column].set(...)`: the mover's disc replaces the bottom cell there.
+        # The game then ends with the penalty, and the observation is pgx's.
+        row = jnp.where(height >= NUM_ROWS, NUM_ROWS - 1, NUM_ROWS - 1 - height)
         # The new disc's bit in each of the three words (zero in words that miss its row).
         rel = row - jnp.arange(_WORDS, dtype=jnp.int32)  # row inside word k
         inside = (rel >= 0) & (rel < 4)
         pos = jnp.where(inside, rel * _ROW_BITS + action, 0).astype(jnp.uint32)
         bit = jnp.where(inside, jnp.uint32(1) << pos, jnp.uint32(0))
         mover = state._boards[0] | bit
+        other = state._boards[1] & ~bit  # a no-op for a legal move (an empty cell)
         won = _has_four(mover)
         full = heights == _FULL_HEIGHTS
         col_heights = (heights >> (_HEIGHT_BITS * jnp.arange(NUM_COLUMNS, dtype=jnp.int32))) & 7
@@ -104,7 +108,7 @@ class ConnectFour(Env):
             rewards=rewards.astype(jnp.float32),
             terminated=won | full,
             legal_action_mask=col_heights < NUM_ROWS,
-            _boards=jnp.stack([state._boards[1], mover]),
+            _boards=jnp.stack([other, mover]),
             _heights=heights,
         )
 

@@ -106,8 +106,12 @@ class Othello(Env):
         placed = jnp.stack([jnp.where(sq < 32, jnp.uint32(1) << (sq & 31), 0),
                             jnp.where((sq >= 32) & ~is_pass, jnp.uint32(1) << (sq & 31), 0)])
         flips = _flips(own, opp, placed)
-        own = own | flips | placed
+        # As pgx: the placed disc is XORed in (for a legal move, on an empty square, that is an
+        # OR) and a square held by the opponent stays theirs. Only an illegal move on an occupied
+        # square sees the difference: on an own disc it removes it, on an opponent's disc nothing
+        # changes there; the game then ends with the penalty, and the observation is pgx's.
         opp = opp & ~flips
+        own = ((own ^ placed) | flips) & ~opp
         full = ((own | opp) == _ALL).all()
         wiped = (opp == 0).all()
         done = jnp.where(is_pass, state._passed, full | wiped)

@@ -199,20 +199,32 @@ def test_svg():
     assert svg.startswith("<svg") and svg.count("#d62728") == 2 and svg.count("#f2c500") == 2
 
 
-def test_parity_with_pgx_random_games():
-    """1,024 random games stepped together with pgx: every public field at every step.
-
-    Chance is only who moves first: pgx draws it from its key, and we copy its draw into our
-    states (`current_player` and `_first_player`) before play.
-    """
+def test_parity_with_pgx_random_games_with_illegal_moves():
+    """1,024 random games stepped together with pgx by the shared driver
+    (`holdemjax.parity.run_parity`, the config of benchmarks/parity_connect_four.py): every
+    public field at every step; when a column is full, an illegal move into it at 30 % of the
+    moves, so the illegal-action rule and the observation after it are compared too. Chance is
+    only who moves first: pgx draws it, `prepare` copies it."""
     pgx = pytest.importorskip("pgx")
-    from tests.envs.parity import play_random
+    from holdemjax.parity import run_parity
+    from tests.envs.parity import parity_config
 
-    penv = pgx.make("connect_four")
-    n = 1024
-    theirs = jax.vmap(penv.init)(jax.random.split(jax.random.PRNGKey(3), n))
-    ours = jax.vmap(ENV.init)(jax.random.split(jax.random.key(3), n))
-    ours = ours.replace(current_player=theirs.current_player, _first_player=theirs.current_player)
-    ours = ours.replace(observation=jax.vmap(ENV.observe)(ours))
-    finished = play_random(ENV, penv, ours, theirs, jax.random.key(4), steps=43)
-    assert finished == n
+    report = run_parity(ENV, pgx.make("connect_four"), games=1024, seed=3, illegal_rate=0.3,
+                        **parity_config("connect_four"))
+    assert report.ok, str(report)
+    assert report.endings["illegal move"] >= 100 and report.endings["ended"] >= 300, report
+
+
+def test_full_column_move_replaces_the_bottom_disc_as_pgx_does():
+    """pgx plays a full column at row -1, which wraps to the bottom row: the mover's disc
+    replaces the bottom cell of that column (docs/connect_four.md); the game ends with the
+    penalty."""
+    s = _play("111111", first=0)  # column 1: bottom disc player 0's, alternating upwards
+    s = step(s, jnp.int32(1))  # player 0 plays column 2, so player 1 is to act
+    out = step(s, jnp.int32(0))  # player 1 into the full column 1
+    assert bool(out.terminated) and out.rewards.tolist() == [1.0, -1.0]
+    obs = np.asarray(out.observation)  # player 0's view
+    assert obs[5, 0].tolist() == [False, True]  # bottom of column 1 now player 1's
+    assert obs[4, 0].tolist() == [False, True] and obs[3, 0].tolist() == [True, False]
+
+

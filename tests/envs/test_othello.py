@@ -291,20 +291,36 @@ def test_svg():
     assert svg.startswith("<svg") and svg.count('fill="black"') >= 2
 
 
-def test_parity_with_pgx_random_games():
-    """1,024 random games stepped together with pgx: every public field at every step.
-
-    Chance is only who moves first: pgx draws it from its key, and we copy its draw into our
-    states (`current_player` and `_first_player`) before play.
-    """
+def test_parity_with_pgx_random_games_with_illegal_moves():
+    """1,024 random games stepped together with pgx by the shared driver
+    (`holdemjax.parity.run_parity`, the config of benchmarks/parity_othello.py): every public
+    field at every step, with an illegal move (an occupied or non-capturing square, a pass while
+    a move exists) at 1 % of the moves, so the illegal-action rule and the observation after it
+    are compared too (pgx's board after an illegal move: the disc is XORed in, a square keeps
+    its opponent disc). Chance is only who moves first: pgx draws it, `prepare` copies it."""
     pgx = pytest.importorskip("pgx")
-    from tests.envs.parity import play_random
+    from holdemjax.parity import run_parity
+    from tests.envs.parity import parity_config
 
-    penv = pgx.make("othello")
-    n = 1024
-    theirs = jax.vmap(penv.init)(jax.random.split(jax.random.PRNGKey(3), n))
-    ours = jax.vmap(ENV.init)(jax.random.split(jax.random.key(3), n))
-    ours = ours.replace(current_player=theirs.current_player, _first_player=theirs.current_player)
-    ours = ours.replace(observation=jax.vmap(ENV.observe)(ours))
-    finished = play_random(ENV, penv, ours, theirs, jax.random.key(4), steps=100)
-    assert finished == n
+    report = run_parity(ENV, pgx.make("othello"), games=1024, seed=3, illegal_rate=0.01,
+                        **parity_config("othello"))
+    assert report.ok, str(report)
+    assert report.endings["illegal move"] >= 300 and report.endings["ended"] >= 300, report
+
+
+def test_illegal_move_on_an_occupied_square_shows_what_pgx_shows():
+    """Difference from a "nothing happens" reading, kept for pgx parity (docs/othello.md): an
+    illegal move on the mover's own disc removes it (pgx XORs the disc in), on an opponent's
+    disc that square stays the opponent's (never both planes); flips still apply."""
+    s = _start(0)  # player 0 = black: e4 and d5; white: d4 and e5
+    own, theirs = square("e4"), square("d4")
+    out = step(s, jnp.int32(own))
+    assert bool(out.terminated) and out.rewards.tolist() == [-1.0, 1.0]
+    obs = np.asarray(out.observation)  # player 1's view: plane 0 = white
+    assert not obs[own // 8, own % 8].any()  # the black disc on e4 is gone
+    out = step(s, jnp.int32(theirs))
+    obs = np.asarray(out.observation)
+    assert obs[theirs // 8, theirs % 8].tolist() == [True, False]  # still white's, not both
+    assert not (obs[..., 0] & obs[..., 1]).any()
+
+
