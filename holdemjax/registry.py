@@ -17,6 +17,8 @@ REGISTRY: dict[str, tuple[str, dict]] = {
     "othello": ("holdemjax.envs.othello:Othello", {}),
     "hex": ("holdemjax.envs.hex:Hex", {}),
     "gardner_chess": ("holdemjax.envs.gardner_chess:GardnerChess", {}),
+    "go_9x9": ("holdemjax.envs.go:Go", {"_size": 9}),
+    "go_19x19": ("holdemjax.envs.go:Go", {"_size": 19}),
     "2048": ("holdemjax.envs.play2048:Play2048", {}),
     "leduc_holdem": ("holdemjax.envs.leduc_holdem:LeducHoldem", {}),
     "backgammon": ("holdemjax.envs.backgammon:Backgammon", {}),
