@@ -62,7 +62,7 @@ __all__ = [
     "BOARD_LEN", "HOME", "NUM_CHECKERS", "NUM_SOURCES", "NUM_DIE_FACES", "NUM_ACTIONS",
     "SRC_NO_OP", "SRC_BAR", "SRC_FIRST_POINT", "OBS_BOARD", "OBS_DICE", "OBS_LEN", "SINGLE",
     "GAMMON", "BACKGAMMON", "ILLEGAL_PENALTY", "action_id", "decode_action", "initial_board",
-    "legal_mask", "move", "turn_round", "win_score",
+    "legal_mask", "move", "turn_round", "win_score", "action_name", "parse_action",
 ]
 
 # ----------------------------------------------------------------------------- the board
@@ -263,3 +263,35 @@ def win_score(board: Array) -> Array:
     gammon = board[OPP_OFF] == 0
     in_home = (board[HOME] < 0).any()
     return (SINGLE + gammon + (gammon & in_home)).astype(jnp.int32)
+
+
+# ------------------------------------------------------------------------------ notation
+def action_name(action: int) -> str:
+    """The usual notation of a micro-move, points numbered from the mover's side (its point n
+    is index 24 − n, its home board is 1..6): "24/18", "bar/22", "3/off"; a bear-off with a
+    higher die than needed names the die: "3/off(5)"; the six no-op ids are "pass"."""
+    src_id, face = divmod(int(action), NUM_DIE_FACES)
+    if src_id == SRC_NO_OP:
+        return "pass"
+    pips = face + 1
+    if src_id == SRC_BAR:
+        return f"bar/{NUM_POINTS - face}"
+    point = NUM_POINTS - (src_id - SRC_FIRST_POINT)
+    if pips < point:
+        return f"{point}/{point - pips}"
+    return f"{point}/off" + ("" if pips == point else f"({pips})")
+
+
+def parse_action(name: str) -> int:
+    """The action id of `action_name`'s notation ("pass" is id 0)."""
+    if name == "pass":
+        return 0
+    src, tgt = name.split("/")
+    if src == "bar":
+        return action_id(SRC_BAR, NUM_POINTS - int(tgt))
+    point = int(src)
+    if tgt.startswith("off"):
+        pips = int(tgt[4:-1]) if "(" in tgt else point
+    else:
+        pips = point - int(tgt)
+    return action_id(NUM_POINTS - point + SRC_FIRST_POINT, pips - 1)

@@ -17,7 +17,9 @@ copies the peer's draw into our batch after `init` (the observation is then comp
 `ending(before, action, after, illegal) -> int32 [B]` (batched states) names how each game ended,
 as an index into `ending_names`; it is read at the step where the game becomes terminal, so that
 a report can show that every kind of ending was reached. Without it, games are counted as
-"illegal move" or "ended".
+"illegal move" or "ended". `events(before, action, after, illegal) -> bool [B, K]` flags things
+that happen during play (a forced pass, a double rolled), one column per name in `event_names`;
+the report counts the live (game, step) pairs where each happened.
 
 The peer is used as an oracle only: this module knows no game and imports no peer.
 """
@@ -53,6 +55,7 @@ class ParityReport:
     first_mismatch: tuple[int, int] | None  # (game, step) of the first mismatch found
     endings: dict[str, int]  # ending kind -> games
     unfinished: int  # games still live after max_steps
+    events: dict[str, int] = dataclasses.field(default_factory=dict)  # event -> (game, step)s
 
     @property
     def ok(self) -> bool:
@@ -66,6 +69,8 @@ class ParityReport:
                      + (f" (first: game {self.first_mismatch[0]}, step {self.first_mismatch[1]})"
                         if self.first_mismatch else ""))
         lines.append("  endings: " + ", ".join(f"{k} {v}" for k, v in self.endings.items()))
+        if self.events:
+            lines.append("  events: " + ", ".join(f"{k} {v}" for k, v in self.events.items()))
         if self.unfinished:
             lines.append(f"  UNFINISHED after the step bound: {self.unfinished}")
         return "\n".join(lines)
@@ -76,6 +81,7 @@ def run_parity(ours, peer, *, games: int, max_steps: int, batch: int | None = No
                prepare: Callable | None = None, step_keys: bool | None = None,
                ending: Callable | None = None, ending_names: Sequence[str] = (),
                pick: Callable | None = None,
+               events: Callable | None = None, event_names: Sequence[str] = (),
                fields: Sequence[str] = FIELDS, label: str | None = None,
                progress: Callable[[int, int], None] | None = None) -> ParityReport:
     """Play `games` random games in both envs (in batches of `batch`) and compare every step.
@@ -95,11 +101,14 @@ def run_parity(ours, peer, *, games: int, max_steps: int, batch: int | None = No
     names = tuple(ending_names) if ending is not None else _DEFAULT_ENDINGS
     label = label or ours.id
     fields = tuple(fields)
+    event_names = tuple(event_names) if events is not None else ()
     play = jax.jit(_player(ours, peer, fields, max_steps, illegal_rate, prepare, step_keys,
-                           ending, len(names), pick), static_argnums=1)
+                           ending, len(names), pick, events, len(event_names)),
+                   static_argnums=1)
 
     mismatches = dict.fromkeys(fields, 0)
     endings = np.zeros(len(names), np.int64)
+    happened = np.zeros(len(event_names), np.int64)
     bad_games = steps = unfinished = 0
     first = None
     for start in range(0, games, batch):
@@ -116,16 +125,18 @@ def run_parity(ours, peer, *, games: int, max_steps: int, batch: int | None = No
         unfinished += int((~out["done"]).sum())
         kinds = out["kind"][out["done"]]
         endings += np.bincount(kinds, minlength=len(names))[:len(names)]
+        happened += np.asarray(out["events"], np.int64)
         if progress is not None:
             progress(start + n, games)
     return ParityReport(label=label, games=games, game_steps=steps, mismatches=mismatches,
                         mismatched_games=bad_games, first_mismatch=first,
                         endings={k: int(v) for k, v in zip(names, endings)},
-                        unfinished=unfinished)
+                        unfinished=unfinished,
+                        events={k: int(v) for k, v in zip(event_names, happened)})
 
 
 def _player(ours, peer, fields, max_steps, illegal_rate, prepare, step_keys, ending, n_kinds,
-            pick):
+            pick, events=None, n_events=0):
     def differ(a, b):
         out = {}
         for name in fields:
@@ -149,6 +160,7 @@ def _player(ours, peer, fields, max_steps, illegal_rate, prepare, step_keys, end
             pairs={k: v.sum(dtype=jnp.int32) for k, v in d.items()},
             bad=bad, first_step=jnp.where(bad, 0, -1).astype(jnp.int32),
             kind=jnp.zeros(n, jnp.int32), steps=jnp.int32(0),
+            events=jnp.zeros(n_events, jnp.int32),
         )
 
         def cond(c):
@@ -180,6 +192,10 @@ def _player(ours, peer, fields, max_steps, illegal_rate, prepare, step_keys, end
                 kind = go_illegal.astype(jnp.int32)
             kind = jnp.clip(kind, 0, n_kinds - 1)
             all_done_before = ~live.any()
+            happened = c["events"]
+            if events is not None:
+                flags = events(a, action, a2, go_illegal).reshape(n, n_events) & live[:, None]
+                happened = happened + flags.sum(axis=0, dtype=jnp.int32)
             return dict(
                 a=a2, b=b2, t=t + 1, extra=all_done_before,
                 pairs={k: c["pairs"][k] + v.sum(dtype=jnp.int32) for k, v in d.items()},
@@ -187,12 +203,13 @@ def _player(ours, peer, fields, max_steps, illegal_rate, prepare, step_keys, end
                 first_step=jnp.where((c["first_step"] < 0) & row_bad, t + 1, c["first_step"]),
                 kind=jnp.where(ended, kind, c["kind"]),
                 steps=c["steps"] + live.sum(dtype=jnp.int32),
+                events=happened,
             )
 
         c = jax.lax.while_loop(cond, body, carry)
         done = c["a"].terminated | c["a"].truncated
         return dict(pairs=c["pairs"], bad=c["bad"], first_step=c["first_step"], kind=c["kind"],
-                    steps=c["steps"], done=done)
+                    steps=c["steps"], done=done, events=c["events"])
 
     return play
 
