@@ -1,0 +1,200 @@
+"""Recorded series replay byte for byte (issue 14: "results bit for bit unchanged").
+
+Each fixture in ``tests/series/golden/`` is the canonical replay file and the results document
+(``timing`` and ``versions`` left out: they depend on the machine and the installed packages;
+policy paths cut to their file names) of one series, written by the code before the tournament
+engine and the host hand driver were refactored. The test runs the same series again and compares
+the bytes. The series cover the bundled wasm policies (a full `certify-series`), a `series-10` cut
+by the wall-time stop after its first hand, and scripted policies whose every reply outcome
+(timeouts and away, sit-in, traps, out-of-compute notifications, bad replies, illegal actions,
+bad amounts, chat, say lines and emotes) is a pure function of the message they get.
+
+Re-record (only when behaviour is meant to change): ``python tests/series/test_golden_series.py``.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import pathlib
+import sys
+
+import pytest
+
+from holdemjax.series import replay as replay_mod
+from holdemjax.series import results as R
+from holdemjax.series import runner
+from holdemjax.series.wasm import CallResult
+
+GOLDEN = pathlib.Path(__file__).resolve().parent / "golden"
+
+
+class Chaos:
+    """A scripted policy: its ``script`` names the outcome of some calls by their count
+    (``act`` calls, away calls, notifications, each counted from 0); every other decision is a
+    legal action (and sometimes chat, a say line, an emote) drawn from the SHA-256 of the
+    message bytes. So a series replays exactly, and the slots differ."""
+
+    sha256 = "c" * 64
+
+    def __init__(self, name: str, script: dict):
+        self.name, self.script = name, script
+        self.counts = {"act": 0, "away": 0, "note": 0}
+
+    def start(self, data: bytes):
+        return CallResult("no_reply", None, 0)
+
+    def new_tournament(self):
+        pass
+
+    def _next(self, kind: str) -> str | None:
+        n = self.counts[kind]
+        self.counts[kind] += 1
+        return self.script.get(kind, {}).get(n)
+
+    def call(self, data: bytes, budget_ns: int):
+        msg = json.loads(data)
+        u = int.from_bytes(hashlib.sha256(self.name.encode() + data).digest()[:4], "big") % 1000
+        if msg["type"] != "act":
+            what = self._next("note")
+            if what is not None:
+                return CallResult(what, None, budget_ns if what == "timeout" else 3, what)
+            if u < 300:
+                return CallResult("ok", json.dumps({"emote": "gg", "chat": ["nh"]}).encode(), 77)
+            return CallResult("no_reply", None, 5)
+        if msg["away"]:
+            reply = {"sit_in": True} if self._next("away") == "sit_in" else {"chat": ["brb"]}
+            return CallResult("ok", json.dumps(reply).encode(), 9)
+        what = self._next("act")
+        used = 1_000 + u * 997
+        if what == "timeout":
+            return CallResult("timeout", None, budget_ns)
+        if what in ("trap", "memory", "no_reply", "bad_alloc", "bad_pointer", "reply_too_long"):
+            return CallResult(what, None, used, f"scripted {what}")
+        if what == "junk":
+            return CallResult("ok", b"{not json", used)
+        if what == "illegal":
+            return CallResult("ok", b'{"action":"check"}' if not msg["legal"]["check"]
+                              else b'{"action":"call"}', used)
+        if what == "bad_amount":
+            return CallResult("ok", b'{"action":"raise","amount":1}', used)
+        lg = msg["legal"]
+        v = u % 10
+        if lg["raise"] is not None and v < 2:
+            lo, hi = lg["raise"]
+            reply: dict = {"action": "raise", "amount": lo if v == 0 else hi}
+        elif v < 4 and not lg["check"]:
+            reply = {"action": "fold"}
+        else:
+            reply = {"action": "check" if lg["check"] else "call"}
+        if u % 7 == 0:
+            reply["say"] = "nice \x07hand " * (u % 30)
+        if u % 11 == 0:
+            reply["chat"] = ["one", "two", "three"]
+        if u % 13 == 0:
+            reply["emote"] = "wave"
+        return CallResult("ok", json.dumps(reply).encode(), 20_000 + u * 250_000)
+
+
+def _every(what: str, *counts: int) -> dict:
+    return {n: what for n in counts}
+
+
+SCRIPTS = (
+    # two timeouts in a row (away), back at the second away call; later once more
+    {"act": _every("timeout", 2, 3, 9, 14, 15), "away": {1: "sit_in", 5: "sit_in"}},
+    {"act": {12: "trap"}},  # benched mid-series
+    {"act": {0: "junk", 1: "illegal", 2: "bad_amount", 3: "no_reply", 4: "bad_alloc",
+             6: "bad_pointer", 7: "reply_too_long", 8: "illegal", 10: "bad_amount"}},
+    {"note": {25: "timeout"}},  # a notification out of compute: a fault
+    {"act": {18: "memory"}},
+    {"note": {7: "trap"}},  # a trap inside a notification
+)
+
+
+def _chaos():
+    return [Chaos(f"chaos{i}", p) for i, p in enumerate(SCRIPTS)]
+
+
+def _wasm(names):
+    from holdemjax.series.policies import bundled
+    from holdemjax.series.wasm import load_policy
+
+    return [load_policy(bundled(n)) for n in names]
+
+
+#: name -> (policies factory, run_series keyword arguments)
+CASES = {
+    "certify-wasm": (lambda: _wasm(["baseline", "random"] * 3),
+                     dict(variant="certify-series", seed=3)),
+    "series-10-cut": (lambda: _wasm(["random", "baseline", "baseline"] * 2),
+                      dict(variant="series-10", seed=5, max_wall=0.0)),
+    "certify-chaos": (_chaos, dict(variant="certify-series", seed=11)),
+}
+
+
+def _documents(name: str) -> tuple[bytes, bytes]:
+    """(replay bytes, results bytes) of the case ``name``, as the fixtures store them."""
+    make, kwargs = CASES[name]
+    policies = make()
+    try:
+        series = runner.run_series(policies, **{"max_wall": None, **kwargs})
+    finally:
+        for p in policies:
+            if hasattr(p, "close"):
+                p.close()
+    results = R.summarize(series)
+    results.pop("timing")
+    results.pop("versions")
+    for slot in results["slots"]:
+        slot["policy"] = pathlib.Path(slot["policy"]).name
+    doc = replay_mod.replay_document(series, {**results, "versions": None})
+    doc.pop("versions")
+    return replay_mod.encode_replay(doc), replay_mod.encode_replay(results)
+
+
+def _path(name: str) -> pathlib.Path:
+    return GOLDEN / f"{name}.json.gz"
+
+
+def _load(name: str) -> tuple[bytes, bytes]:
+    both = json.loads(gzip.decompress(_path(name).read_bytes()))
+    return both["replay"].encode(), both["results"].encode()
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_series_replays_byte_for_byte(name):
+    replay, results = _documents(name)
+    want_replay, want_results = _load(name)
+    assert results == want_results
+    assert replay == want_replay
+
+
+def test_the_golden_series_cover_the_host_rules():
+    """The fixtures are worth comparing: the chaos series has every reply outcome, faults and
+    away seats; the cut series is flagged; the wasm series plays all its tournaments."""
+    chaos = json.loads(_load("certify-chaos")[1])
+    outcomes = {k for s in chaos["slots"] for k in s["replies"]}
+    assert {"ok", "timeout", "bad_reply", "illegal_action", "bad_amount", "no_reply",
+            "bad_alloc", "bad_pointer", "reply_too_long"} <= outcomes
+    causes = {f["cause"].split(":")[0] for s in chaos["slots"] for f in s["faults"]}
+    assert {"trap", "memory", "out_of_compute"} <= causes
+    assert sum(s["away_hands"] for s in chaos["slots"]) > 0
+    cut = json.loads(_load("series-10-cut")[0])
+    assert cut["stopped_early"] and cut["tournaments"][0]["stopped_early"]
+    wasm = json.loads(_load("certify-wasm")[0])
+    assert wasm["tournaments_played"] == 3 and not wasm["stopped_early"]
+
+
+def main() -> None:
+    GOLDEN.mkdir(exist_ok=True)
+    for name in sorted(CASES):
+        replay, results = _documents(name)
+        blob = json.dumps({"replay": replay.decode(), "results": results.decode()})
+        _path(name).write_bytes(gzip.compress(blob.encode(), mtime=0))
+        print(f"{name}: replay {len(replay)} bytes sha256 {hashlib.sha256(replay).hexdigest()}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
