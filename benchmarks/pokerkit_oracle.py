@@ -1,50 +1,77 @@
-"""PokerKit as an oracle for holdemjax's rules engine (holdemjax/poker/table.py).
+"""PokerKit as an oracle for holdemjax's rules engine (holdemjax/poker/table.py): no hand skipped.
 
 Random hands are played in our engine (batched: one jitted ``vmap`` of ``act`` per seat count),
 with random legal actions biased toward raises and all-ins; every decision is recorded with what
 ``legal`` offered. Each hand is then replayed in PokerKit 0.7.7 (``NoLimitTexasHoldem``,
 ``Mode.TOURNAMENT``, the same hole cards and board, the same actions) and compared at every
-decision: who acts, can fold / can check, call amount, can raise, min and max raise-to; and at the
-end every final stack.
+decision: who acts, can fold, can check, call amount, can raise, min and max raise-to; and at the
+end every final stack, against PokerKit's own pushes. Every hand is compared; a hand that cannot
+be set up or replayed is a mismatch, never a skip.
 
-Where PokerKit differs from our rules by design (docs/rules.md, "Differences from PokerKit"):
+Where our rules (docs/rules.md) differ from PokerKit's, the harness either sets PokerKit up to
+follow our rule for the whole hand (an *emulation*) or excuses exactly one decision or one
+payout after checking, independently of both engines, that TDA's rule says what we do there (an
+*exemption*). Each is counted and printed by kind (``DIFFERENCES``) with the rule it follows:
 
-1. **Ante order.** PokerKit posts antes before blinds; TDA's big-blind ante posts the blind
-   first. Emulated: PokerKit is given, as the big blind's ante, exactly the ante our engine took
-   (``min(ante, stack - big_blind)``), so both post the full blind and the same ante.
-2. **Short big blind.** PokerKit lets callers match a big blind all-in for less than the blind
-   (call = the largest posted amount); we make callers match the full big blind. Hands whose big
-   blind cannot post the full blind are not compared (counted as ``skipped_short_bb``).
-3. **Sub-minimum all-in raises that PokerKit counts as full.** PokerKit measures a "full" raise
-   against the largest raise so far on the street, starting from 0 (the blinds do not count), so
-   an all-in raise of less than a big blind (pre-flop before any raise, or an opening all-in bet
-   below the big blind) reopens the betting there; under TDA Rules 43/47 a full raise is at least
-   the big blind. After such an action (PokerKit's raise size ends up between 0 and the big blind)
-   the hand is "relaxed": where PokerKit allows a raise and we do not, that is counted as
-   ``relaxed_reopen`` and not as a mismatch; everything else is still compared.
-4. **Pointless checks.** PokerKit sometimes asks a seat to act when its only legal action is to
-   check (everyone else went all-in for no more than its bet). Our engine skips such seats;
-   the replay checks for PokerKit (counted as ``pk_forced_checks``).
-5. **Fold when checking is free.** Our engine allows it; PokerKit's tournament mode does not.
-   The random policy here never folds when it could check (it is tested in test_table.py).
-6. **Dead small blind.** PokerKit has no dead blind; it is emulated by giving PokerKit one blind
-   (the big blind) at index 0, the first seat after the (possibly dead) button.
-7. **Merged pots at showdown.** PokerKit kills the losing hands before it builds the pots, so
-   side pots whose remaining contenders coincide are merged and split once; TDA Rule 21 splits
-   each side pot separately, which can move an odd chip. The replay takes PokerKit's pots as they
-   stand when the showdown begins (before hand killing), splits each one with PokerKit's hand
-   ranking and the odd chip to the first winner left of the button, and compares our stacks with
-   that; hands where this changed PokerKit's own result are counted as ``pk_merged_pots``.
+Emulations (set up per hand):
 
-Run ``python benchmarks/pokerkit_oracle.py --hands 100000`` for the big check (the CI test runs
-a few thousand through ``run_oracle``).
+* ``bb_ante_blind_first`` (TDA RP-11). PokerKit posts antes before blinds; the big-blind ante
+  takes the blind first. PokerKit is given, as the big blind's ante, exactly what the big blind
+  has left after the blind (``min(ante, stack - big_blind)``); counted where that is less than
+  the ante.
+* ``dead_small_blind`` (TDA Rule 32). PokerKit has no dead small blind; it gets one blind (the
+  big blind) at index 0, the first seat after the (possibly empty) button.
+* ``short_big_blind`` (our documented choice; TDA is silent). A big blind all-in for less than
+  the blind still makes callers match the full blind. PokerKit would let them match what was
+  posted, so it is given the big blind's stack as exactly the blind: its betting then follows our
+  rule, and every decision is compared. Its pot arithmetic cannot (the big blind has chips there
+  that it has not here), so the final stacks of these hands are checked against an independent
+  side-pot computation (``tda_payout``: contributions from the compared actions, PokerKit's own
+  hand ranking, TDA Rules 20/21), which the harness also checks against PokerKit's pushes on
+  every other hand.
+
+Exemptions (one decision or one payout each):
+
+* ``pk_check_nothing_at_stake``: PokerKit asks a seat whose only action is to check (every other
+  live seat is all-in for no more than its bet); our engine skips such seats. Played as a check
+  in PokerKit, after checking that nothing is at stake.
+* ``pk_call_phantom_blind``: in a short-big-blind hand, PokerKit asks the small blind to call the
+  part of the big blind that was never posted when nobody else can put in more than the small
+  blind already has; our engine skips that seat (nothing is at stake). Played as a call in
+  PokerKit (the chips stay out of the separate pot arithmetic).
+* ``fold_when_check_is_free`` (TDA non-standard folds: a fold when checking is free is binding):
+  our engine accepts it, PokerKit's tournament mode refuses it. Compared as a difference of
+  ``can_fold`` only at decisions where checking is free; the random policy never folds there.
+* ``pk_reopens_after_short_all_in`` (TDA Rules 43/47): PokerKit measures a full raise against
+  the largest raise so far on the street starting from zero, so an all-in raise smaller than the
+  big blind reopens the betting there. Excused at one decision when PokerKit allows a raise, an
+  independent TDA tracker of the street (last full raise, who acted) says the seat faces less
+  than a full raise after acting, and PokerKit's own full-raise measure is below the big blind.
+* ``pk_refuses_reopen`` (TDA Rule 47): after short all-ins that together make a full raise,
+  PokerKit sometimes refuses a raise that TDA allows. Excused at one decision when the TDA
+  tracker says the betting is reopened; if our policy raised there, the raise is replayed in
+  PokerKit with its short all-in bookkeeping cleared (counted as ``pk_forced_reopen``).
+* ``pk_merged_pots`` (TDA Rules 20/21): PokerKit removes the losing hands before it builds the
+  pots, so side pots whose remaining contenders coincide are merged and split once, which can
+  move an odd chip. Where our final stacks differ from PokerKit's, they must equal PokerKit's
+  own pre-merge pots (read when the showdown begins) split separately among PokerKit's own
+  winners of the merged pot (odd chip to the first winner left of the button), and some merged
+  pot must hold two or more of them with two or more winners.
+
+Run ``python benchmarks/pokerkit_oracle.py --hands 100000 --workers 2 --json
+benchmarks/results/pokerkit_oracle.json`` for the big check; the CI test
+(tests/poker/test_table_pokerkit.py) runs a few thousand through ``run_oracle``.
 """
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
+import datetime as dt
+import json
 import multiprocessing
+import pathlib
+import platform
 import sys
 import time
 from collections import Counter
@@ -60,18 +87,34 @@ from holdemjax.poker.cards import card_text
 # Blind pairs (small, big): the sng ladder plus a few odd ones.
 BLINDS = ((1, 2), (5, 10), (10, 20), (15, 30), (25, 50), (40, 80), (60, 120), (100, 200), (7, 20))
 
+#: Every documented difference the harness counts: kind -> (what is counted, rule it follows).
+DIFFERENCES = {
+    "bb_ante_blind_first": ("hands whose short big blind posts the blind first and a reduced "
+                            "ante (PokerKit: ante first)", "TDA RP-11 (big-blind ante)"),
+    "dead_small_blind": ("hands with a dead small blind (PokerKit: one blind at index 0)",
+                         "TDA Rule 32 (dead button)"),
+    "short_big_blind": ("hands whose big blind posts less than the blind; callers match the "
+                        "full blind (PokerKit given the blind as the stack; payout checked by "
+                        "tda_payout)", "docs/rules.md design choice (TDA silent)"),
+    "pk_check_nothing_at_stake": ("PokerKit-only check-only decisions our engine skips",
+                                  "docs/rules.md: seats with nothing at stake are skipped"),
+    "pk_call_phantom_blind": ("PokerKit-only calls of the unposted part of a short big blind",
+                              "docs/rules.md: seats with nothing at stake are skipped"),
+    "fold_when_check_is_free": ("decisions where our engine accepts a fold with checking free "
+                                "(PokerKit refuses it)", "TDA non-standard folds (binding)"),
+    "pk_reopens_after_short_all_in": ("decisions where PokerKit reopens the betting after an "
+                                      "all-in raise below the big blind", "TDA Rules 43/47"),
+    "pk_refuses_reopen": ("decisions where PokerKit refuses a raise after short all-ins that "
+                          "make a full raise together", "TDA Rule 47"),
+    "pk_forced_reopen": ("of those, raises replayed in PokerKit with its short all-in "
+                         "bookkeeping cleared", "TDA Rule 47"),
+    "pk_merged_pots": ("hands where PokerKit's merging of pots moved an odd chip; ours split "
+                       "each pot", "TDA Rules 20/21"),
+}
+
 # ----------------------------------------------------------------------------------------------
 # Hand generation (host side, numpy)
 # ----------------------------------------------------------------------------------------------
-
-
-def _first_after(mask: np.ndarray, seat: int) -> int:
-    n = len(mask)
-    for k in range(1, n + 1):
-        s = (seat + k) % n
-        if mask[s]:
-            return s
-    return -1
 
 
 def random_hands(rng: np.random.Generator, num_seats: int, count: int) -> dict[str, np.ndarray]:
@@ -173,7 +216,7 @@ _LEGAL = jax.jit(jax.vmap(T.legal))
 
 def choose_actions(rng: np.random.Generator, lg: dict[str, np.ndarray]):
     """Random legal actions, biased toward raises and all-ins; never a fold when checking is
-    free (PokerKit's tournament mode forbids it)."""
+    free (PokerKit's tournament mode cannot replay it)."""
     b = lg["can_raise"].shape[0]
     u = rng.random(b)
     raise_ = lg["can_raise"] & (u < 0.4)
@@ -227,6 +270,77 @@ def play_engine(hands: dict[str, np.ndarray], rng: np.random.Generator, max_step
 
 
 # ----------------------------------------------------------------------------------------------
+# Independent rules: the TDA reopening tracker and the side-pot arithmetic
+# ----------------------------------------------------------------------------------------------
+
+
+class StreetTracker:
+    """TDA Rules 43/47 for one betting round, kept apart from both engines: the street total to
+    match, the last full bet or raise (the big blind at the start of a round), who acted."""
+
+    def __init__(self, bets: list[int], current: int, big_blind: int):
+        self.bets = list(bets)
+        self.current = current
+        self.last_full = big_blind
+        self.acted: set[int] = set()
+
+    def reopened(self, i: int) -> bool:
+        """May seat ``i`` raise as far as reopening goes (TDA 47): it has not acted on this round,
+        or it faces at least a full raise since (several short all-ins may add up to one)."""
+        return i not in self.acted or self.current - self.bets[i] >= self.last_full
+
+    def call(self, i: int, amount: int) -> None:
+        self.bets[i] += amount
+        self.acted.add(i)
+
+    def fold(self, i: int) -> None:
+        self.acted.add(i)
+
+    def raise_to(self, i: int, amount: int) -> None:
+        increment = amount - self.current
+        if increment >= self.last_full:  # a full raise (TDA 43): it sets the next minimum
+            self.last_full = increment
+        self.current = max(self.current, amount)
+        self.bets[i] = amount
+        self.acted.add(i)
+
+
+def tda_payout(contrib: list[int], dead: int, live: list[bool], rank: list) -> list[int]:
+    """Chips each player collects (index order = clockwise from the first seat left of the
+    button), by the rules of docs/rules.md written out plainly: the part of the largest
+    contribution above the second largest goes back to its owner; one pot per distinct live
+    contribution level (TDA Rule 21), the chips between two live levels from every player, the
+    dead ante in the main pot, the chips above the top live level in the top pot; each pot split
+    among its best live hands (``rank``: comparable, higher wins), the odd chips to the first of
+    them (TDA Rule 20)."""
+    k = len(contrib)
+    rest = list(contrib)
+    top = max(rest)
+    owners = [i for i in range(k) if rest[i] == top]
+    if len(owners) == 1:
+        second = max((rest[i] for i in range(k) if i != owners[0]), default=0)
+        rest[owners[0]] = second
+    payout = [top - rest[i] if i in owners and len(owners) == 1 else 0 for i in range(k)]
+    levels = sorted({rest[i] for i in range(k) if live[i]})
+    prev = 0
+    for j, level in enumerate(levels):
+        cap = max(rest) if j == len(levels) - 1 else level
+        amount = sum(min(c, cap) - min(c, prev) for c in rest) + (dead if j == 0 else 0)
+        contenders = [i for i in range(k) if live[i] and rest[i] >= level]
+        if len(contenders) == 1:
+            winners = contenders
+        else:
+            best = max(rank[i] for i in contenders)
+            winners = [i for i in contenders if rank[i] == best]
+        share, odd = divmod(amount, len(winners))
+        for i in winners:
+            payout[i] += share
+        payout[winners[0]] += odd
+        prev = cap
+    return payout
+
+
+# ----------------------------------------------------------------------------------------------
 # PokerKit replay
 # ----------------------------------------------------------------------------------------------
 
@@ -234,10 +348,7 @@ def play_engine(hands: dict[str, np.ndarray], rng: np.random.Generator, max_step
 @dataclasses.dataclass
 class Replay:
     mismatches: list[str]
-    skipped: str | None = None  # reason the hand was not compared
-    pk_forced_checks: int = 0
-    relaxed_reopen: int = 0
-    pk_merged_pots: int = 0
+    counts: Counter = dataclasses.field(default_factory=Counter)
     decisions: int = 0
 
 
@@ -245,48 +356,46 @@ def _cards(ids) -> str:
     return "".join(card_text(c) for c in ids)
 
 
-def _split_each_pot(state) -> list[int]:
-    """TDA Rules 20/21 on PokerKit's pots as they stand when the showdown begins: each pot split
-    among its best eligible hands, the odd chips to the first of them in PokerKit's index order
-    (the first seat left of the button)."""
-    hands = list(state.get_up_hands(0, 0))
-    payout = [0] * state.player_count
-    for pot in state.pots:
-        eligible = [i for i in pot.player_indices if hands[i] is not None]
-        best = max(hands[i] for i in eligible)
-        winners = [i for i in eligible if hands[i] == best]
-        share, odd = divmod(pot.amount, len(winners))
-        for i in winners:
-            payout[i] += share
-        payout[winners[0]] += odd
-    return payout
+def _rank(hole, board):
+    from pokerkit import StandardHighHand
+
+    return StandardHighHand.from_game(_cards(hole), _cards(board))
 
 
 def replay_pokerkit(h: PlayedHand) -> Replay:
-    """Replay one of our hands in PokerKit and compare every decision and the final stacks."""
+    """Replay one of our hands in PokerKit; compare every decision and the final stacks."""
     from pokerkit import Automation, Mode, NoLimitTexasHoldem
 
+    rep = Replay([])
     n = len(h.stacks)
     seats = [s for s in range(n) if h.in_hand[s] and h.stacks[s] > 0]
     order = sorted(seats, key=lambda s: (s - h.button - 1) % n)  # PokerKit index -> our seat
+    index = {s: j for j, s in enumerate(order)}
     k = len(order)
     bb_stack = h.stacks[h.bb]
-    if bb_stack < h.big_blind:
-        return Replay([], skipped="short_bb")
-    ante = min(h.ante, bb_stack - h.big_blind)  # what our engine took: blind first, then ante
-    dead_sb = not (h.sb_posts and h.in_hand[h.sb])
+    short_bb = bb_stack < h.big_blind
+    ante = min(h.ante, max(bb_stack - h.big_blind, 0))  # ours: blind first, then the ante
+    if 0 < h.big_blind <= bb_stack and ante < h.ante:
+        rep.counts["bb_ante_blind_first"] += 1
+    dead_sb = not (h.sb_posts and h.in_hand[h.sb] and h.stacks[h.sb] > 0)
     if k == 2:
-        if dead_sb or order != [h.bb, h.sb]:
-            return Replay([], skipped="layout")
+        layout_ok = not dead_sb and order == [h.bb, h.sb]
         blinds, antes = (h.small_blind, h.big_blind), {1: ante}  # PokerKit reverses heads-up
     elif dead_sb:
-        if order[0] != h.bb:
-            return Replay([], skipped="layout")
+        layout_ok = order[0] == h.bb
         blinds, antes = (h.big_blind,), {0: ante}
+        rep.counts["dead_small_blind"] += 1
     else:
-        if order[0] != h.sb or order[1] != h.bb:
-            return Replay([], skipped="layout")
+        layout_ok = order[0] == h.sb and order[1] == h.bb
         blinds, antes = (h.small_blind, h.big_blind), {1: ante}
+    if not layout_ok:
+        rep.mismatches.append(f"blinds at seats sb {h.sb} bb {h.bb} cannot be PokerKit's order "
+                              f"{order}")
+        return rep
+    pk_stacks = [h.stacks[s] for s in order]
+    if short_bb:  # PokerKit follows our rule when the big blind can post the whole blind
+        pk_stacks[index[h.bb]] = h.big_blind
+        rep.counts["short_big_blind"] += 1
 
     a = Automation
     state = NoLimitTexasHoldem.create_state(
@@ -297,22 +406,35 @@ def replay_pokerkit(h: PlayedHand) -> Replay:
         antes,
         blinds,
         h.big_blind,
-        tuple(h.stacks[s] for s in order),
+        tuple(pk_stacks),
         k,
         mode=Mode.TOURNAMENT,
     )
     for s in order:
         state.deal_hole(_cards(h.hole[s]))
-    rep = Replay([])
+    # Contributions for the independent pot arithmetic: the blinds as posted here (the short
+    # big blind's real amount), then every compared action.
+    posted = [0] * k  # PokerKit's blinds (its bets may be collected already: all-in blinds)
+    for op in state.operations:
+        if type(op).__name__ == "BlindOrStraddlePosting":
+            posted[op.player_index] += op.amount
+    contrib = list(posted)
+    if short_bb:
+        contrib[index[h.bb]] = bb_stack
+    real_reach = {index[h.bb]: bb_stack} if short_bb else {}
+    street = state.street_index
+    tracker = StreetTracker(posted, h.big_blind, h.big_blind)
+    folded = [False] * k
+    pre_kill = None  # PokerKit's pots when the showdown begins, before any hand is killed
+    unkilled = None
     dealt = 0
-    relaxed = False
-    tda_payout = None  # per-pot split of the pots as they stand at showdown
     i = 0
     while state.status:
         if state.can_kill_hand():
-            if tda_payout is None:
-                tda_payout = _split_each_pot(state)
-            state.kill_hand()
+            if pre_kill is None:
+                pre_kill = [(p.amount, p.player_indices) for p in state.pots]
+                unkilled = list(state.statuses)
+            unkilled[state.kill_hand().player_index] = False
             continue
         if state.can_burn_card():
             state.burn_card("??")
@@ -326,29 +448,53 @@ def replay_pokerkit(h: PlayedHand) -> Replay:
         if actor is None:
             rep.mismatches.append(f"PokerKit stuck (no actor) at decision {i}")
             return rep
+        if state.street_index != street:
+            street = state.street_index
+            tracker = StreetTracker(state.bets, 0, h.big_blind)
         pk_call = state.checking_or_calling_amount
         pk_raise = state.can_complete_bet_or_raise_to()
         ours = h.decisions[i] if i < len(h.decisions) else None
         if ours is None or ours.seat != order[actor]:
-            if pk_call == 0 and not pk_raise:  # a check-only decision our engine skips
+            # A decision PokerKit asks for and our engine skips: allowed only where nothing is
+            # at stake (every other live player can put in no more than this player's bet).
+            others = [real_reach.get(j, state.bets[j] + state.stacks[j])
+                      for j in range(k) if j != actor and state.statuses[j]]
+            at_stake = max(others, default=0) > state.bets[actor]
+            if not at_stake and pk_call == 0 and not pk_raise:
                 state.check_or_call()
-                rep.pk_forced_checks += 1
+                rep.counts["pk_check_nothing_at_stake"] += 1
+                continue
+            if not at_stake and short_bb and pk_call > 0:
+                state.check_or_call()
+                rep.counts["pk_call_phantom_blind"] += 1
                 continue
             who = None if ours is None else ours.seat
             rep.mismatches.append(f"decision {i}: PokerKit seat {order[actor]} acts, ours {who}")
             return rep
         where = f"decision {i} (seat {ours.seat})"
-        pk = dict(can_fold=state.can_fold(), can_check=pk_call == 0, call_amount=pk_call)
-        mine = dict(can_fold=not ours.can_check, can_check=ours.can_check,
-                    call_amount=ours.call_amount)
-        for key in pk:
-            if pk[key] != mine[key]:
-                rep.mismatches.append(f"{where}: {key} PokerKit {pk[key]} ours {mine[key]}")
-        if pk_raise != ours.can_raise:
-            if relaxed and pk_raise and not ours.can_raise:
-                rep.relaxed_reopen += 1
+        if state.can_fold() != ours.can_fold:
+            if ours.can_check and not state.can_fold() and pk_call == 0:
+                rep.counts["fold_when_check_is_free"] += 1
             else:
-                rep.mismatches.append(f"{where}: can_raise PokerKit {pk_raise} ours {ours.can_raise}")
+                rep.mismatches.append(f"{where}: can_fold PokerKit {state.can_fold()} ours "
+                                      f"{ours.can_fold}")
+        if (pk_call == 0) != ours.can_check:
+            rep.mismatches.append(f"{where}: can_check PokerKit {pk_call == 0} ours "
+                                  f"{ours.can_check}")
+        if pk_call != ours.call_amount:
+            rep.mismatches.append(f"{where}: call_amount PokerKit {pk_call} ours "
+                                  f"{ours.call_amount}")
+        force_raise = False
+        if pk_raise != ours.can_raise:
+            tda_open = tracker.reopened(actor)
+            if pk_raise and not tda_open and state.completion_betting_or_raising_amount < h.big_blind:
+                rep.counts["pk_reopens_after_short_all_in"] += 1
+            elif not pk_raise and tda_open and actor in tracker.acted:
+                rep.counts["pk_refuses_reopen"] += 1
+                force_raise = ours.kind == T.RAISE
+            else:
+                rep.mismatches.append(f"{where}: can_raise PokerKit {pk_raise} ours "
+                                      f"{ours.can_raise} (TDA reopened: {tda_open})")
         elif pk_raise:
             lo = state.min_completion_betting_or_raising_to_amount
             hi = state.max_completion_betting_or_raising_to_amount
@@ -359,30 +505,94 @@ def replay_pokerkit(h: PlayedHand) -> Replay:
             return rep
         if ours.kind == T.FOLD:
             state.fold()
+            tracker.fold(actor)
+            folded[actor] = True
         elif ours.kind == T.CHECK_CALL:
+            contrib[actor] += pk_call
+            tracker.call(actor, pk_call)
             state.check_or_call()
         else:
+            contrib[actor] += ours.amount - tracker.bets[actor]
+            tracker.raise_to(actor, ours.amount)
+            if force_raise:  # PokerKit's short all-in bookkeeping, not TDA 47, refused it
+                state.consecutive_short_all_in_amounts.clear()
+                state.acted_player_indices.discard(actor)
+                rep.counts["pk_forced_reopen"] += 1
             state.complete_bet_or_raise_to(ours.amount)
-            if 0 < state.completion_betting_or_raising_amount < h.big_blind:
-                relaxed = True
         i += 1
         rep.decisions += 1
     if i != len(h.decisions):
         rep.mismatches.append(f"PokerKit ended after {i} decisions, ours took {len(h.decisions)}")
-    final = {s: h.final_stacks[s] for s in order}
-    pk_final = {s: state.stacks[j] for j, s in enumerate(order)}
-    if tda_payout is not None:
+        return rep
+    final = [h.final_stacks[s] for s in order]
+    start = [h.stacks[s] for s in order]
+    live = [not f for f in folded]
+    rank = [_rank(h.hole[s], h.board) if live[j] else None for j, s in enumerate(order)]
+    dead = ante
+    ante_of = [ante if s == h.bb else 0 for s in order]
+    payout = tda_payout(contrib, dead, live, rank)
+    tda_final = [start[j] - contrib[j] - ante_of[j] + payout[j] for j in range(k)]
+    if sum(tda_final) != sum(start):
+        rep.mismatches.append(f"independent pot arithmetic lost chips: {tda_final} vs {start}")
+    if final != tda_final:
+        rep.mismatches.append(f"final stacks: independent pot arithmetic {tda_final} ours {final}")
+    if short_bb:
+        return rep  # PokerKit's pots hold the unposted part of the big blind
+    pk_final = list(state.stacks)
+    if final == pk_final:
+        return rep
+    # PokerKit merged pots: our stacks must be its own pre-merge pots split separately among
+    # its own winners of each merged pot.
+    explained, merged = _split_unmerged(state, pre_kill, unkilled, k)
+    if explained is not None and merged:
         pushed = [0] * k
         for op in state.operations:
             if type(op).__name__ == "ChipsPushing":
                 pushed = [x + y for x, y in zip(pushed, op.amounts)]
-        tda_final = {s: pk_final[s] - pushed[j] + tda_payout[j] for j, s in enumerate(order)}
-        if tda_final != pk_final:
-            rep.pk_merged_pots += 1  # PokerKit split merged pots: odd chips land elsewhere
-        pk_final = tda_final
-    if final != pk_final:
-        rep.mismatches.append(f"final stacks PokerKit {pk_final} ours {final}")
+        want = [pk_final[j] - pushed[j] + explained[j] for j in range(k)]
+        if want == final:
+            rep.counts["pk_merged_pots"] += 1
+            return rep
+    rep.mismatches.append(f"final stacks PokerKit {pk_final} ours {final}")
     return rep
+
+
+def _split_unmerged(state, pre_kill, unkilled, k):
+    """PokerKit's pre-merge pots split separately among the winners PokerKit paid for the
+    merged pot each belongs to. Returns (payout per index, whether a merge could move a chip)."""
+    if pre_kill is None or unkilled is None:
+        return None, False
+    pushes = [op for op in state.operations if type(op).__name__ == "ChipsPushing"]
+    groups: list[list[int]] = []  # pre-kill pot amounts grouped as PokerKit merged them
+    keys: list[tuple] = []
+    for amount, players in pre_kill:
+        key = tuple(j for j in players if unkilled[j])
+        if keys and keys[-1] == key:
+            groups[-1].append(amount)
+        else:
+            keys.append(key)
+            groups.append([amount])
+    by_pot: dict[int, list[int]] = {}
+    for op in pushes:
+        got = by_pot.setdefault(op.pot_index, [0] * k)
+        for j in range(k):
+            got[j] += op.amounts[j]
+    if sorted(by_pot) != list(range(len(groups))):
+        return None, False
+    payout = [0] * k
+    merged = False
+    for g, amounts in enumerate(groups):
+        got = by_pot[g]
+        if sum(got) != sum(amounts):
+            return None, False
+        winners = [j for j in range(k) if got[j] > 0]
+        merged |= len(amounts) > 1 and len(winners) > 1
+        for amount in amounts:
+            share, odd = divmod(amount, len(winners))
+            for j in winners:
+                payout[j] += share
+            payout[winners[0]] += odd
+    return payout, merged
 
 
 def _memoize_pokerkit_hands() -> None:
@@ -437,9 +647,10 @@ class OracleResult:
 
 def run_oracle(num_hands: int, seed: int = 0, seat_counts=(2, 3, 6, 9), batch: int = 1024,
                workers: int = 1, progress=None) -> OracleResult:
-    """Play ``num_hands`` random hands split over ``seat_counts`` and replay them in PokerKit."""
+    """Play ``num_hands`` random hands split over ``seat_counts`` and replay every one in
+    PokerKit."""
     rng = np.random.default_rng(seed)
-    counts: Counter = Counter()
+    counts: Counter = Counter({kind: 0 for kind in DIFFERENCES})
     examples: list[str] = []
     done = compared = decisions = bad = 0
     per = [num_hands // len(seat_counts)] * len(seat_counts)
@@ -458,16 +669,13 @@ def run_oracle(num_hands: int, seed: int = 0, seat_counts=(2, 3, 6, 9), batch: i
                 else:
                     chunks = [played[j::workers] for j in range(workers)]
                     parts = list(pool.map(_replay_many, chunks))
-                    reps = [r for part in parts for r in part]
+                    reps = [None] * len(played)
+                    for j, part in enumerate(parts):
+                        reps[j::workers] = part
                 for h, r in zip(played, reps):
-                    if r.skipped:
-                        counts["skipped_" + r.skipped] += 1
-                        continue
                     compared += 1
                     decisions += r.decisions
-                    counts["pk_forced_checks"] += r.pk_forced_checks
-                    counts["relaxed_reopen"] += r.relaxed_reopen
-                    counts["pk_merged_pots"] += r.pk_merged_pots
+                    counts.update(r.counts)
                     if r.mismatches:
                         bad += 1
                         if len(examples) < 10:
@@ -482,6 +690,18 @@ def run_oracle(num_hands: int, seed: int = 0, seat_counts=(2, 3, 6, 9), batch: i
     return OracleResult(done, compared, decisions, bad, counts, examples)
 
 
+def summary_lines(res: OracleResult) -> list[str]:
+    """The result as text: totals, then every documented difference by kind with its rule."""
+    lines = [f"hands played and compared with PokerKit: {res.compared} of {res.hands}, "
+             f"decisions compared: {res.decisions}, mismatched hands: {res.mismatched_hands}"]
+    width = max(map(len, DIFFERENCES))
+    for kind, (what, rule) in DIFFERENCES.items():
+        lines.append(f"  {kind:<{width}} {res.counts.get(kind, 0):>8}  {rule}: {what}")
+    unknown = sorted(set(res.counts) - set(DIFFERENCES))
+    lines += [f"  UNDOCUMENTED {kind}: {res.counts[kind]}" for kind in unknown]
+    return lines
+
+
 def main(argv=None) -> int:
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
@@ -491,6 +711,8 @@ def main(argv=None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--batch", type=int, default=2048)
     parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--json", type=pathlib.Path, help="write the result here (the committed "
+                        "benchmarks/results/pokerkit_oracle.json)")
     args = parser.parse_args(argv)
     console = Console()
     start = time.perf_counter()
@@ -507,15 +729,43 @@ def main(argv=None) -> int:
         res = run_oracle(args.hands, args.seed, batch=args.batch, workers=args.workers,
                          progress=advance)
     secs = time.perf_counter() - start
-    console.print(f"hands played: {res.hands}, compared with PokerKit: {res.compared}, "
-                  f"decisions compared: {res.decisions}, time {secs:.0f} s")
-    for key, value in sorted(res.counts.items()):
-        console.print(f"  {key}: {value}")
+    for line in summary_lines(res):
+        console.print(line, markup=False)
+    console.print(f"time {secs:.0f} s")
     style = "green" if res.mismatched_hands == 0 else "red"
     console.print(f"[{style}]mismatched hands: {res.mismatched_hands}[/{style}]")
     for line in res.examples:
         console.print(line, markup=False)
+    if args.json is not None:
+        import pokerkit
+
+        doc = {
+            "date": dt.date.today().isoformat(),
+            "command": "python benchmarks/pokerkit_oracle.py " + " ".join(
+                sys.argv[1:] if argv is None else argv),
+            "versions": {"pokerkit": pokerkit.__version__ if hasattr(pokerkit, "__version__")
+                         else _version("pokerkit"), "jax": jax.__version__,
+                         "python": platform.python_version()},
+            "seed": args.seed,
+            "hands": res.hands,
+            "compared": res.compared,
+            "decisions": res.decisions,
+            "mismatched_hands": res.mismatched_hands,
+            "differences": {kind: {"count": int(res.counts.get(kind, 0)), "rule": rule,
+                                   "what": what}
+                            for kind, (what, rule) in DIFFERENCES.items()},
+            "seconds": round(secs),
+            "examples": res.examples,
+        }
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps(doc, indent=1) + "\n")
     return 0 if res.mismatched_hands == 0 else 1
+
+
+def _version(dist: str) -> str:
+    from importlib.metadata import version
+
+    return version(dist)
 
 
 if __name__ == "__main__":
