@@ -94,7 +94,7 @@ def _tables():
 
 
 TO, _GEOM, _BETWEEN, _FORWARD = _tables()
-_TO_BIT = np.where(TO >= 0, np.uint32(1) << np.maximum(TO, 0).astype(np.uint32),
+TO_BIT = np.where(TO >= 0, np.uint32(1) << np.maximum(TO, 0).astype(np.uint32),
                    0).astype(np.uint32)
 TO_FLAT = TO.reshape(-1)
 
@@ -177,7 +177,7 @@ def legal_moves(board) -> tuple[jax.Array, jax.Array]:
 
     # Every (from, plane) at once.
     piece = jnp.clip(board, 0, KING)[:, None]
-    tb = _TO_BIT
+    tb = TO_BIT
     ok = ((_GEOM >> piece.astype(jnp.uint32)) & 1) != 0
     ok &= (tb & own) == 0
     ok &= (_BETWEEN & occ) == 0
@@ -201,23 +201,29 @@ def insufficient_material(board) -> jax.Array:
 
 # ------------------------------------------------------------------------------- hashes
 @functools.cache
-def zobrist() -> tuple[np.ndarray, np.ndarray]:
+def zobrist() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Zobrist keys: `[25 * 13, 2]` uint32 for (square in white's view, piece + 6 with white
-    positive), and `[2]` for "black to move". Drawn from a fixed integer hash (splitmix), not
-    from a random stream; any keys work: only equality of hashes is ever used."""
-    x = np.arange(1, 2 * (NUM_SQUARES * 13 + 1) + 1, dtype=np.uint64)
+    positive), `[2]` for "black to move", and `[2]` for the start position. Drawn from a fixed
+    integer hash (splitmix64), not from a random stream: only equality of hashes is ever used.
+
+    The start position's hash is a constant of its own, not the XOR of its keys, as in pgx
+    (whose `INIT_ZOBRIST_HASH` is not the hash its keys give the start): every position of a
+    game from the start carries the same offset, so repetitions are found all the same, but a
+    game set up by `from_fen` never matches the start position it keeps in its history.
+    """
+    x = np.arange(1, 2 * (NUM_SQUARES * 13 + 2) + 1, dtype=np.uint64)
     with np.errstate(over="ignore"):
         x = x * np.uint64(0x9E3779B97F4A7C15)
         x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
         x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
         x = x ^ (x >> np.uint64(31))
     words = (x & np.uint64(0x7FFFFFFF)).astype(np.uint32).reshape(-1, 2)
-    return words[:-1], words[-1]
+    return words[:-2], words[-2], words[-1]
 
 
 def position_hash(white_board, black_to_move: bool) -> np.ndarray:
     """[2] uint32 hash of a position (host side): board in white's view."""
-    keys, side = zobrist()
+    keys, side, _ = zobrist()
     h = side.copy() if black_to_move else np.zeros(2, np.uint32)
     for q in range(NUM_SQUARES):
         h ^= keys[13 * q + int(white_board[q]) + 6]
@@ -230,7 +236,7 @@ def move_hash(h, board, turn, from_sq, to_sq, under):
     as a pawn, a constant offset for the rest of the game, so repetitions are still found
     exactly), and for illegal actions the indices fall where pgx's gathers put them
     (destination −1 is square 24, piece indices wrap once and are clipped)."""
-    keys, side = zobrist()
+    keys, side, _ = zobrist()
     keys = jnp.asarray(keys)
     white = turn == 0
     to_n = jnp.where(to_sq < 0, NUM_SQUARES - 1, to_sq)

@@ -25,6 +25,8 @@ count / 256 and the no-progress half-move count / 100.
 
 from __future__ import annotations
 
+import functools
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -35,7 +37,8 @@ from holdemjax.envs import _gardner_rules as R
 from holdemjax.keys import key_coin
 from holdemjax.render.svg import Svg, unbatched
 
-__all__ = ["GardnerChess", "GardnerChessState", "from_fen", "to_fen", "NUM_ACTIONS",
+__all__ = ["GardnerChess", "GardnerChessState", "from_fen", "to_fen", "move_name", "action_of",
+           "NUM_ACTIONS",
            "NUM_PLANES", "MAX_STEPS", "NO_PROGRESS_LIMIT", "HISTORY", "PLANES_PER_POSITION",
            "OBS_MY_PIECES", "OBS_OPP_PIECES", "OBS_NEW", "OBS_REPEATED", "OBS_COLOR",
            "OBS_STEP_COUNT", "OBS_NO_PROGRESS", "OBS_PLANES", "PIECES", "START_FEN"]
@@ -58,8 +61,9 @@ OBS_NO_PROGRESS = OBS_COLOR + 2  # 114: half-moves since a capture or pawn move 
 OBS_PLANES = OBS_COLOR + 3  # 115
 START_FEN = "rnbqk/ppppp/5/PPPPP/RNBQK w - - 0 1"
 
-_PIECE_VALUES = np.array([1, 2, 3, 4, 5, 6, -1, -2, -3, -4, -5, -6], np.int32)
-_START_HASH = R.position_hash(R.START_BOARD, False)
+_PLANE_BITS = (1 << np.arange(PLANES_PER_POSITION)).astype(np.int32)
+_STEP_SCALE = np.float32(1 / MAX_STEPS)
+_NO_PROGRESS_SCALE = np.float32(1 / NO_PROGRESS_LIMIT)
 
 
 def _start_history():
@@ -74,12 +78,17 @@ def _start_mask():
     return jnp.asarray(m)
 
 
+def _start_hash() -> np.ndarray:
+    """The start position's hash: a constant of its own, as in pgx (see `R.zobrist`)."""
+    return R.zobrist()[2]
+
+
 def _start_hashes():
-    return jnp.zeros((R.HASH_SLOTS, 2), jnp.uint32).at[0].set(_START_HASH)
+    return jnp.zeros((R.HASH_SLOTS, 2), jnp.uint32).at[0].set(_start_hash())
 
 
 def _start_recent():
-    return jnp.zeros((HISTORY, 2), jnp.uint32).at[0].set(_START_HASH)
+    return jnp.zeros((HISTORY, 2), jnp.uint32).at[0].set(_start_hash())
 
 
 @struct.dataclass
@@ -141,11 +150,11 @@ class GardnerChess(Env):
         no_move = ~mask.any()
         terminated = (no_move | (halfmove >= NO_PROGRESS_LIMIT) | R.insufficient_material(board)
                       | (counts[0] >= 3) | (state._step_count >= MAX_STEPS))
-        loser = 1 - state.current_player  # the player to move is the one mated
+        nxt = 1 - state.current_player  # the player to move next (the one mated, if mated)
         mate = no_move & check
-        rewards = jnp.where(mate, jnp.where(jnp.arange(2) == loser, -1.0, 1.0), 0.0)
+        rewards = jnp.where(mate, jnp.where(jnp.arange(2) == nxt, -1.0, 1.0), 0.0)
         return state.replace(
-            current_player=loser,
+            current_player=nxt,
             rewards=rewards.astype(jnp.float32),
             terminated=terminated,
             legal_action_mask=mask,
@@ -163,14 +172,18 @@ class GardnerChess(Env):
     def _observe(self, state: GardnerChessState, player_id: Array) -> Array:
         flip = player_id != state.current_player
         hist = state._history.astype(jnp.int32)
-        hist = jnp.where(flip, -hist[:, ::-1, :], hist)  # [8, 5, 5]
-        pieces = hist[..., None] == _PIECE_VALUES  # [8, 5, 5, 12]
-        seen = jnp.broadcast_to((state._counts >= 2)[:, None, None, None], (HISTORY, 5, 5, 1))
-        planes = jnp.concatenate([pieces, ~seen, seen], axis=-1)  # [8, 5, 5, 14]
-        planes = planes.transpose(1, 2, 0, 3).reshape(5, 5, HISTORY * PLANES_PER_POSITION)
+        hist = jnp.where(flip, -hist[:, ::-1, :], hist).transpose(1, 2, 0)  # [5, 5, 8]
+        # Each (cell, position) as a 14-bit code of its planes, then one bit test per output
+        # plane (far cheaper on CPU than comparing against every piece value).
+        code = jnp.where(hist > 0, 1 << (hist - 1), jnp.where(hist < 0, 1 << (5 - hist), 0))
+        code = code | jnp.where(state._counts >= 2, 1 << OBS_REPEATED, 1 << OBS_NEW)
+        planes = (code[..., None] & _PLANE_BITS) != 0  # [5, 5, 8, 14]
+        planes = planes.reshape(5, 5, HISTORY * PLANES_PER_POSITION)
         color = jnp.where(flip, 1 - state._turn, state._turn).astype(jnp.float32)
-        scalars = jnp.stack([color, state._step_count.astype(jnp.float32) / MAX_STEPS,
-                             state._halfmove.astype(jnp.float32) / NO_PROGRESS_LIMIT])
+        # Counts times the reciprocal, the arithmetic jit gives pgx's divisions (XLA turns a
+        # division by a constant into that product: 98 / 100 gives 0.97999996, not 0.98).
+        scalars = jnp.stack([color, state._step_count.astype(jnp.float32) * _STEP_SCALE,
+                             state._halfmove.astype(jnp.float32) * _NO_PROGRESS_SCALE])
         return jnp.concatenate([planes.astype(jnp.float32),
                                 jnp.broadcast_to(scalars, (5, 5, 3))], axis=-1)
 
@@ -241,10 +254,10 @@ def from_fen(fen: str, current_player: int = 0) -> GardnerChessState:
     board = -white[R.MIRROR] if black else white
     h = R.position_hash(white, black)
     hashes = np.zeros((R.HASH_SLOTS, 2), np.uint32)
-    hashes[0], hashes[1] = _START_HASH, h
+    hashes[0], hashes[1] = _start_hash(), h
     recent = np.zeros((HISTORY, 2), np.uint32)
-    recent[0], recent[1] = h, _START_HASH
-    same = int((h == _START_HASH).all())
+    recent[0], recent[1] = h, _start_hash()
+    same = int((h == _start_hash()).all())
     counts = np.zeros(HISTORY, np.int32)
     counts[:2] = 1 + same
     history = np.zeros((HISTORY, 5, 5), np.int8)
@@ -265,6 +278,36 @@ def from_fen(fen: str, current_player: int = 0) -> GardnerChessState:
         _history=jnp.asarray(history), _hashes=jnp.asarray(hashes), _pushes=jnp.int32(2),
         _recent=jnp.asarray(recent), _counts=jnp.asarray(counts))
     return state.replace(observation=GardnerChess()._observe(state, state.current_player))
+
+
+def _square_name(q: int, black: bool) -> str:
+    file, rank = divmod(q, 5)
+    return "abcde"[file] + str((4 - rank if black else rank) + 1)
+
+
+def move_name(action: int, black: bool) -> str:
+    """Action id -> move in coordinates of the board ("b1c3"; "a4a5" promotes to a queen,
+    "a4a5n" underpromotes), for a mover playing black or white. An action with no destination
+    square (an illegal underpromotion plane) is named like "b1-p0" (its plane)."""
+    from_sq, plane = divmod(int(action), NUM_PLANES)
+    to = int(R.TO[from_sq, plane])
+    if to < 0:
+        return f"{_square_name(from_sq, black)}-p{plane}"
+    suffix = "rbn"[plane // 3] if plane < 9 else ""
+    return _square_name(from_sq, black) + _square_name(to, black) + suffix
+
+
+def action_of(name: str, black: bool) -> int:
+    """Move in board coordinates -> action id (the inverse of `move_name`)."""
+    try:
+        return _actions_by_name(bool(black))[name]
+    except KeyError:
+        raise ValueError(f"no action is the move {name!r}") from None
+
+
+@functools.cache
+def _actions_by_name(black: bool) -> dict[str, int]:
+    return {move_name(a, black): a for a in range(NUM_ACTIONS)}
 
 
 # ------------------------------------------------------------------------------ drawing

@@ -13,6 +13,8 @@ observation after it are compared too). Chance: both envs get the same init keys
 with chance inside a step (`step_keys`), the same step keys. Where our env draws its chance
 differently from the peer (a cheaper coin for the first player), `prepare(ours, theirs) -> ours`
 copies the peer's draw into our batch after `init` (the observation is then computed again).
+`prepare` may also return `(ours, theirs)`: both batches replaced, e.g. to start some games
+from set positions built with each engine's own helpers.
 
 `ending(before, action, after, illegal) -> int32 [B]` (batched states) names how each game ended,
 as an index into `ending_names`; it is read at the step where the game becomes terminal, so that
@@ -152,6 +154,7 @@ def _player(ours, peer, fields, max_steps, illegal_rate, prepare, step_keys, end
         b = jax.vmap(peer.init)(init_keys)
         if prepare is not None:  # copy the peer's chance draw, then observe again
             a = prepare(a, b)
+            a, b = a if isinstance(a, tuple) else (a, b)
             a = a.replace(observation=jax.vmap(ours.observe)(a))
         d = differ(a, b)
         bad = jnp.stack(list(d.values())).any(axis=0)
