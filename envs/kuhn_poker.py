@@ -18,6 +18,7 @@ import jax
 import jax.numpy as jnp
 from flax import struct
 
+from holdemjax import threefry
 from holdemjax.api import Array, Env, State
 from holdemjax.render.svg import Svg, unbatched
 
@@ -59,10 +60,12 @@ class KuhnPoker(Env):
     num_players = property(lambda self: 2)
 
     def _init(self, key) -> KuhnState:
-        k_first, k_deal = jax.random.split(key)
-        deal = jnp.asarray(_DEALS, jnp.int32)[jax.random.randint(k_deal, (), 0, 6)]
+        # jax.random's split, randint and bernoulli, bit for bit, with the hash unrolled (an
+        # auto-reset loop runs init at every step; JAX's rolled hash cost more than the game).
+        k_first, k_deal = threefry.split_at(key, 0), threefry.split_at(key, 1)
+        deal = jnp.asarray(_DEALS, jnp.int32)[threefry.randint(k_deal, (), 0, 6)]
         return KuhnState(
-            current_player=jax.random.bernoulli(k_first).astype(jnp.int32), _cards=deal
+            current_player=threefry.bernoulli(k_first).astype(jnp.int32), _cards=deal
         )
 
     def _step(self, state: KuhnState, action: Array, key) -> KuhnState:

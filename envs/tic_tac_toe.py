@@ -10,10 +10,10 @@ board (0, 0).
 
 from __future__ import annotations
 
-import jax
 import jax.numpy as jnp
 from flax import struct
 
+from holdemjax import threefry
 from holdemjax.api import Array, Env, State
 from holdemjax.render.svg import Svg, unbatched
 
@@ -49,7 +49,8 @@ class TicTacToe(Env):
     num_players = property(lambda self: 2)
 
     def _init(self, key) -> TicTacToeState:
-        first = jax.random.bernoulli(key).astype(jnp.int32)
+        # jax.random.bernoulli(key), bit for bit, with the hash unrolled (holdemjax.threefry).
+        first = threefry.bernoulli(key).astype(jnp.int32)
         return TicTacToeState(current_player=first, _x_player=first)
 
     def _step(self, state: TicTacToeState, action: Array, key) -> TicTacToeState:
