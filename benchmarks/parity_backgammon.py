@@ -23,8 +23,15 @@ import sys
 
 import jax.numpy as jnp
 
-from holdemjax.envs.backgammon import (BOARD_LEN, NUM_DIE_FACES, NUM_POINTS, OBS_DICE, OFF,
-                                       SRC_BAR, decode_action)
+from holdemjax.envs.backgammon import (
+    BOARD_LEN,
+    NUM_DIE_FACES,
+    NUM_POINTS,
+    OBS_DICE,
+    OFF,
+    SRC_BAR,
+    decode_action,
+)
 from holdemjax.parity import cli
 
 ENDINGS = ("single", "gammon", "backgammon", "illegal move")

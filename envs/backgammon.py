@@ -39,9 +39,11 @@ change as `_move` says even when that makes no sense, and an illegal no-op passe
 rolls new dice), so the last observation shows that board.
 
 Chance (the same draws as pgx, so the same keys give the same games): `init` splits its key in
-two, draws the first player with `bernoulli` from the first half and the opening roll (two
-different dice, one of the 30 ordered pairs) with `choice` from the second; a step that ends a
-turn rolls the next dice with `randint(key, (1, 2), 0, 6)` from the step's key.
+two, draws the first player with `jax.random.bernoulli` from the first half and the opening roll
+(two different dice, one of the 30 ordered pairs) with `jax.random.choice` from the second; a
+step that ends a turn rolls the next dice with `jax.random.randint(key, (1, 2), 0, 6)` from the
+step's key. The draws are computed by `holdemjax.threefry`, which gives jax.random's bits with
+the hash unrolled (faster to run and to compile on the CPU).
 
 Observation `(34,)` int32: the 28 board counts (mover's view) and, at `OBS_DICE`, the number of
 dice of each value 1..6 the mover can still play (a double 3 gives `[0, 0, 4, 0, 0, 0]`). Seen by
@@ -50,19 +52,20 @@ the player not to move, it is the same board and zeros for the dice (as pgx).
 
 from __future__ import annotations
 
-import jax
 import jax.numpy as jnp
 import numpy as np
 from flax import struct
 
+from holdemjax import threefry
 from holdemjax.api import Array, Env, State
 
 __all__ = [
     "Backgammon", "BackgammonState", "NUM_POINTS", "BAR", "OPP_BAR", "OFF", "OPP_OFF",
     "BOARD_LEN", "HOME", "NUM_CHECKERS", "NUM_SOURCES", "NUM_DIE_FACES", "NUM_ACTIONS",
-    "SRC_NO_OP", "SRC_BAR", "SRC_FIRST_POINT", "OBS_BOARD", "OBS_DICE", "OBS_LEN", "SINGLE",
-    "GAMMON", "BACKGAMMON", "ILLEGAL_PENALTY", "action_id", "decode_action", "initial_board",
-    "legal_mask", "move", "turn_round", "win_score", "action_name", "parse_action",
+    "SRC_NO_OP", "SRC_BAR", "SRC_FIRST_POINT", "OBS_BOARD", "OBS_POINTS", "OBS_DICE", "OBS_LEN",
+    "SINGLE", "GAMMON", "BACKGAMMON", "ILLEGAL_PENALTY", "action_id", "decode_action",
+    "initial_board", "legal_mask", "move", "turn_round", "win_score", "action_name",
+    "parse_action",
 ]
 
 # ----------------------------------------------------------------------------- the board
@@ -78,6 +81,7 @@ SRC_NO_OP, SRC_BAR, SRC_FIRST_POINT = 0, 1, 2
 NUM_ACTIONS = NUM_SOURCES * NUM_DIE_FACES  # 156: action = src * 6 + die
 # ------------------------------------------------------------------------ the observation
 OBS_BOARD = slice(0, BOARD_LEN)  # the 28 board counts
+OBS_POINTS = slice(0, NUM_POINTS)  # of which the 24 points (then BAR, OPP_BAR, OFF, OPP_OFF)
 OBS_DICE = slice(BOARD_LEN, BOARD_LEN + NUM_DIE_FACES)  # playable dice per value 1..6
 OBS_LEN = BOARD_LEN + NUM_DIE_FACES  # 34
 # --------------------------------------------------------------------------- the rewards
@@ -140,9 +144,11 @@ class Backgammon(Env):
     num_players = property(lambda self: 2)
 
     def _init(self, key) -> BackgammonState:
-        k_player, k_dice = jax.random.split(key)
-        player = jax.random.bernoulli(k_player).astype(jnp.int32)
-        dice = jax.random.choice(k_dice, jnp.asarray(_OPENING_ROLLS))
+        # jax.random's draws (bit for bit, see the module docstring): split the key, a fair
+        # bernoulli for the first player, choice among the 30 opening rolls.
+        k_player, k_dice = threefry.split_at(key, 0), threefry.split_at(key, 1)
+        player = threefry.bernoulli(k_player).astype(jnp.int32)
+        dice = jnp.asarray(_OPENING_ROLLS)[threefry.randint(k_dice, (), 0, len(_OPENING_ROLLS))]
         board = jnp.asarray(_START)
         playable = _playable(dice)
         return BackgammonState(
@@ -165,7 +171,7 @@ class Backgammon(Env):
         won = board[OFF] == NUM_CHECKERS
         turn_over = ~won & (no_op | (playable.sum() == 0))
         # The next roll (drawn whatever happens, used only when the turn passes).
-        dice = jax.random.randint(key, (1, 2), 0, NUM_DIE_FACES, dtype=jnp.int32)[0]
+        dice = threefry.randint(key, (1, 2), 0, NUM_DIE_FACES)[0]
         board = jnp.where(turn_over, turn_round(board), board)
         playable = jnp.where(turn_over, _playable(dice), playable)
         score = win_score(board).astype(jnp.float32)

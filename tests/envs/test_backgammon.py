@@ -14,9 +14,21 @@ import pytest
 
 import holdemjax
 from holdemjax.envs import backgammon as bg
-from holdemjax.envs.backgammon import (BAR, BOARD_LEN, NUM_ACTIONS, OBS_BOARD, OBS_DICE, OFF,
-                                       OPP_BAR, OPP_OFF, BackgammonState, action_name,
-                                       legal_mask, parse_action, turn_round)
+from holdemjax.envs.backgammon import (
+    BAR,
+    BOARD_LEN,
+    NUM_ACTIONS,
+    OBS_BOARD,
+    OBS_DICE,
+    OFF,
+    OPP_BAR,
+    OPP_OFF,
+    BackgammonState,
+    action_name,
+    legal_mask,
+    parse_action,
+    turn_round,
+)
 from tests.envs.parity import markdown_table, parity_config
 
 ENV = holdemjax.make("backgammon")
@@ -166,26 +178,6 @@ def test_entering_blocked_points_and_the_bar_rule():
         assert not out.rewards.any()
 
 
-def test_no_op_is_legal_only_when_nothing_else_is():
-    def noop_only(mask):
-        return bool(mask[:6].all()) and int(mask.sum()) == 6
-
-    def body(c, k):
-        state = c
-        k1, k2 = jax.random.split(k)
-        a = holdemjax.experimental.act_randomly(k1, state.legal_action_mask)
-        nxt = jax.vmap(ENV.step)(state, a, jax.random.split(k2, a.shape[0]))
-        return nxt, state.legal_action_mask
-
-    states = jax.vmap(ENV.init)(jax.random.split(jax.random.key(3), 64))
-    _, masks = jax.lax.scan(body, states, jax.random.split(jax.random.key(4), 150))
-    masks = np.asarray(masks).reshape(-1, NUM_ACTIONS)
-    masks = masks[~masks.all(axis=1)]  # live states
-    any_noop = masks[:, :6].any(axis=1)
-    assert any_noop.any()
-    assert all(noop_only(m) for m in masks[any_noop])  # a no-op is never beside a move
-
-
 def test_either_die_may_be_played_first():
     # The mover's last checker in play is on its 24-point; 5 and 6 each can be played
     # (its 19- and 18-points are open) but not both (its 13-point is blocked). Standard rules
@@ -317,6 +309,9 @@ def test_golden_games():
             counts = np.asarray(s.observation)[OBS_DICE]
             assert "".join(str(f + 1) * int(n) for f, n in enumerate(counts)) == left, where
             assert " ".join(sorted(legal(s), key=parse_action)) == moves, where
+            # Rule: the no-op is legal only when nothing else is, and then all six ids are.
+            mask = np.asarray(s.legal_action_mask)
+            assert mask[:6].all() == (moves == "pass") and mask[:6].any() == mask[:6].all()
             illegal = move.endswith("!")
             action = parse_action(move.rstrip("!"))
             assert bool(s.legal_action_mask[action]) != illegal, where
@@ -359,7 +354,8 @@ def test_docs_match_code():
     text = DOC.read_text()
     rows = markdown_table(text, "| index | name |")
     index = {name: idx for idx, name, _ in rows}
-    assert index["OBS_POINTS"] == f"0–{bg.NUM_POINTS - 1}"
+    assert list(index) == ["OBS_POINTS", "BAR", "OPP_BAR", "OFF", "OPP_OFF", "OBS_DICE"]
+    assert index["OBS_POINTS"] == f"{bg.OBS_POINTS.start}–{bg.OBS_POINTS.stop - 1}"
     for name in ("BAR", "OPP_BAR", "OFF", "OPP_OFF"):
         assert index[name] == str(getattr(bg, name)), name
     assert index["OBS_DICE"] == f"{OBS_DICE.start}–{OBS_DICE.stop - 1}"
