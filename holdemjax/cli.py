@@ -40,14 +40,15 @@ def _bench(args: argparse.Namespace) -> int:
 
             for env_id in args.env:
                 bench_env(env_id, args.batch, args.seconds, peer=not args.no_peer,
-                          on_result=done)
+                          on_result=done, windows=args.windows)
     except KeyboardInterrupt:
         console.print("[yellow]interrupted: showing what was measured")
     finally:
         if args.plain_loops:
             sparse.set_gather(True)
     title = "steps/s under jit(vmap(scan(step))), random legal actions, auto-reset"
-    table = Table(title=title + (" (plain lax loops)" if args.plain_loops else ""))
+    table = Table(title=title + (" (plain lax loops)" if args.plain_loops else ""),
+                  caption=f"median of {args.windows} interleaved windows per side")
     for col in ("env", "batch", "holdemjax steps/s", "peer", "peer steps/s", "ratio",
                 "episodes/s", "compile s (ours / peer)"):
         table.add_column(col, justify="right")
@@ -267,7 +268,8 @@ def build_parser() -> argparse.ArgumentParser:
                            "for hold'em) side by side")
     bench.add_argument("env", nargs="+", help="env ids (see holdemjax.available_envs())")
     bench.add_argument("--batch", type=int, nargs="+", default=[1, 64, 1024, 4096])
-    bench.add_argument("--seconds", type=float, default=2.0, help="run time per cell")
+    bench.add_argument("--seconds", type=float, default=2.0, help="run time per side and cell")
+    bench.add_argument("--windows", type=int, default=5, help="interleaved timing windows")
     bench.add_argument("--no-peer", action="store_true", help="do not measure the peer")
     bench.add_argument("--json", help="also write the measurements to this JSON file")
     bench.add_argument("--plain-loops", action="store_true",
