@@ -1,6 +1,7 @@
 """The `holdemjax` command."""
 
 import json
+import re
 
 import pytest
 
@@ -16,8 +17,11 @@ def test_bench_prints_a_table_and_writes_json(tmp_path, capsys):
     rows = json.loads(out.read_text())
     ours = [r for r in rows if r["who"] == "holdemjax"]
     assert len(ours) == 1 and ours[0]["batch"] == 2 and ours[0]["steps_per_s"] > 0
-    if any(r["who"] == "pgx" for r in rows):  # pgx is installed by the test extra
-        assert "x" in text.split("kuhn_poker")[1]  # a ratio is printed
+    pgx = [r for r in rows if r["who"] == "pgx"]
+    assert len(pgx) == 1 and pgx[0]["batch"] == 2  # pgx is installed by the test extra
+    printed = re.search(r"kuhn_poker.*?(\d+\.\d\d)x", text)
+    assert printed, "no ratio printed on the kuhn_poker row"
+    assert float(printed.group(1)) == round(ours[0]["steps_per_s"] / pgx[0]["steps_per_s"], 2)
 
 
 def test_bench_unknown_env_exits_2(capsys):
