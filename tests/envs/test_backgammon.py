@@ -36,6 +36,8 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 GOLDEN = ROOT / "tests" / "envs" / "golden" / "backgammon.jsonl"
 DOC = ROOT / "docs" / "backgammon.md"
 step = jax.jit(ENV.step)
+_mask = jax.jit(legal_mask)
+_observe = jax.jit(ENV.observe)
 KEY = jax.random.key(7)
 
 
@@ -51,8 +53,8 @@ def position(points=None, *, bar=0, opp_bar=0, off=0, opp_off=0, dice=(1, 2), pl
     playable = bg._playable(faces)
     b = jnp.asarray(board)
     state = BackgammonState(current_player=jnp.int32(player), _board=b, _dice=faces,
-                            _playable=playable, legal_action_mask=legal_mask(b, playable))
-    return state.replace(observation=ENV.observe(state))
+                            _playable=playable, legal_action_mask=_mask(b, playable))
+    return state.replace(observation=_observe(state))
 
 
 def legal(state) -> set[str]:
@@ -80,7 +82,7 @@ def test_encodings():
     assert (ENV.id, ENV.version, ENV.num_players) == ("backgammon", "v2", 2)
     assert ENV.num_actions == NUM_ACTIONS == 156 and ENV.observation_shape == (34,)
     assert ENV.illegal_action_penalty == -3.0 and ENV.requires_step_key
-    s = ENV.init(jax.random.key(0))
+    s = jax.jit(ENV.init)(jax.random.key(0))
     assert s.observation.dtype == jnp.int32
     with pytest.raises(ValueError, match="key"):  # pgx's v2 API: step needs a key
         ENV.step(s, jnp.int32(0))
@@ -293,11 +295,12 @@ def test_golden_games():
     legal micro-moves; the last state's rewards, board and shown dice are recorded too.
     """
     games = _golden()
+    init = jax.jit(ENV.init)
     endings = set()
     seen = dict(mid_turn_pass=0, double=0, higher_die=0, enter=0)
     for game in games:
         base = jax.random.key(game["seed"])
-        s = ENV.init(base)
+        s = init(base)
         assert int(s.current_player) == game["first_player"], game["name"]
         for t, line in enumerate(game["steps"]):
             head, moves = line.split(" | ")
