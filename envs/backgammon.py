@@ -169,14 +169,15 @@ class Backgammon(Env):
                              jnp.where(double, state._playable - used,
                                        jnp.where(used, 0, state._playable)))
         won = board[OFF] == NUM_CHECKERS
+        score = win_score(board).astype(jnp.float32)  # read on the board before any turning
+        mover = state.current_player
+        rewards = jnp.where(won, jnp.where(jnp.arange(2) == mover, score, -score), 0.0)
+        # The turn passes after a no-op or the last die (not after the winning move).
         turn_over = ~won & (no_op | (playable.sum() == 0))
         # The next roll (drawn whatever happens, used only when the turn passes).
         dice = threefry.randint(key, (1, 2), 0, NUM_DIE_FACES)[0]
         board = jnp.where(turn_over, turn_round(board), board)
         playable = jnp.where(turn_over, _playable(dice), playable)
-        score = win_score(board).astype(jnp.float32)
-        mover = state.current_player
-        rewards = jnp.where(won, jnp.where(jnp.arange(2) == mover, score, -score), 0.0)
         return state.replace(
             current_player=jnp.where(turn_over, 1 - mover, mover),
             rewards=rewards.astype(jnp.float32),
