@@ -72,7 +72,10 @@ class KuhnPoker(Env):
         p = state.current_player
         bet = action == BET
         facing_bet = state._history == 2
-        chips = state._chips.at[p].add(bet.astype(jnp.int32))
+        # Selects instead of a scatter and gathers at the player's index: under vmap those
+        # become batched scatter/gather kernels, these fuse with the rest of the step.
+        me = jnp.arange(2) == p
+        chips = state._chips + (me & bet).astype(jnp.int32)
         # History codes: 0 start; 1 one pass; 2 a bet was made (first action or after a pass).
         pass_pass = (state._history == 1) & ~bet
         called = facing_bet & bet
@@ -80,12 +83,13 @@ class KuhnPoker(Env):
         showdown = pass_pass | called
         done = showdown | folded
         history = jnp.where(bet, 2, jnp.where(state._history == 0, 1, state._history))
-        mine = state._cards[p] > state._cards[1 - p]
+        c0, c1 = state._cards[0], state._cards[1]
+        mine = jnp.where(p == 0, c0 > c1, c1 > c0)
         # Showdown: the higher card wins the pot beyond the ante (1 + called bet);
         # a fold: the bettor (the opponent of the folder) wins 1.
         stake = 1 + called.astype(jnp.int32)
         win_p = jnp.where(showdown, jnp.where(mine, stake, -stake), -1)
-        rewards = jnp.where(done, jnp.where(jnp.arange(2) == p, win_p, -win_p), 0)
+        rewards = jnp.where(done, jnp.where(me, win_p, -win_p), 0)
         return state.replace(
             current_player=1 - p,
             rewards=rewards.astype(jnp.float32),
@@ -95,9 +99,13 @@ class KuhnPoker(Env):
         )
 
     def _observe(self, state: KuhnState, player_id: Array) -> Array:
-        card = jax.nn.one_hot(state._cards[player_id], 3, dtype=jnp.bool_)
-        mine = jax.nn.one_hot(state._chips[player_id], 2, dtype=jnp.bool_)
-        theirs = jax.nn.one_hot(state._chips[1 - player_id], 2, dtype=jnp.bool_)
+        first = player_id == 0
+        card = jnp.where(first, state._cards[0], state._cards[1])
+        chips, other = (jnp.where(first, state._chips[0], state._chips[1]),
+                        jnp.where(first, state._chips[1], state._chips[0]))
+        card = jax.nn.one_hot(card, 3, dtype=jnp.bool_)
+        mine = jax.nn.one_hot(chips, 2, dtype=jnp.bool_)
+        theirs = jax.nn.one_hot(other, 2, dtype=jnp.bool_)
         return jnp.concatenate([card, mine, theirs])
 
 

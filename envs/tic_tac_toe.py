@@ -54,9 +54,13 @@ class TicTacToe(Env):
         return TicTacToeState(current_player=first, _x_player=first)
 
     def _step(self, state: TicTacToeState, action: Array, key) -> TicTacToeState:
-        board = state._board.at[action].set(state._color)
-        lines = board[jnp.asarray(_LINES)]  # [8, 3]
-        won = ((lines == state._color).all(axis=1)).any()
+        # Elementwise forms of a scatter and a gather of the lines: under vmap those become
+        # slow batched scatter/gather kernels, these fuse into one.
+        board = jnp.where(jnp.arange(9) == action, state._color, state._board)
+        mine = board == state._color
+        won = jnp.bool_(False)
+        for a, b, c in _LINES:
+            won = won | (mine[a] & mine[b] & mine[c])
         full = (board != EMPTY).all()
         mover = state.current_player
         rewards = jnp.where(jnp.arange(2) == mover, 1.0, -1.0) * won

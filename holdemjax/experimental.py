@@ -9,6 +9,7 @@ import jax.numpy as jnp
 
 from holdemjax import threefry
 from holdemjax.api import State
+from holdemjax.fusion import compute_once
 from holdemjax.sparse import sparse_cond
 
 __all__ = ["auto_reset", "act_randomly"]
@@ -26,7 +27,49 @@ def act_randomly(key: jax.Array, legal_action_mask: jax.Array) -> jax.Array:
     count = mask.sum(axis=-1, keepdims=True, dtype=jnp.int32)
     u = threefry.uniform(key, count.shape)
     k = jnp.minimum(jnp.floor(u * count).astype(jnp.int32), count - 1)
-    return jnp.argmax(jnp.cumsum(mask, axis=-1, dtype=jnp.int32) > k, axis=-1).astype(jnp.int32)
+    # Computed once (holdemjax.fusion): a step compares the action with whole boards.
+    return compute_once(_kth_true(mask, k[..., 0]))
+
+
+_ONE_LOOP = 512  # widest mask searched in one running count; wider ones go block by block
+_BLOCK = 32
+
+
+def _count_through(mask: jax.Array, k: jax.Array) -> tuple[jax.Array, jax.Array]:
+    """(positions whose running count of True is <= k, the total count) along the last axis:
+    a running count written out column by column, one fused elementwise kernel (XLA's CPU
+    ``cumsum`` is a reduce-window whose cost grows with the square of the width)."""
+    m = mask.astype(jnp.int32)
+    seen = jnp.zeros_like(k)
+    below = jnp.zeros_like(k)
+    for j in range(m.shape[-1]):
+        seen = seen + m[..., j]
+        below = below + (seen <= k).astype(jnp.int32)
+    return below, seen
+
+
+def _kth_true(mask: jax.Array, k: jax.Array) -> jax.Array:
+    """Index of the (k+1)-th True of each row (0 when k < 0): the position where the running
+    count of True first exceeds k, i.e. the number of positions where it is still <= k (the
+    count never decreases), as ``argmax(cumsum(mask) > k)`` gives it."""
+    width = mask.shape[-1]
+    if width <= _ONE_LOOP:
+        return _count_through(mask, k)[0]
+    blocks = -(-width // _BLOCK)
+    pad = [(0, 0)] * (mask.ndim - 1) + [(0, blocks * _BLOCK - width)]
+    m = jnp.pad(mask, pad).reshape(mask.shape[:-1] + (blocks, _BLOCK))
+    per_block = m.sum(axis=-1, dtype=jnp.int32)  # [..., blocks]
+    # The block holding the (k+1)-th True, and how many True come before it.
+    seen = jnp.zeros_like(k)
+    block = jnp.zeros_like(k)
+    before = jnp.zeros_like(k)
+    for b in range(blocks):
+        seen = seen + per_block[..., b]
+        passed = seen <= k
+        block = block + passed.astype(jnp.int32)
+        before = jnp.where(passed, seen, before)
+    inside = jnp.take_along_axis(m, jnp.minimum(block, blocks - 1)[..., None, None], axis=-2)
+    return block * _BLOCK + _count_through(inside[..., 0, :], k - before)[0]
 
 
 def auto_reset(

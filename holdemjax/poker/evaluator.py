@@ -35,6 +35,7 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
+from holdemjax.fusion import compute_once
 from holdemjax.poker.cards import NUM_RANKS, NUM_SUITS
 
 __all__ = [
@@ -130,28 +131,6 @@ def _straight_index(mask: jax.Array) -> jax.Array:
     return _bit_index(runs)
 
 
-def _stored(x: jax.Array) -> jax.Array:
-    """``x`` unchanged, computed once and kept in memory (a performance hint for XLA on the CPU).
-
-    XLA fuses a chain of cheap elementwise ops into each of its consumers and recomputes it
-    there, once per consumer and per element of a broadcast: a seven-card strength compared
-    seat against seat (``[N, N]``) would rerun the whole evaluator N times per seat. A while
-    loop's operand is a buffer, so it is computed once; the loop here runs once (its trip count
-    is read from the data, so XLA cannot remove it) and returns ``x``. (A reduction, the other
-    way to stop that fusion, keeps XLA from vectorizing the evaluator: 2.5-3x slower at batch
-    65,536. ``optimization_barrier`` does not stop the fusion.)
-    """
-    if x.size == 0:
-        return x
-    once = (x.reshape(-1)[0] >= 0).astype(jnp.int32)  # 1: strengths are non-negative
-
-    def body(c):
-        i, _, value = c
-        return i + 1, value, value
-
-    return jax.lax.while_loop(lambda c: c[0] < once, body, (jnp.int32(0), jnp.zeros_like(x), x))[1]
-
-
 @jax.jit
 def evaluate(cards: jax.Array) -> jax.Array:
     """Strength of the best five-card hand (jitted; fine to call inside jit, vmap and scan).
@@ -240,8 +219,8 @@ def evaluate(cards: jax.Array) -> jax.Array:
     # a card outside the primary, and the primary and the kickers make five cards.
     kickers = _top_bits(source, keep, num_cards - _HAND_SIZE)
     strength = (head & ~_KEEP_MASK) | kickers
-    # Stored once: the pots compare strengths seat against seat.
-    return _stored(strength)
+    # Computed once (holdemjax.fusion): the pots compare strengths seat against seat.
+    return compute_once(strength)
 
 
 @jax.jit
