@@ -1,11 +1,81 @@
-"""Steps/s of holdemjax envs and pgx's in one process run (same as `holdemjax bench`).
+"""Steps/s of holdemjax's side games and pgx's, in interleaved windows of one process.
 
-    python benchmarks/bench_envs.py kuhn_poker tic_tac_toe --batch 1024 4096
+    python benchmarks/bench_envs.py [--envs kuhn_poker hex ...] [--batch 1024 4096]
+                                    [--seconds 6] [--windows 7] [--out DIR]
+
+Every env id that both holdemjax's registry and pgx know is measured (so side games added to
+both registries are included without editing this file). Both sides play random legal actions
+(`holdemjax.act_randomly`) through the same reset wrapper (`holdemjax.auto_reset`) inside one
+compiled ``lax.scan`` (`holdemjax.bench.JaxEnvSide`); each figure is the median of its windows.
+Writes ``benchmarks/results/envs_vs_pgx.json``.
 """
 
+from __future__ import annotations
+
+import argparse
+import os
 import sys
 
-from holdemjax.cli import main
+from holdemjax import bench
+from holdemjax.registry import REGISTRY
+
+#: Goal: at least this many times pgx's steps/s, at these batch sizes.
+GOALS = {env: 1.5 for env in ("kuhn_poker", "tic_tac_toe", "hex", "connect_four", "othello",
+                              "2048", "leduc_holdem")}
+GOAL_BATCHES = (1024,)
+
+
+def shared_envs() -> list[str]:
+    """Env ids in both registries, in holdemjax's order."""
+    import pgx
+
+    theirs = set(pgx.available_envs())
+    return [e for e in REGISTRY if e in theirs]
+
+
+def main(argv: list[str] | None = None) -> int:
+    from rich.console import Console
+    from rich.table import Table
+
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--envs", nargs="+", help="default: every env id pgx also has")
+    ap.add_argument("--batch", type=int, nargs="+", default=[1024, 4096])
+    ap.add_argument("--seconds", type=float, default=6.0, help="run time per side and cell")
+    ap.add_argument("--windows", type=int, default=7)
+    ap.add_argument("--out", help="folder for envs_vs_pgx.json (default benchmarks/results)")
+    args = ap.parse_args(argv)
+    console = Console(width=max(Console().width, 120))
+    load_before = os.getloadavg()
+    envs = args.envs or shared_envs()
+    cells, comparisons = [], []
+    for env_id in envs:
+        for batch in args.batch:
+            ours, peer = bench.bench_env_cells(env_id, batch, args.seconds, True, args.windows)
+            goal = GOALS.get(env_id) if batch in GOAL_BATCHES else None
+            comp = bench.compare(f"{env_id} B={batch}", ours, peer, goal)
+            cells += [ours, peer]
+            comparisons.append(comp)
+            console.print(f"{comp.key}: {ours.median:,.0f} / {peer.median:,.0f} steps/s = "
+                          f"{comp.ratio:.2f}x (q1 {comp.q1:.2f})", highlight=False)
+    path = bench.write_results(
+        "envs_vs_pgx", title="Side games vs pgx: steps/s under jit(vmap(scan(step)))",
+        cells=cells, comparisons=comparisons, out_dir=args.out, load_before=load_before,
+        params={"envs": envs, "batches": args.batch, "seconds": args.seconds,
+                "windows": args.windows, "policy": "act_randomly", "reset": "auto_reset"})
+    table = Table(title="steps/s, median of interleaved windows")
+    for col in ("env", "batch", "holdemjax", "pgx", "ratio", "rounds", "goal"):
+        table.add_column(col, justify="right")
+    for comp in comparisons:
+        rr = comp.round_ratios
+        table.add_row(comp.ours.info["env"], str(comp.ours.info["batch"]),
+                      f"{comp.ours.median:,.0f}", f"{comp.peer.median:,.0f}",
+                      f"{comp.ratio:.2f}x", f"{min(rr):.2f}-{max(rr):.2f}",
+                      "" if comp.goal is None else
+                      f">= {comp.goal}x {'met' if comp.met else 'NOT met'}")
+    console.print(table)
+    console.print(f"wrote {path}")
+    return 0
+
 
 if __name__ == "__main__":
-    sys.exit(main(["bench", *sys.argv[1:]]))
+    sys.exit(main())

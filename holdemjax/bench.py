@@ -470,16 +470,17 @@ def _openspiel_game(env) -> str | None:
 
 
 def bench_env_cells(env_id: str, batch: int, seconds: float, peer: bool = True,
-                    windows: int = DEFAULT_WINDOWS) -> list[Cell]:
-    """Ours and the peer (pgx at the same batch, or OpenSpiel for the hold'em tables) at one
-    batch size, in interleaved windows; `seconds` of run time per side."""
+                    windows: int = DEFAULT_WINDOWS, openspiel: bool = True) -> list[Cell]:
+    """Ours and the peer (pgx at the same batch, or OpenSpiel for the hold'em tables unless
+    not `openspiel`) at one batch size, in interleaved windows; `seconds` of run time per
+    side."""
     from holdemjax.registry import make
 
     env = make(env_id)
     sides: list[Side] = [JaxEnvSide("holdemjax", env_id, env.init, env.step, batch)]
     if peer:
         penv = _pgx_env(env_id)
-        game = _openspiel_game(env)
+        game = _openspiel_game(env) if openspiel else None
         if penv is not None:
             sides.append(JaxEnvSide("pgx", env_id, penv.init, penv.step, batch,
                                     jax.random.PRNGKey))
