@@ -487,7 +487,8 @@ def replay_pokerkit(h: PlayedHand) -> Replay:
         force_raise = False
         if pk_raise != ours.can_raise:
             tda_open = tracker.reopened(actor)
-            if pk_raise and not tda_open and state.completion_betting_or_raising_amount < h.big_blind:
+            pk_full = state.completion_betting_or_raising_amount  # PokerKit's full-raise measure
+            if pk_raise and not tda_open and pk_full < h.big_blind:
                 rep.counts["pk_reopens_after_short_all_in"] += 1
             elif not pk_raise and tda_open and actor in tracker.acted:
                 rep.counts["pk_refuses_reopen"] += 1
@@ -746,6 +747,7 @@ def main(argv=None) -> int:
             "versions": {"pokerkit": pokerkit.__version__ if hasattr(pokerkit, "__version__")
                          else _version("pokerkit"), "jax": jax.__version__,
                          "python": platform.python_version()},
+            "git": _git_state(),
             "seed": args.seed,
             "hands": res.hands,
             "compared": res.compared,
@@ -760,6 +762,19 @@ def main(argv=None) -> int:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(doc, indent=1) + "\n")
     return 0 if res.mismatched_hands == 0 else 1
+
+
+def _git_state() -> dict:
+    """The commit the run was made on, and whether the rules engine had local changes."""
+    import subprocess
+
+    root = pathlib.Path(__file__).resolve().parents[1]
+
+    def git(*a):
+        return subprocess.run(["git", *a], cwd=root, capture_output=True, text=True).stdout.strip()
+
+    return {"commit": git("rev-parse", "HEAD"),
+            "engine_changed": bool(git("status", "--porcelain", "--", "holdemjax/poker"))}
 
 
 def _version(dist: str) -> str:

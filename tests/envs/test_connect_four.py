@@ -13,9 +13,17 @@ import pytest
 
 import holdemjax
 from holdemjax.envs import connect_four as c4
-from holdemjax.envs.connect_four import (NUM_ACTIONS, NUM_COLUMNS, NUM_ROWS, OBS_MINE,
-                                         OBS_THEIRS, bitboard, board_array, from_board,
-                                         key_coin)
+from holdemjax.envs.connect_four import (
+    NUM_ACTIONS,
+    NUM_COLUMNS,
+    NUM_ROWS,
+    OBS_MINE,
+    OBS_THEIRS,
+    bitboard,
+    board_array,
+    from_board,
+    key_coin,
+)
 
 ENV = holdemjax.make("connect_four")
 ROOT = pathlib.Path(__file__).resolve().parents[2]

@@ -13,8 +13,15 @@ import pytest
 
 import holdemjax
 from holdemjax.envs import othello as oth
-from holdemjax.envs.othello import (NUM_ACTIONS, OBS_MINE, OBS_THEIRS, PASS, board_array,
-                                    from_board, key_coin)
+from holdemjax.envs.othello import (
+    NUM_ACTIONS,
+    OBS_MINE,
+    OBS_THEIRS,
+    PASS,
+    board_array,
+    from_board,
+    key_coin,
+)
 
 ENV = holdemjax.make("othello")
 ROOT = pathlib.Path(__file__).resolve().parents[2]

@@ -43,7 +43,8 @@ SEAT_COUNTS = (2, 9)
 
 
 def _pk_state(stacks, blinds=(10, 20), antes=0):
-    from pokerkit import Automation as A, Mode, NoLimitTexasHoldem
+    from pokerkit import Automation as A
+    from pokerkit import Mode, NoLimitTexasHoldem
 
     autos = (A.ANTE_POSTING, A.BET_COLLECTION, A.BLIND_OR_STRADDLE_POSTING, A.CARD_BURNING,
              A.HOLE_DEALING, A.BOARD_DEALING, A.HOLE_CARDS_SHOWING_OR_MUCKING, A.HAND_KILLING,
@@ -212,7 +213,8 @@ def test_pokerkit_merges_pots_with_the_same_contenders():
     is 41 * 4 + 1 = 165 and the side pot 60 + 60 + 39 = 159, both odd, so TDA gives index 0
     (first left of the button) both odd chips, 83 + 80 = 163 against 82 + 79 = 161, while
     PokerKit splits 324 once, 162 each."""
-    from pokerkit import Automation as A, Mode, NoLimitTexasHoldem
+    from pokerkit import Automation as A
+    from pokerkit import Mode, NoLimitTexasHoldem
 
     autos = (A.ANTE_POSTING, A.BET_COLLECTION, A.BLIND_OR_STRADDLE_POSTING, A.CARD_BURNING,
              A.HOLE_CARDS_SHOWING_OR_MUCKING, A.HAND_KILLING, A.CHIPS_PUSHING, A.CHIPS_PULLING,
@@ -234,3 +236,51 @@ def test_pokerkit_merges_pots_with_the_same_contenders():
     assert [op.amounts for op in pushed] == [(162, 162, 0, 0)]  # one merged pot of 324
     assert oracle.tda_payout([101, 101, 41, 80], 1, [True, True, True, False],
                              [7, 7, 1, None]) == [163, 161, 0, 0]
+
+
+def _hand(stacks, hole, board, decisions, final, button=5, sb=0, bb=1, blinds=(10, 20), ante=0):
+    from holdemjax.poker.cards import parse_cards
+    from holdemjax.poker.table import CHECK_CALL, FOLD, RAISE
+
+    kinds = {"fold": FOLD, "call": CHECK_CALL, "raise": RAISE}
+    ds = [oracle.Decision(seat, True, call == 0, call, lo > 0, lo, hi, kinds[kind], amount)
+          for seat, call, lo, hi, kind, amount in decisions]
+    return oracle.PlayedHand(list(stacks), [True] * len(stacks), button, sb, bb, True,
+                             blinds[0], blinds[1], ante, [parse_cards(h) for h in hole],
+                             parse_cards(board), ds, list(final))
+
+
+def test_pk_refuses_reopen_is_excused_at_that_decision_only():
+    """pk_refuses_reopen (TDA Rule 47): seat 2 raises to 100 (a full raise of 80), then three
+    short all-ins (150, 210, 240: +50, +60, +30) and the big blind calls. Seat 2 faces 140, at
+    least a full raise of 80 since it acted: TDA (and our engine) let it raise; PokerKit, which
+    only adds up the short all-ins since its last reset (the +30), refuses. The harness excuses
+    that one decision, replays seat 2's raise to 320 in PokerKit, and compares the rest: the big
+    blind's re-opened raise range, the checks, and the four pots (derived here by hand: seat 3's
+    AA wins 760, seat 4's QQ 240, seat 5's TT 90, seat 2's 88 beats the big blind for 160)."""
+    decisions = [  # seat, call amount, min raise-to (0: closed), max raise-to, kind, raise-to
+        (2, 20, 40, 1000, "raise", 100), (3, 100, 150, 150, "raise", 150),
+        (4, 150, 210, 210, "raise", 210), (5, 210, 240, 240, "raise", 240),
+        (0, 230, 320, 1000, "fold", 0), (1, 220, 320, 1000, "call", 0),
+        (2, 140, 320, 1000, "raise", 320), (1, 80, 400, 1000, "call", 0),
+    ] + [(s, 0, 20, 680, "call", 0) for _ in range(3) for s in (1, 2)]
+    h = _hand((1000, 1000, 1000, 150, 210, 240),
+              ("5c6c", "4s3h", "8s8h", "AsAd", "QsQh", "TsTh"), "2c7d9hJsKc", decisions,
+              (990, 680, 840, 760, 240, 90))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        rep = oracle.replay_pokerkit(h)
+    assert rep.mismatches == [] and rep.decisions == len(decisions)
+    assert rep.counts["pk_refuses_reopen"] == 1 and rep.counts["pk_forced_reopen"] == 1
+    # Not excused where TDA says closed: after one short all-in (+50 < 80) an engine that
+    # offered seat 2 a raise would be a mismatch at that decision.
+    wrong = _hand((1000, 1000, 1000, 150, 210, 240),
+                  ("5c6c", "4s3h", "8s8h", "AsAd", "QsQh", "TsTh"), "2c7d9hJsKc",
+                  decisions[:2] + [(4, 150, 210, 210, "fold", 0), (5, 150, 230, 240, "fold", 0),
+                                   (0, 140, 230, 1000, "fold", 0), (1, 130, 230, 1000, "fold", 0),
+                                   (2, 50, 230, 1000, "call", 0)],
+                  (1030, 980, 850, 740, 210, 240))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        rep = oracle.replay_pokerkit(wrong)
+    assert any("decision 6" in m and "can_raise" in m for m in rep.mismatches), rep.mismatches
