@@ -1,7 +1,7 @@
 """Backgammon with pgx's encodings (pgx `backgammon` v2): micro-moves, one die per step.
 
 Board. 28 counts from the view of the player to move (`current_player`): points 0..23
-(`POINTS`), the mover's bar (`BAR` = 24), the opponent's bar (`OPP_BAR` = 25), the mover's
+(`OBS_POINTS`), the mover's bar (`BAR` = 24), the opponent's bar (`OPP_BAR` = 25), the mover's
 borne-off checkers (`OFF` = 26) and the opponent's (`OPP_OFF` = 27). The mover's checkers count
 positive, the opponent's negative. The mover moves from point 0 toward point 23 and bears off
 from its home board, points 18..23; the opponent moves the other way. When the turn passes the
@@ -35,7 +35,7 @@ The end. The game ends when the mover has borne off all 15 checkers: it gets +1 
 checker still in the winner's home board; as in pgx, a checker on the bar does not count),
 and the opponent gets the opposite. An illegal action ends the game with −3 for the mover and
 +3 for the other (`illegal_action_penalty`); as in pgx the move is played first (the counts
-change as `_move` says even when that makes no sense, and an illegal no-op passes the turn and
+change as `move` says even when that makes no sense, and an illegal no-op passes the turn and
 rolls new dice), so the last observation shows that board.
 
 Chance (the same draws as pgx, so the same keys give the same games): `init` splits its key in
