@@ -9,7 +9,9 @@ The peer is OpenSpiel's C++ `pyspiel.CFRPlusSolver` by default (the faster of it
 `CFRPlusSolver` is several times slower, see `--peer python`); both run alternating updates,
 regret matching+ and linear averaging, like ours. Our one-time costs (building the tree by
 stepping the env, compiling the iteration and the exploitability) are reported apart from the
-wall times. Each timing is the best of `--repeats` windows, ours and the peer's alternating.
+wall times. Each timing is the median of `--repeats` windows, ours and the peer's alternating
+(the peer's long runs repeat only while they are cheap). Writes
+``benchmarks/results/cfr.json`` (``--results`` elsewhere); docs/benchmarks.md shows it.
 Needs `open-spiel` and `matplotlib` (pip install open-spiel matplotlib).
 """
 
@@ -19,16 +21,19 @@ import argparse
 import os
 import pathlib
 import platform
+import statistics
 import time
 
 import jax
 import numpy as np
 
+from holdemjax import bench
 from holdemjax.training import cfr
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 OPENSPIEL_GAME = {"kuhn_poker": "kuhn_poker", "leduc_holdem": "leduc_poker"}
 DEFAULT_ITERATIONS = {"kuhn_poker": (100, 1000, 10000), "leduc_holdem": (100, 1000)}
+GOAL = 10.0  # x OpenSpiel's iterations/s
 
 
 class Peer:
@@ -59,7 +64,8 @@ class Peer:
 
 
 def timing_rows(env_id: str, counts, repeats: int, peer: str) -> tuple[list[dict], dict]:
-    """Best-of-`repeats` wall times for each iteration count, and our one-time costs."""
+    """Median-of-`repeats` wall times for each iteration count (every window kept), and our
+    one-time costs."""
     start = time.perf_counter()
     cfr.game_tree(env_id)
     once = {"tree": time.perf_counter() - start,
@@ -76,10 +82,11 @@ def timing_rows(env_id: str, counts, repeats: int, peer: str) -> tuple[list[dict
                 p = Peer(env_id, peer)
                 theirs.append(p.run(n))
                 e_theirs = p.exploitability() if e_theirs is None else e_theirs
-        rows.append(dict(n=n, ours=min(ours), theirs=min(theirs), e_ours=e_ours,
-                         e_theirs=e_theirs))
-        print(f"  {env_id} {n:>6}: ours {min(ours):.4f} s, OpenSpiel {min(theirs):.4f} s",
-              flush=True)
+        rows.append(dict(n=n, ours=statistics.median(ours), theirs=statistics.median(theirs),
+                         e_ours=e_ours, e_theirs=e_theirs, ours_windows=ours,
+                         theirs_windows=theirs))
+        print(f"  {env_id} {n:>6}: ours {rows[-1]['ours']:.4f} s, OpenSpiel "
+              f"{rows[-1]['theirs']:.4f} s", flush=True)
     return rows, once
 
 
@@ -131,7 +138,7 @@ def main(argv=None) -> None:
     ap.add_argument("--env", nargs="+", default=list(cfr.ENV_IDS), choices=cfr.ENV_IDS)
     ap.add_argument("--iterations", nargs="+", type=int,
                     help="iteration counts to time (default: per env, see DEFAULT_ITERATIONS)")
-    ap.add_argument("--repeats", type=int, default=3, help="timing windows per count")
+    ap.add_argument("--repeats", type=int, default=5, help="timing windows per count")
     ap.add_argument("--peer", choices=("cpp", "python"), default="cpp",
                     help="OpenSpiel's C++ (pyspiel) or Python CFRPlusSolver")
     ap.add_argument("--plot-iterations", type=int, default=10000)
@@ -139,7 +146,9 @@ def main(argv=None) -> None:
                     help="OpenSpiel's CFR+ curve up to this many iterations (0: none)")
     ap.add_argument("--out", type=pathlib.Path, default=ROOT / "docs" / "cfr_convergence.png")
     ap.add_argument("--no-plot", action="store_true")
+    ap.add_argument("--results", help="folder for cfr.json (default benchmarks/results)")
     args = ap.parse_args(argv)
+    load_before = os.getloadavg()
 
     import pyspiel  # noqa: F401  (fail early when the peer is missing)
 
@@ -161,6 +170,27 @@ def main(argv=None) -> None:
         print(f"  {env_id}: tree built from the env {once['tree']:.2f} s, "
               f"compile (iteration + exploitability) {once['compile']:.2f} s")
     print(f"load average at the end: {os.getloadavg()[0]:.1f}")
+    cells, comparisons = [], []
+    for env_id, r in table:
+        mine = bench.Cell("holdemjax CFR+", "iterations/s",
+                          [{"count": r["n"], "seconds": t} for t in r["ours_windows"]],
+                          onces[env_id]["compile"],
+                          {"env": env_id, "iterations": r["n"], "exploitability": r["e_ours"]})
+        theirs = bench.Cell(f"OpenSpiel {args.peer} CFRPlusSolver", "iterations/s",
+                            [{"count": r["n"], "seconds": t} for t in r["theirs_windows"]],
+                            None, {"env": env_id, "iterations": r["n"],
+                                   "exploitability": r["e_theirs"]})
+        cells += [mine, theirs]
+        comparisons.append(bench.compare(f"{env_id} {r['n']:,} iterations", mine, theirs,
+                                         GOAL))
+    path = bench.write_results(
+        "cfr", title="CFR+ vs OpenSpiel's CFRPlusSolver, the same iterations", cells=cells,
+        comparisons=comparisons, out_dir=args.results, load_before=load_before,
+        params={"repeats": args.repeats, "peer": args.peer,
+                "one_time_s": {e: o for e, o in onces.items()}},
+        notes=["Our one-time costs (building the tree by stepping the env, compiling the "
+               "iteration and the exploitability) are in params.one_time_s, not in the rates."])
+    print(f"wrote {path}")
     if not args.no_plot:
         plot({env_id: curves(env_id, args.plot_iterations, args.plot_peer_iterations, args.peer)
               for env_id in args.env}, args.out)

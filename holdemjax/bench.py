@@ -79,7 +79,11 @@ class Side:
         raise NotImplementedError
 
     def window(self, seconds: float) -> dict:
+        cpu = time.process_time()
         w = self._run(seconds)
+        # CPU time of the whole process (every thread) in the window: how much of the machine
+        # the side got, for reading figures taken under load.
+        w.setdefault("cpu_seconds", time.process_time() - cpu)
         self.windows.append(w)
         return w
 
