@@ -94,10 +94,10 @@ class GoState(State):
     _ko: Array = struct.field(default_factory=lambda: jnp.int32(-1))  # [] point banned by ko
     _passes: Array = struct.field(default_factory=lambda: jnp.int32(0))  # [] passes in a row
     _hash: Array = struct.field(default_factory=lambda: jnp.zeros(2, jnp.uint32))  # [2] words
-    # [2 N², 2] uint32: the hash after each step (row t after step t + 1), zeros after.
-    _hashes: Array = struct.field(default_factory=lambda: jnp.zeros((722, 2), jnp.uint32))
-    # [8, N²] int8: the board (+1 black, −1 white, 0 empty) after the last 8 steps, latest first.
-    _hist: Array = struct.field(default_factory=lambda: jnp.zeros((HISTORY, 361), jnp.int8))
+    # [2, 2 N²] uint32: the hash (two words) after each step (column t after step t + 1).
+    _hashes: Array = struct.field(default_factory=lambda: jnp.zeros((2, 722), jnp.uint32))
+    # [N², 8] int8: the board (+1 black, −1 white, 0 empty) after the last 8 steps, latest first.
+    _hist: Array = struct.field(default_factory=lambda: jnp.zeros((361, HISTORY), jnp.int8))
     _black: Array = struct.field(default_factory=lambda: jnp.int32(0))  # [] player id of black
 
     @property
@@ -142,8 +142,8 @@ class Go(Env):
             observation=jnp.zeros((self.size, self.size, NUM_PLANES), jnp.bool_),
             legal_action_mask=jnp.ones(m + 1, jnp.bool_),
             _lab=jnp.zeros(m, jnp.int16), _libs=jnp.zeros(m, jnp.int16),
-            _hashes=jnp.zeros((self.max_termination_steps, 2), jnp.uint32),
-            _hist=jnp.zeros((HISTORY, m), jnp.int8), _black=black)
+            _hashes=jnp.zeros((2, self.max_termination_steps), jnp.uint32),
+            _hist=jnp.zeros((m, HISTORY), jnp.int8), _black=black)
 
     def _step(self, state: GoState, action: Array, key) -> GoState:
         n, m = self.size, self.size * self.size
@@ -155,28 +155,34 @@ class Go(Env):
         p = jnp.minimum(action, m - 1)
         lab, libs = state._lab, state._libs
         empty_p = (lab[p] == 0) & ~is_pass
-        # The four neighbours of p (up, down, left, right); off the board -> not ok.
+        # The four neighbours of p (up, down, left, right); off the board or a pass -> not ok.
         row, col = p // n, p % n
         ok = jnp.stack([row > 0, row < n - 1, col > 0, col < n - 1]) & ~is_pass
         nb = jnp.clip(p + jnp.array([-n, n, -1, 1]), 0, m - 1)
-        nlab = jnp.where(ok, lab[nb], 0)  # [4]
+        nlab = jnp.where(ok, lab[nb], 0)  # [4] labels next to p, 0 for none
         own = nlab * sign > 0
         opp = nlab * sign < 0
-        kill = opp & (libs[nb] == 1) & empty_p  # p was the chain's last liberty
+        kill = opp & (libs[nb] == 1) & empty_p  # p was that chain's last liberty
 
-        same = lab[None, :] == nlab[:, None]  # [4, N²]: points of each neighbour's chain
-        touched = (same & opp[:, None]).any(axis=0)  # adjacent opponent chains lose p
-        merged = (jnp.arange(m) == action) | (same & own[:, None]).any(axis=0)
-        lab = jnp.where(merged, sign * (p + 1).astype(jnp.int16), lab)
-        grown = _dilate(merged.reshape(n, n)).reshape(m)
-        count = ((lab == 0) & grown).sum(dtype=jnp.int16)
-        libs = jnp.where(merged, count, libs - touched.astype(jnp.int16))
+        # Dense work in int8 (XLA's CPU code is faster on it than on bool).
+        touched = jnp.zeros(m, jnp.int8)  # stones of adjacent opponent chains: they lose p
+        merged = (jnp.arange(m) == action).astype(jnp.int8)  # the new stone and its friends
+        for d in range(4):
+            same = (lab == nlab[d]).astype(jnp.int8)
+            touched = touched | (same & opp[d].astype(jnp.int8))
+            merged = merged | (same & own[d].astype(jnp.int8))
+        lab = jnp.where(merged != 0, sign * (p + 1).astype(jnp.int16), lab)
+        empty = (lab == 0).astype(jnp.int8)
+        count = (empty & _dilate(merged.reshape(n, n)).reshape(m)).sum(dtype=jnp.int32)
+        libs = jnp.where(merged != 0, count.astype(jnp.int16), libs - touched)
         zob = jnp.asarray(zobrist(n))
         h = state._hash ^ jnp.where(is_pass, jnp.uint32(0), zob[color, p])
 
         def capture(x):
             lab, libs, h, _ = x
-            gone = (same & kill[:, None]).any(axis=0)
+            gone = jnp.zeros(m, jnp.bool_)
+            for d in range(4):  # the killed chains' labels are untouched by the merge
+                gone = gone | ((lab == nlab[d]) & kill[d])
             lab = jnp.where(gone, jnp.int16(0), lab)
             h = h ^ jax.lax.reduce(jnp.where(gone[:, None], zob[1 - color], jnp.uint32(0)),
                                    jnp.uint32(0), jax.lax.bitwise_xor, (0,))
@@ -187,52 +193,60 @@ class Go(Env):
 
         lab, libs, h, ko = sparse_cond(kill.any() & live, capture, (lab, libs, h, jnp.int32(-1)))
 
-        seen = ((state._hashes == h).all(axis=1) & (jnp.arange(self.max_termination_steps) < t))
+        steps = jnp.arange(self.max_termination_steps)
+        seen = (state._hashes[0] == h[0]) & (state._hashes[1] == h[1]) & (steps < t)
         superko = ~is_pass & seen.any()
         passes = jnp.where(is_pass, state._passes + 1, 0)
         terminated = superko | (passes >= 2) | (state._step_count >= self.max_termination_steps)
-        mover = state.current_player
         # Rewards by colour (black, white): the mover loses a superko, else the score decides.
-        loser = jnp.where(superko, color, -1)
-        by_color = jnp.where(jnp.arange(2) == loser, -1.0, 1.0).astype(jnp.float32)
+        by_color = jnp.where(jnp.arange(2) == color, -1.0, 1.0).astype(jnp.float32)
         by_color = jnp.where(superko, by_color, 0.0)
         by_color = sparse_cond(terminated & ~superko & live,
                                lambda r: _score(lab, n, self.komi), by_color)
-        black = state._black
-        rewards = jnp.where(jnp.arange(2) == black, by_color[0], by_color[1])
-
-        nsign = -sign  # the next player's
-        empty = lab == 0
-        mine = lab * nsign > 0
-        good = empty | (mine & (libs >= 2)) | (~mine & ~empty & (libs == 1))
-        legal = empty & _dilate(good.reshape(n, n)).reshape(m) & (jnp.arange(m) != ko)
-        hist = jnp.concatenate([jnp.sign(lab).astype(jnp.int8)[None], state._hist[:-1]])
+        rewards = jnp.where(jnp.arange(2) == state._black, by_color[0], by_color[1])
+        board = jnp.sign(lab).astype(jnp.int8)
         return state.replace(
-            current_player=1 - mover,
-            rewards=rewards.astype(jnp.float32),
+            current_player=1 - state.current_player,
+            rewards=rewards,
             terminated=terminated,
-            legal_action_mask=jnp.concatenate([legal, jnp.ones(1, jnp.bool_)]),
+            legal_action_mask=_legal(lab, libs, ko, -sign, n),
             _lab=lab, _libs=libs, _ko=ko, _passes=passes, _hash=h,
-            _hashes=state._hashes.at[t].set(h), _hist=hist)
+            _hashes=state._hashes.at[:, t].set(h),
+            _hist=jnp.concatenate([board[:, None], state._hist[:, :-1]], axis=1))
 
     def _observe(self, state: GoState, player_id: Array) -> Array:
         n = self.size
         to_move = state._step_count % 2
         color = jnp.where(player_id == state.current_player, to_move, 1 - to_move)
-        my = (1 - 2 * color).astype(jnp.int8)
-        planes = jnp.stack([state._hist == my, state._hist == -my], axis=1)  # [8, 2, N²]
-        planes = planes.reshape(2 * HISTORY, n * n).T  # [N², 16]
-        colour = jnp.broadcast_to(color == WHITE, (n * n, 1))
-        return jnp.concatenate([planes, colour], axis=1).reshape(n, n, NUM_PLANES)
+        mine = state._hist * (1 - 2 * color).astype(jnp.int8)  # [N², 8]: +1 the observer's
+        planes = jnp.stack([(mine == 1).astype(jnp.uint8), (mine == -1).astype(jnp.uint8)],
+                           axis=-1).reshape(n * n, 2 * HISTORY)
+        colour = jnp.broadcast_to((color == WHITE).astype(jnp.uint8), (n * n, 1))
+        return jnp.concatenate([planes, colour], axis=1).reshape(n, n, NUM_PLANES).astype(bool)
 
 
 # ------------------------------------------------------------------------------ board ops
 def _dilate(x: Array) -> Array:
-    """[N, N] bool -> [N, N] bool: some 4-neighbour of the point is true."""
-    row = jnp.zeros_like(x[:1])
-    col = jnp.zeros_like(x[:, :1])
-    return (jnp.concatenate([x[1:], row]) | jnp.concatenate([row, x[:-1]])
-            | jnp.concatenate([x[:, 1:], col], axis=1) | jnp.concatenate([col, x[:, :-1]], axis=1))
+    """[N, N] -> [N, N]: the OR of the 4 neighbours of each point (0 off the board)."""
+    n = x.shape[0]
+    y = jnp.pad(x, 1)
+    return y[:n, 1:n + 1] | y[2:, 1:n + 1] | y[1:n + 1, :n] | y[1:n + 1, 2:]
+
+
+def _legal(lab: Array, libs: Array, ko: Array, sign: Array, n: int) -> Array:
+    """[N² + 1] bool: the legal actions of the colour `sign` (+1 black, −1 white) to move.
+
+    An empty point is legal when a neighbour is empty, is a friendly stone whose chain keeps a
+    liberty (has two or more), or is an enemy stone whose chain it captures (has one), and it is
+    not the ko point; PASS is always legal."""
+    m = n * n
+    empty = (lab == 0).astype(jnp.int8)
+    mine = (lab * sign > 0).astype(jnp.int8)
+    theirs = (1 - mine) & (1 - empty)
+    good = empty | (mine & (libs >= 2)) | (theirs & (libs == 1))
+    near = _dilate(good.astype(jnp.int8).reshape(n, n)).reshape(m)
+    legal = ((empty & near) != 0) & (jnp.arange(m) != ko)
+    return jnp.concatenate([legal, jnp.ones(1, jnp.bool_)])
 
 
 def _shifted(x: Array, fill) -> list[Array]:
