@@ -15,9 +15,20 @@ import pytest
 import holdemjax
 from holdemjax.envs import _gardner_rules as R
 from holdemjax.envs import gardner_chess as gc
-from holdemjax.envs.gardner_chess import (NUM_ACTIONS, OBS_COLOR, OBS_NEW, OBS_NO_PROGRESS,
-                                          OBS_REPEATED, OBS_STEP_COUNT, START_FEN, GardnerChess,
-                                          action_of, from_fen, move_name, to_fen)
+from holdemjax.envs.gardner_chess import (
+    NUM_ACTIONS,
+    OBS_COLOR,
+    OBS_NEW,
+    OBS_NO_PROGRESS,
+    OBS_REPEATED,
+    OBS_STEP_COUNT,
+    START_FEN,
+    GardnerChess,
+    action_of,
+    from_fen,
+    move_name,
+    to_fen,
+)
 from tests.envs.parity import markdown_table, parity_config
 
 ENV = holdemjax.make("gardner_chess")
@@ -43,13 +54,20 @@ def play(state, text: str):
     return states
 
 
+@pytest.fixture(scope="module")
+def pgx_step():
+    """pgx's unbatched step, jitted once for the tests that compare single states."""
+    pg = pytest.importorskip("pgx.gardner_chess")
+    return jax.jit(pg.GardnerChess().step)
+
+
 def obs_sha1(state) -> str:
     return hashlib.sha1(np.asarray(state.observation, np.float32).tobytes()).hexdigest()
 
 
 # ------------------------------------------------------------------------------ API
 def test_api():
-    holdemjax.api_test(ENV, num_games=4, max_steps=90)
+    holdemjax.api_test(ENV, num_games=4, max_steps=80)
 
 
 def test_registry_and_properties():
@@ -175,18 +193,17 @@ def test_no_progress_ends_at_100_half_moves():
     assert int(s._halfmove) == 0 and not bool(s.terminated)
 
 
-def test_the_256_step_cap_is_a_terminated_draw_but_a_mate_on_it_pays():
+def test_the_256_step_cap_is_a_terminated_draw_but_a_mate_on_it_pays(pgx_step):
     """pgx ends the game once the step count reaches 256 (terminated, not truncated), a draw
     unless the step mates. Checked by hand and against pgx."""
     pg = pytest.importorskip("pgx.gardner_chess")
-    penv = pg.GardnerChess()
     for fen, move, count, want in (("k4/5/5/5/3RK w - - 0 1", "d1d2", 255, (True, [0.0, 0.0])),
                                    ("k4/2K2/5/1Q3/5 w - - 0 1", "b2b5", 255, (True, [1.0, -1.0])),
                                    ("k4/5/5/5/3RK w - - 0 1", "d1d2", 254, (False, [0.0, 0.0]))):
         s = play(from_fen(fen).replace(_step_count=jnp.int32(count)), move)[-1]
         assert (bool(s.terminated), s.rewards.tolist()) == want and not bool(s.truncated)
         assert int(s._step_count) == count + 1
-        theirs = penv.step(pg.State._from_fen(fen).replace(_step_count=jnp.int32(count)),
+        theirs = pgx_step(pg.State._from_fen(fen).replace(_step_count=jnp.int32(count)),
                            jnp.int32(action_of(move, False)))
         for name in ("observation", "rewards", "terminated", "truncated", "legal_action_mask"):
             np.testing.assert_array_equal(getattr(s, name), getattr(theirs, name), err_msg=name)
@@ -224,14 +241,14 @@ def test_fen_states_match_pgx():
                                           err_msg=f"{fen}: {name}")
 
 
-def test_observation_of_the_other_player_matches_pgx():
+def test_observation_of_the_other_player_matches_pgx(pgx_step):
     pgx = pytest.importorskip("pgx")
     penv = pgx.make("gardner_chess")
     ours, theirs = ENV.init(jax.random.key(0)), penv.init(jax.random.PRNGKey(0))
     ours = ours.replace(current_player=theirs.current_player)
     for i, m in enumerate("b2b3 c4c3 b1c3 b5a3 c3b5".split()):
         a = jnp.int32(action_of(m, i % 2 == 1))
-        ours, theirs = step(ours, a), penv.step(theirs, a)
+        ours, theirs = step(ours, a), pgx_step(theirs, a)
         for p in (0, 1):
             with pytest.warns(DeprecationWarning):
                 want = penv.observe(theirs, p)
