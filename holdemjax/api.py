@@ -132,6 +132,12 @@ class Env(abc.ABC):
     def observation_shape(self) -> tuple[int, ...]:
         return tuple(self._shapes().observation.shape)
 
+    @property
+    def observation_dtype(self) -> np.dtype:
+        """The observation's dtype (pgx's for the side games: bool boards, int32 backgammon,
+        float32 chess; float32 for the poker tournaments); every state's observation has it."""
+        return np.dtype(self._shapes().observation.dtype)
+
     def __repr__(self) -> str:
         return f"{type(self).__name__}(id={self.id!r}, version={self.version!r})"
 

@@ -1,15 +1,19 @@
 """`api_test`: the conformance test every environment must pass (shipped in the library).
 
 It plays random legal games under `jit`, `jit(vmap)` and `lax.scan` and checks, at every step:
-public field dtypes and shapes; zero rewards at init and a non-empty mask; the step count; the
-terminal rules (all-true mask, stepping a finished game changes nothing and pays nothing); the
-illegal-action rule; determinism (same key, same tree); that a vmapped row equals its unbatched
-run; that compiled steps trace once; and that the SVG renderer gives well-formed SVG.
+public field dtypes and shapes, the observation's included (its dtype is the env's declared
+`observation_dtype` at init and at every later step, for every player's view); zero rewards at
+init and a non-empty mask; the step count; the terminal rules (all-true mask, stepping a finished
+game changes nothing and pays nothing); the illegal-action rule; determinism (same key, same
+tree); that a vmapped row equals its unbatched run; that compiled steps trace once; and that the
+SVG renderer gives well-formed SVG. With ``until_end=True`` every game must end within
+``max_steps`` (long games: pass a policy that ends them sooner, e.g. `shove_policy`).
 """
 
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
+from typing import Callable
 
 import chex
 import jax
@@ -19,32 +23,57 @@ import numpy as np
 from holdemjax.api import Env, State
 from holdemjax.experimental import act_randomly
 
-__all__ = ["api_test"]
+__all__ = ["api_test", "shove_policy"]
+
+Policy = Callable[[jax.Array, State], jax.Array]
 
 
-def api_test(env: Env, num_games: int = 16, max_steps: int = 256, seed: int = 0) -> None:
+def api_test(env: Env, num_games: int = 16, max_steps: int = 256, seed: int = 0, *,
+             policy: Policy | None = None, until_end: bool = False) -> None:
     """Raise AssertionError at the first broken rule of the env API.
 
     num_games: batch size of the vmapped and scanned runs; max_steps: steps played per game
-    (games that end sooner are checked at their terminal state; play does not need to end).
+    (games that end sooner are checked at their terminal state). policy(key, state) -> action:
+    the legal action to play in an unbatched state (default: uniform over the mask); it is
+    vmapped for batches, row i drawing from ``fold_in(key, i)``. until_end: every game must end
+    within max_steps (the batched run then stops when all have ended), so the terminal rules are
+    checked on every game.
     """
     assert isinstance(env.id, str) and isinstance(env.version, str)
     assert env.num_players >= 1 and env.num_actions >= 1
+    assert isinstance(env.observation_dtype, np.dtype), f"{env.id}: observation_dtype"
     key = jax.random.key(seed)
     chex.clear_trace_counter()  # the guard keys on call site, so parametrized tests share it
-    fns = _Compiled(env)
-    _check_jit_loop(env, fns, jax.random.fold_in(key, 1), min(num_games, 3), max_steps)
-    final = _check_vmap_loop(env, fns, jax.random.fold_in(key, 2), num_games, max_steps)
-    _check_scan(env, jax.random.fold_in(key, 2), num_games, max_steps, final)
+    pick = _batched(policy or _uniform)
+    fns = _Compiled(env, pick)
+    _check_jit_loop(env, fns, jax.random.fold_in(key, 1), min(num_games, 3), max_steps,
+                    until_end)
+    final, steps = _check_vmap_loop(env, fns, jax.random.fold_in(key, 2), num_games, max_steps,
+                                    until_end)
+    _check_scan(env, fns, jax.random.fold_in(key, 2), num_games, steps, final)
     _check_illegal(env, fns, jax.random.fold_in(key, 3), num_games)
     _check_svg(env, fns, jax.random.fold_in(key, 4))
+
+
+def shove_policy(p_all_in: float = 0.5) -> Policy:
+    """A policy for `api_test` that ends long games: with probability ``p_all_in`` the legal
+    action with the highest id (ALL_IN in the poker menus), else a uniform legal action."""
+
+    def policy(key, state):
+        mask = state.legal_action_mask
+        k_coin, k_pick = jax.random.split(key)
+        top = mask.shape[-1] - 1 - jnp.argmax(mask[::-1])
+        return jnp.where(jax.random.uniform(k_coin) < p_all_in, top,
+                         act_randomly(k_pick, mask)).astype(jnp.int32)
+
+    return policy
 
 
 class _Compiled:
     """The jitted functions the checks share (each compiles once); steps carry the retrace
     guard."""
 
-    def __init__(self, env: Env):
+    def __init__(self, env: Env, pick):
         # chex counts traces per function source, so each guarded step gets its own function.
         def unbatched_step(state, action, key):
             return env.step(state, action, key)
@@ -56,7 +85,7 @@ class _Compiled:
         self.step = jax.jit(chex.assert_max_traces(unbatched_step, n=1))
         self.init_b = jax.jit(jax.vmap(env.init))
         self.step_b = jax.jit(jax.vmap(chex.assert_max_traces(batched_step, n=1)))
-        self.pick = jax.jit(_random_actions)
+        self.pick = jax.jit(pick)
 
 
 # --------------------------------------------------------------------------- field checks
@@ -76,16 +105,35 @@ def _check_fields(env: Env, state: State, batch: tuple[int, ...] = ()) -> None:
     obs = state.observation
     want = batch + env.observation_shape
     assert obs.shape == want, f"{env.id}: observation shape {obs.shape}, want {want}"
+    assert obs.dtype == env.observation_dtype, (f"{env.id}: observation dtype {obs.dtype}, "
+                                                f"want {env.observation_dtype}")
 
 
-def _random_actions(key, state: State) -> jax.Array:
-    """Random legal actions; row i of a batch draws from `fold_in(key, i)`, so a row's actions
-    do not depend on the batch it is in (an unbatched state is row 0)."""
-    mask = state.legal_action_mask
-    if mask.ndim == 1:
-        return act_randomly(jax.random.fold_in(key, 0), mask)
-    rows = jnp.arange(mask.shape[0])
-    return jax.vmap(lambda i, m: act_randomly(jax.random.fold_in(key, i), m))(rows, mask)
+def _check_views(env: Env, state: State) -> None:
+    """Every player's view (`Env.observe`) has the declared shape and dtype."""
+    for p in range(env.num_players):
+        view = env.observe(state, p)
+        assert view.shape == env.observation_shape and view.dtype == env.observation_dtype, (
+            f"{env.id}: observe(state, {p}) is {view.dtype}{view.shape}, want "
+            f"{env.observation_dtype}{env.observation_shape}")
+
+
+def _uniform(key, state: State) -> jax.Array:
+    return act_randomly(key, state.legal_action_mask)
+
+
+def _batched(policy: Policy):
+    """`policy` for an unbatched state (row 0) or a batch, row i drawing from `fold_in(key, i)`,
+    so a row's actions do not depend on the batch it is in."""
+
+    def pick(key, state: State) -> jax.Array:
+        if state.legal_action_mask.ndim == 1:
+            return jnp.asarray(policy(jax.random.fold_in(key, 0), state), jnp.int32)
+        rows = jnp.arange(state.legal_action_mask.shape[0])
+        return jax.vmap(lambda i, s: jnp.asarray(policy(jax.random.fold_in(key, i), s),
+                                                 jnp.int32))(rows, state)
+
+    return pick
 
 
 def _step_keys(key, batch: int):
@@ -107,12 +155,15 @@ def _trees_equal(a, b, what: str) -> None:
 
 
 # ------------------------------------------------------------------------------ the runs
-def _check_jit_loop(env: Env, fns: _Compiled, key, games: int, max_steps: int) -> None:
+def _check_jit_loop(env: Env, fns: _Compiled, key, games: int, max_steps: int,
+                    until_end: bool) -> None:
     """Unbatched play with jitted init/step; a step function that retraces fails."""
     for g in range(games):
         k_init, k_play = jax.random.split(jax.random.fold_in(key, g))
         state = fns.init(k_init)
         _check_fields(env, state)
+        if g == 0:
+            _check_views(env, state)
         assert not bool(state.terminated), f"{env.id}: terminated at init"
         assert bool(state.legal_action_mask.any()), f"{env.id}: no legal action at init"
         assert not np.asarray(state.rewards).any(), f"{env.id}: non-zero rewards at init"
@@ -124,7 +175,11 @@ def _check_jit_loop(env: Env, fns: _Compiled, key, games: int, max_steps: int) -
             state = nxt
             if bool(state.terminated | state.truncated):
                 _check_terminal(env, fns.step, state, k_step)
+                if g == 0:
+                    _check_views(env, state)
                 break
+        else:
+            assert not until_end, f"{env.id}: game {g} did not end within {max_steps} steps"
 
 
 def _check_terminal(env: Env, step, state: State, key) -> None:
@@ -135,13 +190,19 @@ def _check_terminal(env: Env, step, state: State, key) -> None:
                  "stepping a finished game changed it")
 
 
-def _check_vmap_loop(env: Env, fns: _Compiled, key, batch: int, max_steps: int) -> State:
+def _check_vmap_loop(env: Env, fns: _Compiled, key, batch: int, max_steps: int,
+                     until_end: bool) -> tuple[State, int]:
+    """Batched play; returns the final state and the number of steps played (all of
+    max_steps, or with until_end the step at which every game had ended)."""
     init, step, pick = fns.init_b, fns.step_b, fns.pick
     k_init, k_play = jax.random.split(key)
     state = init(jax.random.split(k_init, batch))
     _check_fields(env, state, (batch,))
     assert not np.asarray(state.rewards).any(), f"{env.id}: non-zero rewards at init"
+    t = 0
     for t in range(max_steps):
+        if until_end and bool((state.terminated | state.truncated).all()):
+            return state, t
         k_act, k_step = jax.random.split(jax.random.fold_in(k_play, t))
         done = np.asarray(state.terminated | state.truncated)
         nxt = step(state, pick(k_act, state), _step_keys(k_step, batch))
@@ -152,10 +213,13 @@ def _check_vmap_loop(env: Env, fns: _Compiled, key, batch: int, max_steps: int) 
         ended = np.asarray(nxt.terminated | nxt.truncated)
         assert np.asarray(nxt.legal_action_mask)[ended].all(), f"{env.id}: terminal mask"
         state = nxt
-    return state
+    live = int((~np.asarray(state.terminated | state.truncated)).sum())
+    assert not (until_end and live), f"{env.id}: {live} of {batch} games still live after " \
+        f"{max_steps} steps"
+    return state, max_steps
 
 
-def _scan_play(env: Env, key, max_steps: int, batched: bool):
+def _scan_play(env: Env, pick, key, max_steps: int, batched: bool):
     k_init, k_play = key
     step = jax.vmap(env.step) if batched else env.step
     batch = k_init.shape[0] if batched else 1
@@ -163,19 +227,22 @@ def _scan_play(env: Env, key, max_steps: int, batched: bool):
     def body(state, t):
         k_act, k_step = jax.random.split(jax.random.fold_in(k_play, t))
         keys = _step_keys(k_step, batch)
-        return step(state, _random_actions(k_act, state), keys if batched else keys[0]), None
+        return step(state, pick(k_act, state), keys if batched else keys[0]), None
 
     state = jax.vmap(env.init)(k_init) if batched else env.init(k_init)
     state, _ = jax.lax.scan(body, state, jnp.arange(max_steps))
     return state
 
 
-def _check_scan(env: Env, key, batch: int, max_steps: int, loop_final: State) -> None:
+def _check_scan(env: Env, fns: _Compiled, key, batch: int, max_steps: int,
+                loop_final: State) -> None:
     """`lax.scan` replays the Python loop exactly; same key twice is identical; a row does not
-    depend on the other rows of its batch and equals its unbatched game."""
+    depend on the other rows of its batch and equals its unbatched game (played step by step
+    with the unbatched compiled step, so no other program is compiled)."""
+    pick = fns.pick
     k_init, k_play = jax.random.split(key)
     keys = jax.random.split(k_init, batch)
-    run = jax.jit(lambda ki, kp: _scan_play(env, (ki, kp), max_steps, True))
+    run = jax.jit(lambda ki, kp: _scan_play(env, pick, (ki, kp), max_steps, True))
     first = run(keys, k_play)
     _trees_equal(first, loop_final, f"{env.id}: lax.scan differs from the step loop")
     _trees_equal(run(keys, k_play), first, f"{env.id}: same key gave a different state")
@@ -184,7 +251,10 @@ def _check_scan(env: Env, key, batch: int, max_steps: int, loop_final: State) ->
     mixed = run(jnp.concatenate([keys[:1], other[1:]]), k_play)
     row0 = lambda s: jax.tree.map(lambda x: x[0], s)  # noqa: E731
     _trees_equal(row0(mixed), row0(first), f"{env.id}: batch row depends on other rows")
-    solo = jax.jit(lambda ki, kp: _scan_play(env, (ki, kp), max_steps, False))(keys[0], k_play)
+    solo = fns.init(keys[0])
+    for t in range(max_steps):
+        k_act, k_step = jax.random.split(jax.random.fold_in(k_play, t))
+        solo = fns.step(solo, pick(k_act, solo), _step_keys(k_step, 1)[0])
     _trees_equal(row0(first), solo, f"{env.id}: vmapped row differs from its unbatched run")
 
 

@@ -150,3 +150,30 @@ def test_wheel_maps_envs_and_training(tmp_path):
     assert "holdemjax/envs/kuhn_poker.py" in names
     assert "holdemjax/training/__init__.py" in names
     assert "holdemjax/api.py" in names and not any(n.startswith("envs/") for n in names)
+
+
+# SPEC §2: the side games keep pgx's encodings (pgx is the oracle where it has the game); the
+# hold'em tournaments observe float32 features (docs/sng.md).
+_FLOAT_FEATURES = {"sng-6", "sng-6-turbo", "certify", "ring-9"}
+
+
+@pytest.mark.parametrize("env_id", holdemjax.available_envs())
+def test_observation_dtype_is_declared_and_kept(env_id):
+    """`observation_dtype` is the init observation's dtype, pgx's for the side games (bool
+    boards, int32 backgammon, float32 chess) and float32 for the tournaments; the observation
+    after a step and every player's view keep it (and `observation_shape`)."""
+    env = holdemjax.make(env_id)
+    state = jax.eval_shape(env.init, jax.random.key(0))  # traced, not compiled: dtypes only
+    assert state.observation.dtype == env.observation_dtype
+    assert state.observation.shape == env.observation_shape
+    if env_id in _FLOAT_FEATURES:
+        assert env.observation_dtype == np.float32
+    else:
+        pgx = pytest.importorskip("pgx")
+        theirs = jax.eval_shape(pgx.make(env_id).init, jax.random.PRNGKey(0)).observation
+        assert (env.observation_dtype, env.observation_shape) == (theirs.dtype, theirs.shape)
+    step = jax.eval_shape(env.step, state, jnp.int32(0), jax.random.key(1))
+    assert step.observation.dtype == env.observation_dtype
+    for p in range(env.num_players):
+        view = jax.eval_shape(env.observe, state, p)
+        assert (view.dtype, view.shape) == (env.observation_dtype, env.observation_shape)

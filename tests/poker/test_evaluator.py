@@ -1,14 +1,13 @@
 """Tests for holdemjax/poker/evaluator.py: 5/6/7-card strength, categories, ties.
 
-Oracles: phevaluator (an independent C evaluator; its rank is LOWER = better) and the published
-5-card category counts. The exhaustive 7-card run is in benchmarks/exhaustive_eval.py (slow test).
+Oracles: phevaluator (an independent C evaluator; its rank is LOWER = better), the published
+5-card category counts and the 7-card counts of shared/notes/poker-facts.md (every one of the
+133,784,560 seven-card hands is evaluated here, in one compiled loop; the benchmark
+benchmarks/exhaustive_eval.py times the same enumeration).
 """
 
-import importlib.util
 import itertools
 import math
-import pathlib
-import sys
 
 import jax
 import jax.numpy as jnp
@@ -115,7 +114,17 @@ def all_five_card_hands():
     return np.fromiter(flat, np.int8, count=5 * math.comb(52, 5)).reshape(-1, 5)
 
 
-def test_all_five_card_hands():
+@pytest.fixture(scope="module")
+def five_card_strengths():
+    return np.asarray(evaluate_jit(all_five_card_hands()))
+
+
+@pytest.fixture(scope="module")
+def five_card_classes(five_card_strengths):
+    return np.unique(five_card_strengths)
+
+
+def test_all_five_card_hands(five_card_strengths):
     # Published counts over all 2,598,960 five-card hands, and 7,462 distinct hand classes.
     expected = {
         STRAIGHT_FLUSH: 40,
@@ -128,7 +137,7 @@ def test_all_five_card_hands():
         ONE_PAIR: 1_098_240,
         HIGH_CARD: 1_302_540,
     }
-    strengths = np.asarray(evaluate_jit(all_five_card_hands()))
+    strengths = five_card_strengths
     counts = np.bincount(np.asarray(category(strengths)), minlength=9)
     assert {c: int(counts[c]) for c in expected} == expected
     assert np.unique(strengths).size == 7_462
@@ -233,15 +242,62 @@ def test_rejects_bad_hand_size():
             evaluate(jnp.zeros((3, size), jnp.int32))
 
 
-@pytest.mark.slow
-def test_exhaustive_seven_card_hands():
-    # All C(52, 7) hands: category counts and 4,824 distinct strengths (~20 s on a 2-core CPU).
-    path = pathlib.Path(__file__).parents[2] / "benchmarks" / "exhaustive_eval.py"
-    spec = importlib.util.spec_from_file_location("exhaustive_eval", path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up while the file runs
-    spec.loader.exec_module(module)
-    result = module.run_exhaustive(progress=False)
-    assert tuple(int(c) for c in result.counts) == module.EXPECTED_COUNTS
-    assert result.distinct == module.EXPECTED_DISTINCT
-    assert result.ok()
+# Known counts over all C(52, 7) = 133,784,560 seven-card hands by category id, enumerated with
+# two independent programs (shared/notes/poker-facts.md §2); 4,824 distinct best-five values.
+SEVEN_CARD_COUNTS = (23_294_460, 58_627_800, 31_433_400, 6_461_620, 6_180_020, 4_047_644,
+                     3_473_184, 224_848, 41_584)
+SEVEN_CARD_DISTINCT = 4_824
+_CHUNK = 1 << 18  # hands per pass of the loop
+
+
+def _seven_card_jobs():
+    """Every 7-subset of the deck splits around its 4th-lowest card ``m`` into a 3-subset of
+    range(m) and one of range(m + 1, 52): for each m, the hands are the product of two prefixes
+    of one colexicographic table of 3-subsets. Returns the table and the passes (m, first index,
+    hands of this m, 3-subsets above m) of ``_CHUNK`` hands each."""
+    triples = np.asarray(sorted(itertools.combinations(range(52), 3), key=lambda t: t[::-1]),
+                         np.int32)
+    jobs = []
+    for m in range(3, 49):
+        low, high = math.comb(m, 3), math.comb(51 - m, 3)
+        jobs += [(m, start, low * high, high) for start in range(0, low * high, _CHUNK)]
+    assert sum(math.comb(m, 3) * math.comb(51 - m, 3) for m in range(3, 49)) == math.comb(52, 7)
+    return jnp.asarray(triples), jnp.asarray(jobs, jnp.int32)
+
+
+@jax.jit
+def _all_seven_card_hands(triples, jobs, classes):
+    """One compiled loop over every 7-card hand: hands per category, which five-card classes
+    (``classes``: the sorted distinct five-card strengths) occur, and how many strengths are
+    not a five-card class at all (the strength must be that of the best five)."""
+
+    def one_pass(j, carry):
+        counts, present, strays = carry
+        m, start, total, high = jobs[j, 0], jobs[j, 1], jobs[j, 2], jobs[j, 3]
+        i = start + jnp.arange(_CHUNK, dtype=jnp.int32)
+        valid = i < total
+        i = jnp.where(valid, i, 0)
+        hands = jnp.concatenate([triples[i // high], jnp.broadcast_to(m, (_CHUNK, 1)),
+                                 triples[i % high] + m + 1], axis=1)
+        strength = evaluate(hands)
+        cats = jnp.where(valid, category(strength), NUM_CATEGORIES)
+        counts = counts + jnp.bincount(cats, length=NUM_CATEGORIES + 1)[:NUM_CATEGORIES]
+        idx = jnp.clip(jnp.searchsorted(classes, strength), 0, classes.shape[0] - 1)
+        strays = strays + (valid & (classes[idx] != strength)).sum(dtype=jnp.int32)
+        present = present.at[idx].max(valid.astype(jnp.int32))
+        return counts, present, strays
+
+    init = (jnp.zeros(NUM_CATEGORIES, jnp.int32), jnp.zeros(classes.shape, jnp.int32),
+            jnp.int32(0))
+    return jax.lax.fori_loop(0, jobs.shape[0], one_pass, init)
+
+
+def test_exhaustive_seven_card_hands(five_card_classes):
+    """All C(52, 7) hands, each once: the nine category counts and 4,824 distinct strengths,
+    each one of the 7,462 five-card classes (canonical: a hand is worth its best five)."""
+    triples, jobs = _seven_card_jobs()
+    counts, present, strays = _all_seven_card_hands(triples, jobs,
+                                                    jnp.asarray(five_card_classes))
+    assert tuple(int(c) for c in counts) == SEVEN_CARD_COUNTS
+    assert int(strays) == 0
+    assert int(np.asarray(present).sum()) == SEVEN_CARD_DISTINCT
