@@ -43,7 +43,8 @@ def legals(draw):
 
 
 not_int = st.one_of(st.text(max_size=4), st.booleans(), st.none(),
-                    st.lists(st.integers(), max_size=2), st.floats(allow_nan=False, allow_infinity=False).filter(lambda x: x != int(x)))
+                    st.lists(st.integers(), max_size=2),
+                    st.floats(allow_nan=False, allow_infinity=False).filter(lambda x: x != int(x)))
 texts = st.text(alphabet=st.characters(codec="utf-8"), max_size=200)
 
 
