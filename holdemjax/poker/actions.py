@@ -33,6 +33,9 @@ FOLD, CHECK_CALL, MIN_RAISE = 0, 1, 2
 DEFAULT_SIZES = (0.5, 0.75, 1.0, 1.5, 2.0)
 
 
+MAX_RAISE_SIZE = 100  # largest pot fraction a menu accepts (int32 raise-to arithmetic)
+
+
 class Menu:
     """A discrete action menu with the given pot-fraction raise sizes (static)."""
 
@@ -42,6 +45,8 @@ class Menu:
         for s in sizes:
             if not isinstance(s, (int, float, Fraction)) or isinstance(s, bool) or not s > 0:
                 raise ValueError(f"raise sizes must be positive pot fractions, got {s!r}")
+            if not s <= MAX_RAISE_SIZE:  # the int32 raise-to arithmetic below must not overflow
+                raise ValueError(f"raise sizes must be at most {MAX_RAISE_SIZE} x pot, got {s!r}")
             ratios.append(Fraction(s).limit_denominator(1000))
         if len(set(ratios)) != len(ratios):
             raise ValueError(f"raise sizes must be distinct, got {sizes}")
