@@ -33,7 +33,9 @@ FOLD, CHECK_CALL, MIN_RAISE = 0, 1, 2
 DEFAULT_SIZES = (0.5, 0.75, 1.0, 1.5, 2.0)
 
 
-MAX_RAISE_SIZE = 100  # largest pot fraction a menu accepts (int32 raise-to arithmetic)
+# The largest pot fraction a menu accepts: with denominators <= 1000 the numerator stays <= 10^6,
+# so (pot % den) * num < 10^9 and the int32 raise-to arithmetic cannot overflow.
+MAX_RAISE_SIZE = 1000
 
 
 class Menu:
