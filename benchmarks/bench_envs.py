@@ -1,13 +1,14 @@
 """Steps/s of holdemjax's side games and pgx's, in interleaved windows of one process.
 
     python benchmarks/bench_envs.py [--envs kuhn_poker hex ...] [--batch 1024 4096]
-                                    [--seconds 6] [--windows 7] [--out DIR]
+                                    [--seconds 6] [--windows 7] [--out DIR] [--name NAME]
 
 Every env id that both holdemjax's registry and pgx know is measured (so side games added to
 both registries are included without editing this file). Both sides play random legal actions
 (`holdemjax.act_randomly`) through the same reset wrapper (`holdemjax.auto_reset`) inside one
 compiled ``lax.scan`` (`holdemjax.bench.JaxEnvSide`); each figure is the median of its windows.
-Writes ``benchmarks/results/envs_vs_pgx.json``.
+Writes ``benchmarks/results/envs_vs_pgx.json`` (``--name``: another file name, e.g. ``go_vs_pgx``
+for a run of some envs only).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from holdemjax.registry import REGISTRY
 #: Goal: at least this many times pgx's steps/s, at these batch sizes.
 GOALS = {env: 1.5 for env in ("kuhn_poker", "tic_tac_toe", "hex", "connect_four", "othello",
                               "2048", "leduc_holdem")}
+GOALS.update({"go_9x9": 3.0, "go_19x19": 3.0})  # issue 18
 GOAL_BATCHES = (1024,)
 
 
@@ -42,7 +44,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--batch", type=int, nargs="+", default=[1024, 4096])
     ap.add_argument("--seconds", type=float, default=6.0, help="run time per side and cell")
     ap.add_argument("--windows", type=int, default=7)
-    ap.add_argument("--out", help="folder for envs_vs_pgx.json (default benchmarks/results)")
+    ap.add_argument("--out", help="folder for the results file (default benchmarks/results)")
+    ap.add_argument("--name", default="envs_vs_pgx", help="results file name, without .json")
     args = ap.parse_args(argv)
     console = Console(width=max(Console().width, 120))
     load_before = os.getloadavg()
@@ -58,7 +61,7 @@ def main(argv: list[str] | None = None) -> int:
             console.print(f"{comp.key}: {ours.median:,.0f} / {peer.median:,.0f} steps/s = "
                           f"{comp.ratio:.2f}x (q1 {comp.q1:.2f})", highlight=False)
     path = bench.write_results(
-        "envs_vs_pgx", title="Side games vs pgx: steps/s under jit(vmap(scan(step)))",
+        args.name, title="Side games vs pgx: steps/s under jit(vmap(scan(step)))",
         cells=cells, comparisons=comparisons, out_dir=args.out, load_before=load_before,
         params={"envs": envs, "batches": args.batch, "seconds": args.seconds,
                 "windows": args.windows, "policy": "act_randomly", "reset": "auto_reset"})

@@ -1,7 +1,7 @@
 """Step-by-step parity of holdemjax's go with pgx's over many random games, both board sizes.
 
     python benchmarks/parity_go.py [--size 9|19] [--games N] [--batch B] [--seed 0]
-                                   [--illegal-rate R]
+                                   [--illegal-rate 0.002 (9x9) / 0.0005 (19x19)]
     python benchmarks/parity_go.py --write-golden tests/envs/golden
 
 Defaults: 10,000 games of go_9x9 or 1,000 games of go_19x19. The shared driver
@@ -137,7 +137,8 @@ def config(size: int) -> dict:
 #: env id -> the keyword arguments of `run_parity` for that board size.
 CONFIG = {"go_9x9": config(9), "go_19x19": config(19)}
 DEFAULT_GAMES = {"go_9x9": 10_000, "go_19x19": 1_000}
-ILLEGAL_RATE = 0.002
+#: Chance per move of an illegal action: about a quarter of the games end by one on either size.
+ILLEGAL_RATE = {"go_9x9": 0.002, "go_19x19": 0.0005}
 
 
 # --------------------------------------------------------------- golden games from pgx
@@ -247,7 +248,7 @@ def main(argv=None) -> int:
     if env_id not in CONFIG:
         raise SystemExit(f"--size must be 9 or 19, got {size}")
     return cli(env_id, argv, games=DEFAULT_GAMES[env_id], batch=1_000 if size == 9 else 250,
-               illegal_rate=ILLEGAL_RATE, **CONFIG[env_id])
+               illegal_rate=ILLEGAL_RATE[env_id], **CONFIG[env_id])
 
 
 if __name__ == "__main__":

@@ -62,7 +62,6 @@ def area_scores(board) -> tuple[int, int]:
     """(black, white) Tromp-Taylor area scores of an [N, N] board (+1 black, −1 white, 0 empty):
     stones plus the empty points that reach no stone of the other colour through empty points."""
     board = np.asarray(board)
-    n = board.shape[0]
     scores = []
     for me in (1, -1):
         reach = board == -me
@@ -77,7 +76,6 @@ def area_scores(board) -> tuple[int, int]:
                 break
             reach = grown
         scores.append(int((board == me).sum() + ((board == 0) & ~reach).sum()))
-    assert board.shape == (n, n)
     return scores[0], scores[1]
 
 
@@ -154,8 +152,7 @@ def to_sgf(states, *, komi: float | None = None) -> str:
         if t == len(moves) - 1 and comment:
             node += f"C[{comment}]"
         nodes.append(node)
-    return "(;" + "".join(props) + ("" if moves or not comment else f"C[{comment}]") \
-        + "\n" + "\n".join(nodes) + ")\n"
+    return "(;" + "".join(props) + "\n" + "\n".join(nodes) + ")\n"
 
 
 def _parse_nodes(text: str) -> list[dict[str, list[str]]]:

@@ -50,10 +50,12 @@ import numpy as np
 from flax import struct
 
 from holdemjax.api import Array, Env, State
+from holdemjax.envs._go_record import GoRecord, area_scores, from_sgf, render_svg, to_sgf
 from holdemjax.sparse import sparse_cond
 
 __all__ = ["Go", "GoState", "SIZES", "KOMI", "HISTORY", "NUM_PLANES", "OBS_MINE", "OBS_THEIRS",
-           "OBS_COLOR", "BLACK", "WHITE", "zobrist", "board_array", "to_sgf", "from_sgf"]
+           "OBS_COLOR", "BLACK", "WHITE", "zobrist", "board_array", "to_sgf", "from_sgf",
+           "GoRecord", "area_scores"]
 
 SIZES = (9, 19)
 KOMI = 7.5
@@ -109,8 +111,6 @@ class GoState(State):
         return f"go_{self.size}x{self.size}"
 
     def to_svg(self) -> str:
-        from holdemjax.envs._go_record import render_svg
-
         return render_svg(self)
 
 
@@ -299,15 +299,3 @@ def board_array(state: GoState) -> np.ndarray:
     lab = np.asarray(jax.device_get(state._lab))
     n = int(round(lab.shape[-1] ** 0.5))
     return np.sign(lab).astype(np.int64).reshape(n, n)
-
-
-def to_sgf(states, *, komi: float | None = None) -> str:
-    from holdemjax.envs._go_record import to_sgf as _to_sgf
-
-    return _to_sgf(states, komi=komi)
-
-
-def from_sgf(text: str):
-    from holdemjax.envs._go_record import from_sgf as _from_sgf
-
-    return _from_sgf(text)
