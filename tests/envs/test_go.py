@@ -1,10 +1,11 @@
 """Go (go_9x9, go_19x19): conformance (api_test, a batch sharded over faked devices), the rules
 against hand-made positions and a plain-Python referee, golden SGF games recorded alongside pgx,
-SGF round trips, SVG, docs against the code, and
+SGF round trips, SVG, docs against the code and the committed benchmark results, and
 step-by-step parity with pgx through the shared driver (1,000 9x9 and 100 19x19 games)."""
 
 from __future__ import annotations
 
+import json
 import pathlib
 import subprocess
 import sys
@@ -33,6 +34,7 @@ from tests.envs.parity import markdown_table, parity_config
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 GOLDEN = sorted((ROOT / "tests" / "envs" / "golden").glob("go_*.sgf"))
 DOC = ROOT / "docs" / "go.md"
+RESULTS = ROOT / "benchmarks" / "results" / "go_vs_pgx.json"  # benchmarks/bench_envs.py
 ENV9 = holdemjax.make("go_9x9")
 ENV19 = holdemjax.make("go_19x19")
 STEP9 = jax.jit(ENV9.step)
@@ -491,6 +493,31 @@ def test_docs_match_code():
     assert [a[1] for a in actions] == ["point", "PASS"]
     assert "_ROWS" not in text and "SPEED_NOTE" not in text
     assert [r[0] for r in markdown_table(text, "| env | games |")] == ["`go_9x9`", "`go_19x19`"]
+
+
+def speed_rows(results: dict) -> list[list[str]]:
+    """The speed table of docs/go.md as the committed results file gives it."""
+    cells = {(c["side"], c["env"], c["batch"]): c for c in results["cells"]}
+    rows = []
+    for comp in results["comparisons"]:
+        env, batch = comp["key"].split(" B=")
+        ours, peer = cells["holdemjax", env, int(batch)], cells["pgx", env, int(batch)]
+        rows.append([f"`{env}`", f"{int(batch):,}", f"{comp['ours_median']:,.0f}",
+                     f"{comp['peer_median']:,.0f}", f"**{comp['ratio']:.1f}×**",
+                     f"{comp['min']:.1f}–{comp['max']:.1f}×",
+                     f"{ours['compile_s']:.1f} / {peer['compile_s']:.1f}"])
+    return rows
+
+
+def test_docs_speed_figures_come_from_the_results_file():
+    """Every speed figure in docs/go.md is the committed results file's (date and load too)."""
+    results = json.loads(RESULTS.read_text())
+    text = DOC.read_text()
+    assert markdown_table(text, "| env | batch |") == speed_rows(results)
+    assert {c["key"] for c in results["comparisons"]} == {"go_9x9 B=1024", "go_19x19 B=1024"}
+    assert results["date"][:10] in text
+    load = results["machine"]["load_average_before"]
+    assert f"load average {load[0]:.1f}" in text
 
 
 # ----------------------------------------------------------------------------- pgx parity
