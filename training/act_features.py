@@ -34,10 +34,9 @@ level, ``hands_per_level`` = ``hand_cap`` = the match's hands, every seat alive.
 from __future__ import annotations
 
 import numpy as np
-
 from holdemjax.envs import sng_obs
 
-__all__ = ["observation", "street_chips", "street_raises", "RANKS", "SUITS", "card_id"]
+__all__ = ["RANKS", "SUITS", "card_id", "observation", "street_chips", "street_raises"]
 
 RANKS = "23456789TJQKA"
 SUITS = "cdhs"

@@ -25,16 +25,16 @@ import json
 import jax
 import jax.numpy as jnp
 import numpy as np
+from holdemjax.training import act_features, ppo
+from holdemjax.training.networks import features, masked_logits
 
 import holdemjax
 from holdemjax.bots import baseline, random_bot
 from holdemjax.poker import table as tb
 from holdemjax.poker.actions import CHECK_CALL, FOLD
 from holdemjax.series import protocol as P
-from holdemjax.training import act_features, ppo
-from holdemjax.training.networks import features, masked_logits
 
-__all__ = ["ParityResult", "run_parity", "expected_reply", "SERIES_SEED", "SLOT"]
+__all__ = ["SERIES_SEED", "SLOT", "ParityResult", "expected_reply", "run_parity"]
 
 SERIES_SEED, SLOT = 2024, 3
 
@@ -69,7 +69,7 @@ def expected_reply(message: dict, action: int, amount: int) -> dict:
     return {"action": "raise", "amount": int(amount)}
 
 
-def _step_fn(env, config):
+def _step_fn(env, config, with_baseline):
     greedy_pol, sampled_pol = ppo.policy(config, greedy=True), ppo.policy(config)
     net = ppo.make_network(config)
 
@@ -80,8 +80,10 @@ def _step_fn(env, config):
         logits = masked_logits(logits, state.legal_action_mask)
         feats = features(state.observation, env.num_players)
         kind = who[state.current_player]
-        chosen = jnp.where(kind == 0, s, jnp.where(kind == 1, baseline.act(env, state, bot_key),
-                                                   random_bot.act(env, state, bot_key)))
+        other = random_bot.act(env, state, bot_key)
+        if with_baseline:  # the baseline bot compiles slowly: only when asked for
+            other = jnp.where(kind == 1, baseline.act(env, state, bot_key), other)
+        chosen = jnp.where(kind == 0, s, other)
         _, amounts = env.menu.mask_and_amounts(state._table, tb.legal(state._table))
         return chosen, g, s, amounts, logits, feats
 
@@ -94,7 +96,7 @@ def _step_fn(env, config):
     return step
 
 
-def _decisions(env, config, params, games, seed, limit, every):
+def _decisions(env, config, params, games, seed, limit, every, with_baseline):
     rng = np.random.default_rng(seed)
     # per game: the share of seats played by the policy, then baseline vs random
     share = np.linspace(0.3, 0.9, games)[:, None]
@@ -106,7 +108,7 @@ def _decisions(env, config, params, games, seed, limit, every):
     slot_key = jax.random.wrap_key_data(jnp.asarray(P.slot_seed(SERIES_SEED, SLOT), jnp.uint32))
     game_keys = jax.vmap(lambda t: jax.random.key_data(jax.random.fold_in(slot_key, t)))(
         jnp.arange(games))
-    step = _step_fn(env, config)
+    step = _step_fn(env, config, with_baseline)
     previous, history = [None] * games, [[] for _ in range(games)]
     count = seen = 0
     while not bool(states.terminated.all()):
@@ -142,8 +144,12 @@ def _words(text: str) -> np.ndarray:
 
 def run_parity(checkpoint, greedy_wasm, sampled_wasm, *, env_id: str | None = None,
                games: int = 16, seed: int = 1, limit: int = 1000, every: int = 1,
-               probe: bool = True, max_failures: int = 5) -> ParityResult:
-    """Ask both modules at up to ``limit`` decisions and count the disagreements."""
+               probe: bool = True, with_baseline: bool = False,
+               max_failures: int = 5) -> ParityResult:
+    """Ask both modules at up to ``limit`` decisions and count the disagreements.
+
+    The seats the policy does not play are random bots, or (``with_baseline``) 70 % baseline
+    bots and 30 % random ones."""
     from holdemjax.series.wasm import load_policy
 
     params, config = ppo.load_checkpoint(checkpoint)
@@ -159,7 +165,7 @@ def run_parity(checkpoint, greedy_wasm, sampled_wasm, *, env_id: str | None = No
         for mod in mods:
             assert mod.start(start).outcome == "no_reply"
         for t, state, hist, g, s, amounts, logits, feats in _decisions(
-                env, config, params, games, seed, limit, every):
+                env, config, params, games, seed, limit, every, with_baseline):
             message = P.act_message(env, state, tournament=t, history=hist)
             res.decisions += 1
             obs = act_features.observation(message, fmt)

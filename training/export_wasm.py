@@ -31,13 +31,20 @@ import pathlib
 import jax
 import jax.numpy as jnp
 import numpy as np
-
-from holdemjax.bots.random_bot import coordinate_key
 from holdemjax.training import act_features, ppo
 from holdemjax.training.networks import masked_logits
 
-__all__ = ["export_wasm", "weights_header", "actor_layers", "JaxCheckpointPolicy", "SOURCE",
-           "module_size_limit"]
+from holdemjax.bots.random_bot import coordinate_key
+
+__all__ = [
+    "BuildError",
+    "SOURCE",
+    "JaxCheckpointPolicy",
+    "actor_layers",
+    "export_wasm",
+    "module_size_limit",
+    "weights_header",
+]
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 SOURCE = ROOT / "sdk" / "export" / "policy_net.c"
@@ -51,7 +58,13 @@ def _sdk_build():
     spec = importlib.util.spec_from_file_location("holdem_sdk_build", ROOT / "sdk" / "build.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
+    # this instance of sdk/build.py is ours alone: its flags plus -ffp-contract=off
+    module.CFLAGS = (*module.CFLAGS, *EXTRA_CFLAGS)
     return module
+
+
+class BuildError(Exception):
+    """Compiling the module failed (sdk/build.py's error, re-raised under this name)."""
 
 
 def module_size_limit() -> int:
@@ -127,12 +140,10 @@ def export_wasm(checkpoint, out, *, greedy: bool = True) -> pathlib.Path:
     header = weights_header(params, config, greedy=greedy,
                             source=f"{checkpoint.name} (sha256 {digest[:16]})")
     extra = {"preflop_v1.h": build.preflop_header(), "policy_weights.h": header}
-    cflags = build.CFLAGS
     try:
-        build.CFLAGS = tuple(cflags) + EXTRA_CFLAGS
         build.compile_policy(SOURCE, out, extra)
-    finally:
-        build.CFLAGS = cflags
+    except build.BuildError as exc:
+        raise BuildError(str(exc)) from exc
     size = out.stat().st_size
     if size > module_size_limit():
         raise ValueError(f"{out}: {size:,} bytes, over the protocol's "
@@ -170,3 +181,54 @@ class JaxCheckpointPolicy:
         coords = tuple(np.int32(message[k]) for k in ("hand", "seat", "street", "decision"))
         return int(self._decide(self.params, obs, np.asarray(mask, bool),
                                 np.asarray(game_key, np.uint32), coords))
+
+
+class CheckpointHero:
+    """A checkpoint's JAX policy in the hero seat of a duplicate line (the interface of
+    `holdemjax.duplicate.match.BotHero`): ``holdemjax duplicate run MATCH CHECKPOINT.msgpack``.
+
+    It decides from the same ``act`` message and ``start`` format the exported module gets in
+    that seat (`holdemjax.duplicate.policy.WasmHero`): the observation by `act_features`, the
+    menu of the checkpoint's env from the hand's table, and (sampled) the game key
+    ``fold_in(hero seat key, 0)`` that the module derives from its seed. A participant of kind
+    ``"bot"`` whose source is the checkpoint path (a line resumes only with that path).
+    """
+
+    kind = "bot"
+
+    def __init__(self, path, *, greedy: bool = True):
+        self.policy = JaxCheckpointPolicy(path, greedy=greedy)
+        self.source, self.sha256 = str(path), self.policy.sha256
+        self._menu = jax.jit(ppo.make_env(self.policy.config).menu.mask_and_amounts)
+
+    def begin(self, spec, seed: int, match_id: str) -> None:
+        from holdemjax.duplicate import draws
+        from holdemjax.duplicate.match import bot_key
+
+        # the format block of the start message WasmHero sends in this seat
+        self.fmt = {"name": "duplicate", "kind": "duplicate", "seats": spec.seats,
+                    "starting_stack": spec.stack, "hands_per_level": spec.hands,
+                    "hand_cap": spec.hands,
+                    "levels": [[spec.small_blind, spec.big_blind, spec.ante]], "payouts_ppm": []}
+        self.game_key = np.asarray(draws.fold_in(tuple(bot_key(seed, spec.hero)), 0), np.uint32)
+
+    def new_hand(self, hand) -> None:
+        pass
+
+    def decide(self, hand):
+        from holdemjax.poker import table as tb
+        from holdemjax.poker.actions import CHECK_CALL, FOLD
+
+        mask, amounts = jax.device_get(self._menu(hand.table, hand.legal))
+        action = self.policy.menu_action(hand.view(), mask, self.fmt, self.game_key)
+        if action == FOLD:
+            return tb.FOLD, 0, None
+        if action == CHECK_CALL:
+            return tb.CHECK_CALL, 0, None
+        return tb.RAISE, int(amounts[action]), None
+
+    def hand_over(self, hand, record) -> None:
+        pass
+
+    def end(self) -> None:
+        pass
