@@ -1,8 +1,8 @@
 """Parity of an exported policy module with its JAX policy at real tournament decisions.
 
 Tournaments are played in JAX (vmapped, jitted) by a mix of the checkpoint's sampled policy,
-the baseline and the random bot (the share varying by game, so that many kinds of states
-occur). At every ``every``-th decision:
+random bots, calling stations (check/call: many post-flop decisions) and, optionally, the
+baseline (the policy's share varying by game, so that many kinds of states occur). At every ``every``-th decision:
 
 * JAX: ``ppo.policy(config, greedy)(params, state, game_key)`` for both modes, with
   ``game_key = fold_in(slot key, tournament)`` (what the module derives from its seed);
@@ -47,6 +47,8 @@ class ParityResult:
     sampled_mismatches: int = 0
     probe_obs_mismatches: int = 0  # the module's observation != act_features.observation
     probe_feature_mismatches: int = 0  # the module's features != networks.features (bits)
+    probe_feature_mismatches_not_log1p: int = 0  # ... outside the log1p-squashed observation
+    max_feature_diff: float = 0.0
     probe_logit_bit_mismatches: int = 0  # decisions whose 9 logits are not all bit-equal
     max_logit_diff: float = 0.0
     max_fuel_ns: int = 0
@@ -80,7 +82,8 @@ def _step_fn(env, config, with_baseline):
         logits = masked_logits(logits, state.legal_action_mask)
         feats = features(state.observation, env.num_players)
         kind = who[state.current_player]
-        other = random_bot.act(env, state, bot_key)
+        # 2: random bot, 3: calling station (check/call: many post-flop decisions)
+        other = jnp.where(kind == 3, CHECK_CALL, random_bot.act(env, state, bot_key))
         if with_baseline:  # the baseline bot compiles slowly: only when asked for
             other = jnp.where(kind == 1, baseline.act(env, state, bot_key), other)
         chosen = jnp.where(kind == 0, s, other)
@@ -101,7 +104,12 @@ def _decisions(env, config, params, games, seed, limit, every, with_baseline):
     # per game: the share of seats played by the policy, then baseline vs random
     share = np.linspace(0.3, 0.9, games)[:, None]
     draw = rng.random((games, env.num_players))
-    who = np.where(draw < share, 0, np.where(rng.random(draw.shape) < 0.7, 1, 2))
+    other = rng.random(draw.shape)
+    if with_baseline:  # baseline 50 %, random 25 %, calling station 25 % of the other seats
+        others = np.where(other < 0.5, 1, np.where(other < 0.75, 2, 3))
+    else:  # random 40 %, calling station 60 %
+        others = np.where(other < 0.4, 2, 3)
+    who = np.where(draw < share, 0, others)
     who = jnp.asarray(who.astype(np.int32))
     states = jax.jit(jax.vmap(env.init))(jax.random.split(jax.random.key(seed), games))
     bot_keys = jax.random.split(jax.random.key(seed + 1), games)
@@ -148,8 +156,8 @@ def run_parity(checkpoint, greedy_wasm, sampled_wasm, *, env_id: str | None = No
                max_failures: int = 5) -> ParityResult:
     """Ask both modules at up to ``limit`` decisions and count the disagreements.
 
-    The seats the policy does not play are random bots, or (``with_baseline``) 70 % baseline
-    bots and 30 % random ones."""
+    The seats the policy does not play are random bots and calling stations, and
+    (``with_baseline``) baseline bots."""
     from holdemjax.series.wasm import load_policy
 
     params, config = ppo.load_checkpoint(checkpoint)
@@ -208,6 +216,11 @@ def _probe(res, mod, message, obs, feats, logits, max_failures):
     feats = np.asarray(feats, np.float32)
     if not np.array_equal(w_feat.view(np.uint32), feats.view(np.uint32)):
         res.probe_feature_mismatches += 1
+        differ = np.nonzero(w_feat.view(np.uint32) != feats.view(np.uint32))[0]
+        if (differ >= obs.size).any():
+            res.probe_feature_mismatches_not_log1p += 1
+            _fail(res, max_failures, "probe features", message, differ.tolist())
+        res.max_feature_diff = max(res.max_feature_diff, float(np.abs(w_feat - feats).max()))
     legal = logits > -1e8
     if not np.array_equal(w_logits[legal].view(np.uint32), logits[legal].view(np.uint32)):
         res.probe_logit_bit_mismatches += 1
