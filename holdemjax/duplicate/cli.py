@@ -110,8 +110,8 @@ def _run(args, store, con) -> int:
     elif pathlib.Path(source).is_file():
         hero, name = WasmHero(source), args.name or pathlib.Path(source).stem
     else:
-        con.print(f"{source!r} is neither a .wasm file, a .msgpack checkpoint nor a registered "
-                  f"bot ({', '.join(M.bot_names())})", style="red")
+        con.print(f"{source!r} is neither a .wasm file nor a registered bot "
+                  f"({', '.join(M.bot_names())}) nor a .msgpack checkpoint", style="red")
         return 2
     try:
         status = M.play_line(store, args.match, name, hero)
