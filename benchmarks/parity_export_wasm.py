@@ -27,15 +27,16 @@ CHECKPOINT = ROOT / "training" / "checkpoints" / "sng6_example.msgpack"
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--decisions", type=int, default=20_000)
-    p.add_argument("--games", type=int, default=96)
+    p.add_argument("--games", type=int, default=400)
     p.add_argument("--seed", type=int, default=7)
     p.add_argument("--out", type=pathlib.Path,
                    default=ROOT / "benchmarks" / "results" / "export_wasm_parity.json")
     args = p.parse_args(argv)
 
     import jax
-    import wasmtime
     from holdemjax.training import export_parity, export_wasm
+
+    from holdemjax.series.wasm import wasmtime_version
 
     start = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp:
@@ -54,7 +55,7 @@ def main(argv=None) -> int:
         **res.to_dict(),
         "seconds": round(time.perf_counter() - start, 1),
         "jax": jax.__version__,
-        "wasmtime": getattr(wasmtime, "__version__", "?"),
+        "wasmtime": wasmtime_version(),
         "machine": platform.machine(),
         "processor": platform.processor(),
     }
@@ -62,7 +63,8 @@ def main(argv=None) -> int:
     args.out.write_text(json.dumps(doc, indent=1) + "\n")
     print(json.dumps({k: v for k, v in doc.items() if k not in ("first_failures", "coverage")},
                      indent=1))
-    ok = res.greedy_mismatches == 0 and res.sampled_mismatches == 0 and res.obs_mismatches == 0
+    ok = (res.decisions == args.decisions and res.greedy_mismatches == 0
+          and res.sampled_mismatches == 0 and res.obs_mismatches == 0)
     return 0 if ok else 1
 
 
