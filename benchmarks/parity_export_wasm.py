@@ -13,7 +13,9 @@ decision, module sizes) to benchmarks/results/export_wasm_parity.json.
 from __future__ import annotations
 
 import argparse
+import datetime
 import json
+import os
 import pathlib
 import platform
 import sys
@@ -48,6 +50,8 @@ def main(argv=None) -> int:
                                        seed=args.seed, limit=args.decisions, every=2,
                                        with_baseline=True)
     doc = {
+        "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "command": "python benchmarks/parity_export_wasm.py " + " ".join(argv or sys.argv[1:]),
         "checkpoint": str(CHECKPOINT.relative_to(ROOT)),
         "env": "sng-6",
         "module_bytes": sizes,
@@ -58,6 +62,7 @@ def main(argv=None) -> int:
         "wasmtime": wasmtime_version(),
         "machine": platform.machine(),
         "processor": platform.processor(),
+        "load_average": [round(x, 2) for x in os.getloadavg()],
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(doc, indent=1) + "\n")
