@@ -124,10 +124,11 @@ def _decisions(env, config, params, games, seed, limit, every, with_baseline):
         host = jax.device_get(states)
         g, s, amounts = np.asarray(g), np.asarray(s), np.asarray(amounts)
         logits, feats = np.asarray(logits), np.asarray(feats)
+        done = np.asarray(host.terminated)
         for i in range(games):
-            state = jax.tree.map(lambda x: x[i], host)  # noqa: B023
-            if state.terminated:
+            if done[i]:
                 continue
+            state = jax.tree.map(lambda x: x[i], host)  # noqa: B023
             before = previous[i]
             if before is not None and int(before._hand) == int(state._hand):
                 history[i].append(P.history_entry(before, state))
