@@ -246,6 +246,20 @@ def _replay(args: argparse.Namespace) -> int:
     return 0 if same else 1
 
 
+def _export_wasm(args: argparse.Namespace) -> int:
+    """A trained PPO checkpoint as a protocol module (docs/export.md)."""
+    from holdemjax.training.export_wasm import BuildError, export_wasm
+
+    try:
+        path = export_wasm(args.checkpoint, args.out, greedy=not args.sample)
+    except (OSError, ValueError, BuildError) as exc:
+        print(f"holdemjax export-wasm: {exc}", file=sys.stderr)
+        return 2
+    mode = "sampled (coordinate-addressed draws)" if args.sample else "greedy"
+    print(f"{path}: {path.stat().st_size:,} bytes, {mode} policy of {args.checkpoint}")
+    return 0
+
+
 def _series_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=0, help="series seed (default 0)")
     p.add_argument("--out", help="output folder (default VARIANT-seedSEED)")
@@ -301,6 +315,14 @@ def build_parser() -> argparse.ArgumentParser:
                         "PHH (PokerKit's hand-history format) instead of verifying")
     replay.add_argument("--out", help="with --phh: write to this file")
     replay.set_defaults(func=_replay)
+    export = sub.add_parser("export-wasm", help="export a trained PPO checkpoint as a "
+                            "WebAssembly policy that plays as the JAX policy (docs/export.md)")
+    export.add_argument("checkpoint", help="a holdemjax.training.ppo checkpoint (.msgpack)")
+    export.add_argument("-o", "--out", default="bot.wasm", help="output module (default bot.wasm)")
+    export.add_argument("--sample", action="store_true", help="sample from the policy with the "
+                        "JAX policy's coordinate-addressed draws (default: greedy, the most "
+                        "likely action)")
+    export.set_defaults(func=_export_wasm)
     from holdemjax.duplicate.cli import add_parser as add_duplicate_parser
 
     add_duplicate_parser(sub)

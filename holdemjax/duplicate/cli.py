@@ -102,11 +102,16 @@ def _run(args, store, con) -> int:
     source = args.policy
     if source in M.bot_names():
         hero, name = M.BotHero(source), args.name or source
+    elif source.endswith(".msgpack") and pathlib.Path(source).is_file():
+        # a trained PPO checkpoint: its JAX policy plays the line (docs/export.md)
+        from holdemjax.training.export_wasm import CheckpointHero
+
+        hero, name = CheckpointHero(source), args.name or pathlib.Path(source).stem
     elif pathlib.Path(source).is_file():
         hero, name = WasmHero(source), args.name or pathlib.Path(source).stem
     else:
         con.print(f"{source!r} is neither a .wasm file nor a registered bot "
-                  f"({', '.join(M.bot_names())})", style="red")
+                  f"({', '.join(M.bot_names())}) nor a .msgpack checkpoint", style="red")
         return 2
     try:
         status = M.play_line(store, args.match, name, hero)
@@ -298,8 +303,9 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p = command("play", _play, "play the hero seat in the terminal; resumes where you stopped")
     p.add_argument("--name", help="your participant name (default: your login)")
     p = command("run", _run, "a .wasm policy or a registered bot plays its whole line")
-    p.add_argument("policy", help="a .wasm file, or a bot: beginner, intermediate, advanced, "
-                   "random, jax-baseline, jax-random")
+    p.add_argument("policy", help="a .wasm file, a PPO checkpoint (.msgpack: its greedy JAX "
+                   "policy), or a bot: beginner, intermediate, advanced, random, jax-baseline, "
+                   "jax-random")
     p.add_argument("--name", help="participant name (default: the file's stem or the bot name)")
     command("close", _close, "close the match now: unfinished lines close as played so far; "
             "the seed is revealed")

@@ -1,0 +1,122 @@
+"""`holdemjax export-wasm`: the shipped checkpoint as a protocol module that plays as its JAX
+policy (holdemjax/training/export_wasm.py, sdk/export/policy_net.c, docs/export.md).
+
+* the observation rebuilt from ``act`` messages (`act_features.observation`) equals the env's
+  ``state.observation`` bit for bit, and the module's own equals it too (the probe);
+* greedy and sampled replies of the two modules equal the JAX policy's at every checked decision
+  of real tournaments (the full 20,000-decision run: benchmarks/parity_export_wasm.py);
+* the module is small, imports only ``holdem.*``, answers in about a millisecond of fuel;
+* in a duplicate match the checkpoint (`holdemjax duplicate run MATCH CHECKPOINT.msgpack`) and
+  its export play identical lines.
+"""
+
+from __future__ import annotations
+
+import json
+import pathlib
+
+import pytest
+
+pytest.importorskip("wasmtime")
+pytest.importorskip("ziglang")
+
+from holdemjax.training import act_features, export_parity, export_wasm
+
+from holdemjax import cli
+from holdemjax.series import protocol as P
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+CHECKPOINT = ROOT / "training" / "checkpoints" / "sng6_example.msgpack"
+
+
+@pytest.fixture(scope="module")
+def modules(tmp_path_factory):
+    """The shipped checkpoint exported greedy (through the CLI) and sampled (the function)."""
+    out = tmp_path_factory.mktemp("export")
+    greedy, sampled = out / "greedy.wasm", out / "sampled.wasm"
+    assert cli.main(["export-wasm", str(CHECKPOINT), "-o", str(greedy)]) == 0
+    export_wasm.export_wasm(CHECKPOINT, sampled, greedy=False)
+    return greedy, sampled
+
+
+def test_module_is_small_and_imports_only_the_protocol(modules):
+    build = export_wasm._sdk_build()
+    for path in modules:
+        assert path.stat().st_size < 1_000_000 < P.MAX_MODULE_BYTES
+        assert {(m, n) for m, n, _ in build.wasm_imports(path.read_bytes())} <= \
+            build.ALLOWED_IMPORTS
+
+
+def test_export_is_reproducible(modules, tmp_path):
+    again = export_wasm.export_wasm(CHECKPOINT, tmp_path / "again.wasm")
+    assert again.read_bytes() == modules[0].read_bytes()
+
+
+def test_parity_with_the_jax_policy(modules):
+    res = export_parity.run_parity(CHECKPOINT, *modules, games=32, limit=1_000, every=2)
+    detail = json.dumps(res.first_failures[:2])[:3000]
+    assert res.decisions == 1_000
+    assert res.obs_mismatches == 0, detail
+    assert res.probe_obs_mismatches == 0, detail
+    assert res.greedy_mismatches == 0, detail
+    assert res.sampled_mismatches == 0, detail
+    # the features differ from networks.features only where log1p rounds differently
+    assert res.probe_feature_mismatches_not_log1p == 0, detail
+    # float32 in another order (and log1p rounded otherwise): last bits only
+    assert res.max_logit_diff < 1e-4
+    # about 1 ms of the 20 ms shot clock
+    assert res.max_fuel_ns < 5_000_000
+    seen = res.coverage
+    for key in ("street 1", "street 2", "reply fold", "reply raise", "an all-in seat",
+                "raising closed"):
+        assert seen[key] > 0, (key, dict(seen))
+
+
+def test_street_chips_leave_out_the_blinds():
+    m = {"stacks": [990, 980, 1000], "sb": 0, "bb": 1, "blinds": [10, 20, 0],
+         "history": [[0, 2, 3, 60], [0, 0, 2, 60], [0, 1, 2, 60], [1, 0, 3, 40]]}
+    chips = act_features.street_chips(m)
+    assert chips[0].tolist() == [50, 40, 60]
+    assert chips[1].tolist() == [40, 0, 0]
+    assert act_features.street_raises(m)[0].tolist() == [0, 0, 1]
+
+
+def test_export_refuses_a_missing_checkpoint(tmp_path, capsys):
+    assert cli.main(["export-wasm", str(tmp_path / "nope.msgpack"), "-o",
+                     str(tmp_path / "x.wasm")]) == 2
+    assert "nope.msgpack" in capsys.readouterr().err
+
+
+def test_duplicate_checkpoint_and_export_play_identical_lines(modules, tmp_path, capsys):
+    store = str(tmp_path / "club.sqlite")
+    assert cli.main(["duplicate", "create", "--store", store, "--seats", "6", "--hands", "12",
+                     "--participants", "2", "--json"]) == 0
+    match = json.loads(capsys.readouterr().out)["match"]
+    assert cli.main(["duplicate", "run", "--store", store, match, str(CHECKPOINT),
+                     "--name", "jax"]) == 0
+    assert cli.main(["duplicate", "run", "--store", store, match, str(modules[0]),
+                     "--name", "wasm"]) == 0
+    out = capsys.readouterr().out
+    assert "jax: line finished" in out and "wasm: line finished" in out
+    assert "benched" not in out
+    assert cli.main(["duplicate", "review", "--store", store, match, "jax", "wasm",
+                     "--json"]) == 0
+    review = json.loads(capsys.readouterr().out)
+    assert review["hands_compared"] == 12
+    assert review["divergent_hands"] == 0
+
+
+def test_series_plays_cleanly(modules, tmp_path):
+    """`holdemjax series bot.wasm` (certify-series: 3 short tournaments against five
+    baselines): no fault, no timeout, every reply admitted, about 1 ms per decision."""
+    out = tmp_path / "series"
+    assert cli.main(["series", str(modules[0]), "--variant", "certify-series",
+                     "--out", str(out)]) == 0
+    doc = json.loads((out / "results.json").read_text())
+    mine = doc["slots"][0]
+    assert mine["faulted_at"] is None and not mine["faults"]
+    assert mine["timeouts"] == 0 and mine["away_hands"] == 0
+    assert set(mine["replies"]) == {"ok"}, mine["replies"]
+    decisions = mine["replies"]["ok"]
+    assert decisions > 0
+    assert mine["compute_ns"] / decisions < 5_000_000
