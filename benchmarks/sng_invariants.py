@@ -37,7 +37,7 @@ def main(argv=None) -> int:
 
         t0 = time.perf_counter()
         s = _play(env_id, args.games, seed=args.seed, check=counted, max_steps=5000)
-        hands = int((s._hand + 1).sum())
+        hands = int((env.tournament(s).hand + 1).sum())
         print(f"{env_id}: {args.games} tournaments, {hands} hands, {steps[0]} batched steps, "
               f"all invariants held ({time.perf_counter() - t0:.1f} s)")
     return 0

@@ -38,6 +38,7 @@ import numpy as np
 
 import holdemjax
 from holdemjax.bots import baseline, random_bot
+from holdemjax.validate import require_int
 
 __all__ = ["EvalResult", "evaluate", "baseline_opponent", "make_env", "main"]
 
@@ -123,7 +124,7 @@ def _program(env, policy, opponent, chunk: int, max_steps: int):
             jax.random.fold_in(k, 1)))(deal_keys), n, 0)
         rotation = jnp.tile(jnp.arange(n, dtype=jnp.int32), chunk)  # policy's player id
         states = jax.vmap(env.init)(env_keys)
-        seats = states._seat_of[jnp.arange(chunk * n), rotation]
+        seats = env.tournament(states).seat_of[jnp.arange(chunk * n), rotation]
         num_actions = states.legal_action_mask.shape[-1]
 
         def body(carry):
@@ -169,8 +170,7 @@ def evaluate(policy: Callable, params=None, *, deals: int = 1000, env_id: str = 
     """
     for name, value, least in (("deals", deals, 2), ("chunk", chunk, 1),
                                ("max_steps", max_steps, 1)):
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < least:
-            raise ValueError(f"{name} must be an int >= {least}, got {value!r}")
+        require_int(name, value, least, what=f"an int >= {least}")
     if not callable(policy):
         raise ValueError(f"policy must be callable, got {policy!r}")
     env = make_env(env_id)
