@@ -17,7 +17,7 @@ import time
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 
-from tests.envs.test_sng import _env, _invariants, _play  # noqa: E402
+from tests.envs.test_sng import _env, _invariants, _play
 
 
 def main(argv=None) -> int:

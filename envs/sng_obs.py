@@ -93,9 +93,9 @@ def encode(lay: Layout, tour: Tournament, seat: jax.Array) -> jax.Array:
     # Divisions are written as products with one reciprocal, so that every compiled form
     # (batched or not) rounds the same way and observations stay bit-identical.
     per_bb = 1.0 / t.big_blind.astype(jnp.float32)
-    chips = lambda x: x.astype(jnp.float32) * per_bb  # noqa: E731
-    flag = lambda x: x.astype(jnp.float32)  # noqa: E731
-    i32 = lambda x: x.astype(jnp.int32)  # noqa: E731
+    chips = lambda x: x.astype(jnp.float32) * per_bb
+    flag = lambda x: x.astype(jnp.float32)
+    i32 = lambda x: x.astype(jnp.int32)
     # Every seat-indexed block (STACKS .. STREET_RAISES, contiguous in BLOCKS) as one int
     # matrix by absolute seat, rotated once to the observer's view: (name, rows, in chips?).
     per_seat = (

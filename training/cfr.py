@@ -143,7 +143,7 @@ class _Arrays:
         return w[self.roots].sum()
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _arrays(env_id: str) -> _Arrays:
     return _Arrays(game_tree(env_id))
 
@@ -164,7 +164,7 @@ def _precision(precision: str):
     raise ValueError(f"unknown precision {precision!r}; known: float32, float64")
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _evaluator(env_id: str, precision: str):
     """Jitted and warmed `sigma -> (exploitability, player 0's value)`; call in the context."""
     arr, (dtype, context) = _arrays(env_id), _precision(precision)
@@ -216,7 +216,7 @@ def _update(algorithm, alpha, beta, gamma):
     return dcfr
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _runner(env_id, algorithm, alternating, alpha, beta, gamma, precision):
     """Jitted and warmed `(regret, avg, t, n) -> (regret, avg, t)`: n more iterations."""
     arr, update = _arrays(env_id), _update(algorithm, alpha, beta, gamma)

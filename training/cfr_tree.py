@@ -105,13 +105,13 @@ def _chunked(fn, tree, *args):
     """`fn(tree, *args)` over the leading axis in fixed-size chunks (a single compile)."""
     n, outs = len(args[0]), []
     for lo in range(0, n, _CHUNK):
-        pad = lambda x: np.resize(np.asarray(x)[lo:lo + _CHUNK], (_CHUNK, *np.shape(x)[1:]))
+        pad = lambda x, lo=lo: np.resize(np.asarray(x)[lo:lo + _CHUNK], (_CHUNK, *np.shape(x)[1:]))
         out = fn(jax.tree.map(pad, tree), *map(pad, args))
-        outs.append(jax.tree.map(lambda x: np.asarray(x)[:min(_CHUNK, n - lo)], out))
+        outs.append(jax.tree.map(lambda x, lo=lo: np.asarray(x)[:min(_CHUNK, n - lo)], out))
     return jax.tree.map(lambda *xs: np.concatenate(xs), *outs)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def game_tree(env_id: str) -> GameTree:
     """The full tree of `env_id` (cached), built by stepping the env from every deal."""
     spec = _SPECS[check_env(env_id)]
@@ -154,7 +154,7 @@ def game_tree(env_id: str) -> GameTree:
         if not rows:
             break
         idx = np.array([r[0] for r in rows])
-        level = _chunked(step, jax.tree.map(lambda x: np.asarray(x)[idx], level),
+        level = _chunked(step, jax.tree.map(lambda x, idx=idx: np.asarray(x)[idx], level),
                          np.asarray(acts, np.int32))
         meta = [(node, a, chance[node], total, line) for _, node, a, total, line in rows]
     children = np.full((len(parent), env.num_actions), -1, np.int32)

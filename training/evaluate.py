@@ -80,7 +80,7 @@ class EvalResult:
                     seconds=self.seconds)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def make_env(env_id: str):
     """The (cached) env of ``env_id``: one object per id, so compiled programs are reused."""
     if env_id not in ENV_IDS:
@@ -88,7 +88,7 @@ def make_env(env_id: str):
     return holdemjax.make(env_id)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def baseline_opponent(env):
     """``act(state, key)`` of the baseline bot on ``env`` (the default opponent; cached)."""
     return functools.partial(baseline.act, env)
@@ -203,7 +203,7 @@ def evaluate(policy: Callable, params=None, *, deals: int = 1000, env_id: str = 
                       int(sum(o["decisions"] for o in outs)), seconds)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _stateless(fn):
     """``fn(state, key)`` as ``(params, state, key)`` (cached: one wrapper, one compile)."""
     return lambda params, state, key: fn(state, key)

@@ -57,7 +57,7 @@ def checkpoint_info(path) -> dict:
 
 
 # ----------------------------------------------------------------------- trained policies
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def policy(config: Config, greedy: bool = False):
     """``act(params, state, key) -> int32`` menu action of a network trained with ``config``.
 

@@ -99,7 +99,7 @@ class Config:
         return d
 
     @classmethod
-    def from_dict(cls, d: dict) -> "Config":
+    def from_dict(cls, d: dict) -> Config:
         """Inverse of `to_dict`; unknown keys raise `ValueError` naming them."""
         known = {f.name for f in dataclasses.fields(cls)}
         extra = set(d) - known

@@ -15,7 +15,7 @@ import optax
 
 import holdemjax
 from holdemjax.bots import baseline
-from holdemjax.poker.tournament import open_places_icm
+from holdemjax.poker.tournament import open_payouts, open_places_icm, player_scores
 from holdemjax.training.networks import masked_logits
 from holdemjax.training.ppo_config import (
     BASELINE,
@@ -74,7 +74,7 @@ class Trainer:
 
     @classmethod
     @functools.lru_cache(maxsize=8)
-    def of(cls, config: "Config") -> "Trainer":
+    def of(cls, config: Config) -> Trainer:
         """The shared trainer of ``config`` (compiles once per process)."""
         return cls(config)
 
@@ -136,7 +136,6 @@ class Trainer:
         """``# [B, N]`` shaping potential by player id: the expected score - 1/6 from the
         stacks at the start of the current hand (ICM over the open places, or the chip share),
         a placed player's score once out. Trainer-side only: the policy never sees it."""
-        n = self.n
         if self.config.shaping == "none":
             return jnp.zeros(state.rewards.shape, jnp.float32)
 
@@ -147,10 +146,11 @@ class Trainer:
                 equity = open_places_icm(t.table.start_stacks, alive, t.format.payouts)
             else:  # chips: the share of the chips in play, scaled to the payouts still open
                 chips = jnp.where(alive, t.table.start_stacks, 0).astype(jnp.float32)
-                open_total = jnp.where(jnp.arange(n) < alive.sum(), t.format.payouts, 0.0).sum()
+                open_total = open_payouts(alive, t.format.payouts).sum()
                 equity = chips / jnp.maximum(chips.sum(), 1.0) * open_total
+            # by player id, less 1/N: the env's zero-sum score of these scores
             score = jnp.where(alive, equity, t.score)
-            return (score[t.seat_of] - 1.0 / n).astype(jnp.float32)
+            return player_scores(t.replace(score=score), zero_sum=True)
 
         return jax.vmap(one)(state)
 
@@ -214,7 +214,7 @@ class Trainer:
             reward = jnp.where(d, tr.shaped, reward + tr.shaped)
             known = known | d
             mine = (jnp.arange(n) == tr.actor[:, None]) & tr.learn[:, None]  # [B, N]
-            pick = lambda x: (x * mine).sum(1)  # noqa: E731
+            pick = lambda x: (x * mine).sum(1)
             has_next = (known & mine).any(1)
             delta = pick(reward) + c.gamma * pick(next_value) - tr.value
             adv = jnp.where(has_next, delta + c.gamma * c.gae_lambda * pick(next_adv), 0.0)
@@ -236,7 +236,7 @@ class Trainer:
         logp_all = jax.nn.log_softmax(masked_logits(logits, mask))
         logp = jnp.take_along_axis(logp_all, action[:, None], axis=1)[:, 0]
         count = jnp.maximum(w.sum(), 1.0)
-        mean = lambda x: (w * x).sum() / count  # noqa: E731
+        mean = lambda x: (w * x).sum() / count
         adv_mean = mean(adv)
         adv = (adv - adv_mean) / (jnp.sqrt(mean((adv - adv_mean) ** 2)) + 1e-8)
         log_ratio = logp - old_logp
@@ -281,7 +281,7 @@ class Trainer:
         ts, traj = self._rollout(ts)
         adv, train = self._advantages(traj)
         ret = adv + traj.value
-        flat = lambda x: x.reshape((-1,) + x.shape[2:])  # noqa: E731
+        flat = lambda x: x.reshape((-1,) + x.shape[2:])
         data = (flat(traj.obs), flat(traj.mask), flat(traj.action), flat(traj.logp),
                 flat(adv), flat(ret), flat(train).astype(jnp.float32))
         key, k_upd = jax.random.split(ts.key)

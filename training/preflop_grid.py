@@ -76,7 +76,7 @@ def class_combos(row: int, col: int) -> list[tuple[int, int]]:
     return [(4 * r1 + a, 4 * r2 + b) for a in range(4) for b in range(4) if a != b]
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _combo_table():
     """(cards ``# [1326, 2]``, cell row ``# [1326]``, cell col ``# [1326]``)."""
     cards, rows, cols = [], [], []
@@ -157,7 +157,7 @@ def _probe(env, fn, params):
                      f"({env.num_actions},), got {out}")
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _env():
     return holdemjax.make(ENV_ID)
 

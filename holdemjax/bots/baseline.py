@@ -93,7 +93,7 @@ _FOLD, _CALL, _RAISE = Intent
 
 
 # -------------------------------------------------------------------------------- the data file
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def load_preflop(path: str | None = None) -> tuple[np.ndarray, np.ndarray]:
     """(equity ``# [169, 5] int32`` bp vs 1..5 random hands, top ``# [169] int32`` bp).
 

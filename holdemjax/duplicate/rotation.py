@@ -273,7 +273,7 @@ def _advance(t, kind, amount):
 _start_jit, _advance_jit, _deck_jit = jax.jit(_start), jax.jit(_advance), jax.jit(hand_deck)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _layout(seats: int):
     """(treedef, [(shape, dtype, size)]) of ``(Table, Legal)`` at ``seats`` seats."""
     shapes = jax.eval_shape(_start, jnp.zeros(seats, jnp.int32), 0, 0, 0, 0,
@@ -399,7 +399,7 @@ def play_host_hand(players, key, hand: int, *, stack=2000, blinds=(10, 20, 0),
                       faults=faults)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def jitted_policy(policy):
     """``run(table, hand, decisions, street_raises, key) -> (kind, amount)``: the policy jitted
     on the seat view of a (host) table."""

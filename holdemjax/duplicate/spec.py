@@ -58,7 +58,7 @@ JAX_BOTS = {"jax-baseline": "BASELINE", "jax-random": "RANDOM"}
 
 def utcnow() -> dt.datetime:
     """The current time, timezone-aware UTC (the store's clock)."""
-    return dt.datetime.now(dt.timezone.utc)
+    return dt.datetime.now(dt.UTC)
 
 
 def parse_time(text: str) -> dt.datetime:
@@ -67,7 +67,7 @@ def parse_time(text: str) -> dt.datetime:
         when = dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
     except (TypeError, ValueError):
         raise ValueError(f"bad time {text!r}: expected ISO 8601 like 2026-12-01T18:00Z") from None
-    return when if when.tzinfo else when.replace(tzinfo=dt.timezone.utc)
+    return when if when.tzinfo else when.replace(tzinfo=dt.UTC)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -123,7 +123,7 @@ class MatchSpec:
         return d
 
     @classmethod
-    def from_dict(cls, d: dict) -> "MatchSpec":
+    def from_dict(cls, d: dict) -> MatchSpec:
         """The spec of `as_dict` (unknown keys are refused, naming them)."""
         extra = set(d) - {f.name for f in dataclasses.fields(cls)}
         if extra:

@@ -47,7 +47,7 @@ def threefry2x32(k1, k2, x1, x2):
     copies between them; unrolled, XLA fuses the whole hash into one elementwise kernel. The
     arithmetic is the same (uint32, wrapping), so are the bits.
     """
-    u32 = lambda v: jnp.asarray(v, jnp.uint32)  # noqa: E731
+    u32 = lambda v: jnp.asarray(v, jnp.uint32)
     ks = (k1, k2, k1 ^ k2 ^ u32(0x1BD11BDA))
     x1, x2 = x1 + ks[0], x2 + ks[1]
     for step in range(5):

@@ -44,8 +44,8 @@ from holdemjax.poker.structure import RING, Format, blinds_at
 from holdemjax.sparse import sparse_cond, sparse_while
 
 __all__ = ["NUM_STREETS", "Tournament", "Decision", "start", "act", "next_hand", "advance",
-           "stop", "places_of_busts", "open_places_icm", "finish_by_icm", "player_scores",
-           "final_places", "decision", "decision_at"]
+           "stop", "places_of_busts", "open_payouts", "open_places_icm", "finish_by_icm",
+           "player_scores", "final_places", "decision", "decision_at"]
 
 NUM_STREETS = tb.NUM_STREETS
 
@@ -216,14 +216,19 @@ def next_hand(t: Tournament) -> Tournament:
     return jax.tree.map(lambda a, b: jnp.where(over, a, b), ended, ongoing)
 
 
+def open_payouts(alive, payouts) -> jax.Array:
+    """``# [N] float32``: the payouts of the places still open (the first ``alive.sum()``
+    places; the others are taken), 0 for the places already paid."""
+    n = alive.shape[-1]
+    return jnp.where(jnp.arange(n) < alive.sum(), payouts, 0.0)
+
+
 def open_places_icm(stacks, alive, payouts) -> jax.Array:
     """``# [N] float32``: Malmuth-Harville ICM of the ``alive`` seats' ``stacks`` over the
-    payouts of the places still open (the first ``alive.sum()``); 0 for the others' share of
-    nothing. The one definition used at the hand cap, at the wall-time stop and by training's
-    reward shaping."""
-    n = stacks.shape[-1]
-    open_pay = jnp.where(jnp.arange(n) < alive.sum(), payouts, 0.0)
-    return icm(jnp.where(alive, stacks, 0).astype(jnp.float32), open_pay)
+    payouts of the places still open (`open_payouts`); 0 for the others' share of nothing. The
+    one definition used at the hand cap, at the wall-time stop and by training's reward
+    shaping."""
+    return icm(jnp.where(alive, stacks, 0).astype(jnp.float32), open_payouts(alive, payouts))
 
 
 def finish_by_icm(t: Tournament) -> Tournament:

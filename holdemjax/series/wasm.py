@@ -120,7 +120,7 @@ def _release_at_exit() -> None:
 
 # ------------------------------------------------------------------------------- the policy
 def load_policy(source: str | os.PathLike | bytes, *, name: str | None = None,
-                cache: bool = True) -> "WasmPolicy":
+                cache: bool = True) -> WasmPolicy:
     """Compile (or fetch from the cache), check and instantiate one policy; see `WasmPolicy`.
 
     ``source`` is a path to a ``.wasm`` file or the module's bytes; ``name`` (default: the file's
@@ -304,7 +304,7 @@ class WasmPolicy:
         self._store = self._memory = self._alloc = self._on_message = None
         self._stack_pointer = None
 
-    def __enter__(self) -> "WasmPolicy":
+    def __enter__(self) -> WasmPolicy:
         return self
 
     def __exit__(self, *exc) -> None:

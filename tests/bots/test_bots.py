@@ -114,7 +114,7 @@ def test_random_bot_is_uniform_over_legal_actions(certify, mid_states):
 # ------------------------------------------------------------------ coordinate addressing
 def test_coordinate_key_depends_on_each_coordinate_only():
     base = jax.random.key(42)
-    u = lambda *c: int(draw_below(coordinate_key(base, *c), 2**31 - 1))  # noqa: E731
+    u = lambda *c: int(draw_below(coordinate_key(base, *c), 2**31 - 1))
     ref = u(3, 2, 1, 0)
     assert u(3, 2, 1, 0) == ref
     assert len({ref, u(4, 2, 1, 0), u(3, 3, 1, 0), u(3, 2, 2, 0), u(3, 2, 1, 1)}) == 5
@@ -126,7 +126,7 @@ def test_coordinate_key_depends_on_each_coordinate_only():
 def first_decisions(certify):
     """The same 256 deals after one decision by the first actor: all-random play, and play by
     six baselines (so the first actor's decision may differ between the two lines)."""
-    run = lambda lineup, steps: play(certify, jax.random.key(13), GAMES,  # noqa: E731
+    run = lambda lineup, steps: play(certify, jax.random.key(13), GAMES,
                                      jnp.asarray(lineup), steps)["states"]
     return run([0] * 6, 0), run([0] * 6, 1), run([1] * 6, 1)
 
@@ -209,7 +209,7 @@ def test_preflop_table_is_sane():
 
 # ------------------------------------------------------------------------ strategy pieces
 def test_hand_class():
-    cls = lambda text: int(baseline.hand_class(jnp.asarray(parse_cards(text))))  # noqa: E731
+    cls = lambda text: int(baseline.hand_class(jnp.asarray(parse_cards(text))))
     assert cls("AsAh") == 12 * 13 + 12
     assert cls("AsKs") == 12 * 13 + 11 and cls("KdAd") == 12 * 13 + 11
     assert cls("AsKd") == 11 * 13 + 12

@@ -37,7 +37,7 @@ def _play(env_id, batch, seed, policy="random", max_steps=2000, check=None):
     init, step = _fns(env_id)
     state = init(jax.random.split(jax.random.key(seed), batch))
     key = jax.random.key(seed + 1)
-    for t in range(max_steps):
+    for _ in range(max_steps):
         if bool(state.terminated.all()):
             return state
         key, sub = jax.random.split(key)

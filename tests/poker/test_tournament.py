@@ -114,6 +114,16 @@ def test_the_hand_cap_settles_the_seats_still_in_by_icm_over_the_open_places():
                                          CERTIFY.payouts)).tolist() == want.tolist()
 
 
+def test_open_payouts_are_those_of_the_places_still_to_take():
+    """With k seats still in, places 1..k are open; places k+1.. are paid already. The same
+    payouts feed the ICM at the cap, at the stop and training's shaping (`open_places_icm`)."""
+    alive = jnp.array([True, False, True, True, False, False])
+    got = np.asarray(tn.open_payouts(alive, CERTIFY.payouts))
+    np.testing.assert_allclose(got, np.where(np.arange(6) < 3, SNG_PAYOUTS, 0.0), atol=1e-7)
+    assert float(tn.open_payouts(jnp.ones(6, bool), CERTIFY.payouts).sum()) == \
+        pytest.approx(1.0, abs=1e-6)
+
+
 def test_stop_gives_the_blinds_back_and_settles_as_at_the_cap():
     t = _start("certify")(jax.random.key(5))
     stopped = tn.stop(t)
@@ -169,4 +179,4 @@ def test_start_under_vmap_equals_each_row(name):
     batch = jax.jit(jax.vmap(lambda k: tn.start(k, CERTIFY)))(keys)
     for i in range(3):
         one = _start(name)(keys[i])
-        jax.tree.map(lambda a, b: np.testing.assert_array_equal(a[i], b), batch, one)
+        jax.tree.map(lambda a, b, i=i: np.testing.assert_array_equal(a[i], b), batch, one)

@@ -30,13 +30,13 @@ import pytest
 
 pytest.importorskip("wasmtime")
 
-import holdemjax  # noqa: E402
-from holdemjax.bots import baseline, random_bot  # noqa: E402
-from holdemjax.bots.random_bot import coordinate_key, coordinates  # noqa: E402
-from holdemjax.poker import table as tb  # noqa: E402
-from holdemjax.poker.actions import CHECK_CALL, FOLD  # noqa: E402
-from holdemjax.series import protocol as P  # noqa: E402
-from holdemjax.series.wasm import load_policy  # noqa: E402
+import holdemjax
+from holdemjax.bots import baseline, random_bot
+from holdemjax.bots.random_bot import coordinate_key, coordinates
+from holdemjax.poker import table as tb
+from holdemjax.poker.actions import CHECK_CALL, FOLD
+from holdemjax.series import protocol as P
+from holdemjax.series.wasm import load_policy
 
 POLICIES = pathlib.Path(__file__).resolve().parents[2] / "holdemjax" / "series" / "policies"
 SERIES_SEED, SLOT = 2024, 3
@@ -98,7 +98,7 @@ def decisions(env, games: int, seed: int, limit: int, every: int = 1):
         host = jax.device_get(states)
         base, amount, bits = np.asarray(base), np.asarray(amount), np.asarray(bits)
         for g in range(games):
-            state = jax.tree.map(lambda x: x[g], host)  # noqa: B023
+            state = jax.tree.map(lambda x, g=g: x[g], host)
             if state.terminated:
                 continue
             before = previous[g]

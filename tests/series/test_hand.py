@@ -13,8 +13,14 @@ import pytest
 
 from holdemjax.poker import table as tb
 from holdemjax.series import protocol as P
-from holdemjax.series.hand import (STREET_OF_BOARD, HandLog, apply_outcome, check_exact,
-                                   default_action, is_exact)
+from holdemjax.series.hand import (
+    STREET_OF_BOARD,
+    HandLog,
+    apply_outcome,
+    check_exact,
+    default_action,
+    is_exact,
+)
 from holdemjax.series.wasm import FAULTS, CallResult
 
 FACING = {"fold": True, "check": False, "call": 20, "raise": [40, 1000]}

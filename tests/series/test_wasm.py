@@ -17,10 +17,19 @@ import pytest
 
 wasmtime = pytest.importorskip("wasmtime")
 
-from holdemjax.series import wasm as W  # noqa: E402
-from holdemjax.series.wasm import (  # noqa: E402
-    BANK_NS, DECISION_MAX_NS, HOST_CALL_NS, MS, NOTIFY_NS, OUTCOMES, SHOT_NS, Clock,
-    PolicyLoadError, load_policy)
+from holdemjax.series import wasm as W
+from holdemjax.series.wasm import (
+    BANK_NS,
+    DECISION_MAX_NS,
+    HOST_CALL_NS,
+    MS,
+    NOTIFY_NS,
+    OUTCOMES,
+    SHOT_NS,
+    Clock,
+    PolicyLoadError,
+    load_policy,
+)
 
 ZOO = pathlib.Path(__file__).parent / "zoo"
 PAGE = 65_536
