@@ -90,3 +90,11 @@ def test_nothing_imports_the_top_rooms():
     for top in ("holdemjax.cli", "training"):
         users = [room for room, targets in actual.items() if top in targets]
         assert users == [] or users == ["holdemjax.__init__"], (top, users)
+
+
+def test_no_source_file_over_450_lines():
+    """Files split along their seams (issue 14; STYLE.md aims for ~400): none of the library's,
+    the envs' or training's modules grows past 450 lines."""
+    long = {str(p.relative_to(ROOT)): n for p in _files()
+            if (n := len(p.read_text().splitlines())) > 450}
+    assert not long, long

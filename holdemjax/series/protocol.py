@@ -27,6 +27,8 @@ __all__ = [
     "Clock",
     "OUTCOMES",
     "FAULTS",
+    "TRAP",
+    "MEMORY",
     "HOST_CALL_NS",
     "MEMORY_LIMIT_BYTES",
     "STORE_MEMORY_BYTES",
@@ -88,6 +90,7 @@ EMOTES = ("applause", "facepalm", "gg", "laugh", "sigh", "thumbs_up", "tip_hat",
 
 #: Outcomes of a call that bench the policy for the rest of the series (`wasm.FAULTS`).
 FAULTS = ("trap", "memory")
+TRAP, MEMORY = FAULTS  # the module trapped; its memory went over MEMORY_LIMIT_BYTES
 #: What one call of a policy did (`wasm.CallResult.outcome`).
 OUTCOMES = ("ok", "no_reply", "timeout", *FAULTS, "bad_alloc", "bad_pointer", "reply_too_long")
 

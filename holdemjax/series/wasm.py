@@ -35,6 +35,7 @@ from holdemjax.series.protocol import (
     LOG_LINE_BYTES,
     LOG_LINES_PER_TOURNAMENT,
     MAX_MODULE_BYTES,
+    MEMORY,
     MEMORY_LIMIT_BYTES,
     MS,
     NOTIFY_NS,
@@ -43,6 +44,7 @@ from holdemjax.series.protocol import (
     SHOT_NS,
     START_NS,
     STORE_MEMORY_BYTES,
+    TRAP,
     Clock,
 )
 from holdemjax.series.wasm_module import (
@@ -261,7 +263,7 @@ class WasmPolicy:
         if result.outcome in ("timeout", *FAULTS):
             self.fault = "start"
             why = {"timeout": f"ran out of its {START_NS // MS:,} ms start budget",
-                   "trap": "trapped", "memory": "went over the memory limit"}[result.outcome]
+                   TRAP: "trapped", MEMORY: "went over the memory limit"}[result.outcome]
             detail = "" if result.outcome == "timeout" else f" ({result.detail})"
             raise PolicyLoadError(self.name, "start", f"{why} on the start message{detail}")
         if self._stack_pointer:
@@ -342,15 +344,15 @@ class WasmPolicy:
             if trap.trap_code == wasmtime.TrapCode.OUT_OF_FUEL:
                 outcome, detail = "timeout", f"used its whole budget of {budget} ns"
             else:
-                outcome = "trap"
+                outcome = TRAP
                 detail = trapped = trap_text(trap)
         except Exception as exc:  # a wasmtime error or a host import's bug: stop the policy only
-            outcome, reply = "trap", None
+            outcome, reply = TRAP, None
             detail = trapped = f"host error {type(exc).__name__}: {exc}"
         used = budget - store.get_fuel()
         size = self._memory.data_len(store)
         if size > MEMORY_LIMIT_BYTES:
-            outcome, reply = "memory", None
+            outcome, reply = MEMORY, None
             detail = (f"memory at {size} bytes, above the {MEMORY_LIMIT_BYTES}-byte (64 MiB) limit"
                       + (f", at trap {trapped}" if trapped else ""))
         if outcome == "timeout" and self._stack_pointer and self._stack_pointer[1] is not None:
