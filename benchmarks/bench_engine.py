@@ -53,7 +53,7 @@ def _new_hands(key: jax.Array, batch: int) -> T.Table:
     alive = jnp.ones((batch, SEATS), bool)
     button = (threefry.bits(k_button, (batch,)) % SEATS).astype(jnp.int32)
     button, sb, bb, posts = jax.vmap(T.first_positions)(alive, button)
-    full = lambda v: jnp.full((batch,), v, jnp.int32)  # noqa: E731
+    full = lambda v: jnp.full((batch,), v, jnp.int32)
     return jax.vmap(T.start_hand)(jnp.full((batch, SEATS), STACK, jnp.int32), alive, button, sb,
                                   bb, posts, full(SMALL_BLIND), full(BIG_BLIND), full(0), decks)
 
@@ -154,7 +154,7 @@ class PokerKitSide(bench.Side):
         warnings.filterwarnings("ignore", module="pokerkit")
         self.name = f"PokerKit {getattr(pokerkit, '__version__', '')}".strip()
         autos = tuple(Automation)
-        self.new = lambda: NoLimitTexasHoldem.create_state(  # noqa: E731
+        self.new = lambda: NoLimitTexasHoldem.create_state(
             autos, False, 0, (SMALL_BLIND, BIG_BLIND), BIG_BLIND, (STACK,) * SEATS, SEATS,
             mode=Mode.TOURNAMENT)
         self.state = self.new()

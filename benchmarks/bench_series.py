@@ -52,7 +52,7 @@ def main(argv=None) -> int:
           f"{tm['policy_s']:.1f} / {tm['host_s']:.1f} s |")
     print(f"| standard error per slot (theory {theory:.4f}) | "
           + ", ".join(f"{s['stderr']:.4f}" for s in doc["slots"]) + " |")
-    print(f"| scores | " + ", ".join(f"{s['score']:.4f}" for s in doc["slots"]) + " |")
+    print("| scores | " + ", ".join(f"{s['score']:.4f}" for s in doc["slots"]) + " |")
     return 0
 
 

@@ -13,7 +13,9 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 HEAD = """# Tournament envs: `sng-6`, `sng-6-turbo`, `certify`, `ring-9`
 
 One tournament (or chip-count game) is one pgx-style episode. All hands run on the one rules
-engine, `holdemjax/poker/table.py` (see docs/rules.md). Module: `holdemjax.envs.sng`.
+engine, `holdemjax/poker/table.py`, and every tournament rule on the tournament engine,
+`holdemjax/poker/tournament.py` (see docs/rules.md). The env, `holdemjax.envs.sng`, is the RL
+adapter on top: observation, action menu, legal mask, player to act, rewards.
 
 ## Formats
 
@@ -28,22 +30,35 @@ Ladder (small blind / big blind / big-blind ante), the last level repeats: {ladd
 
 Payouts by place: {payouts}.
 
+## Reading the tournament
+
+The state keeps the tournament as one private field; read it with `env.tournament(state)`, a
+`holdemjax.poker.tournament.Tournament` whose fields are public (shapes and dtypes in its
+source): `table` (the current hand's `Table`: stacks, bets, cards, button and blinds, ...),
+`hand`, `player_at[seat]`, `seat_of[player]`, `alive`, `place`, `score`, `street_chips`,
+`street_raises`, `decisions`, `format`. `env.decision(state)` is the view of the decision
+waiting (`tournament.Decision`: table, legal, hand, alive, counters), what the reference bots
+and the series' `act` message read. Raw chips: `env.tournament(state).table.stacks`.
+
 ## Flow and scoring
 
-- `init`: player ids are seated at random (`_player_at[seat]`, `_seat_of[player]`); hand 0
+- `init`: player ids are seated at random (`player_at[seat]`, `seat_of[player]`); hand 0
   is dealt with the button on seat N−1. Hand h deals from `hand_deck(fold_in(key, h))`.
 - `step` applies one decision and then everything that needs none: streets, run-outs,
   showdowns, eliminations, the dead-button move, the next level's blinds, the next hand. It
   returns at a decision of a live player or at the end.
 - Places: busting earlier places lower; several busting in one hand are ordered by stacks at
   the start of that hand (larger places higher); equal stacks share the payouts of the places
-  they span (`_place` holds the best place of the span). The last player left is 1st. At the
+  they span (`place` holds the best place of the span). The last player left is 1st. At the
   hand cap the players still in settle by Malmuth-Harville ICM over the open places
-  (`_place` stays 0 for them).
+  (`place` stays 0 for them; `tournament.final_places` ranks them by chips).
 - Rewards: zero until the terminal step, then each player's score (sum 1). Option
   `zero_sum=True` subtracts 1/num_players. ring-9: score = chips / chips in play.
 - Illegal action (masked): the episode ends, actor −1, each other player +1/(n−1) (pgx rule).
 - At the terminal state `current_player` is the player who made the last decision.
+- Exact amounts (the series host, duplicate tools): `env.act_exact(state, kind, amount)` then
+  `env.advance(state)` equals `env.step` of the matching menu action; `env.stop(state)` ends
+  the game at the start of the current hand (the wall-time cut: ICM, as at the hand cap).
 
 ## Actions (default menu, option `raise_sizes`)
 

@@ -38,12 +38,13 @@ def record(env_id: str, seed: int, who: str) -> dict:
         actions.append(a)
         state = step(state, a)
         rewards += np.asarray(state.rewards)
+    t = env.tournament(state)
     return {
         "env": env_id, "seed": seed, "bots": who, "actions": actions,
-        "hands": int(state._hand) + 1,
-        "place_by_seat": np.asarray(state._place).tolist(),
-        "player_at_seat": np.asarray(state._player_at).tolist(),
-        "chips_by_seat": np.asarray(state._chips).tolist(),
+        "hands": int(t.hand) + 1,
+        "place_by_seat": np.asarray(t.place).tolist(),
+        "player_at_seat": np.asarray(t.player_at).tolist(),
+        "chips_by_seat": np.asarray(t.table.stacks).tolist(),
         "rewards": [round(float(r), 6) for r in rewards],
     }
 

@@ -32,8 +32,8 @@ import time
 import jax
 import jax.numpy as jnp
 
-from holdemjax.experimental import act_randomly
 from holdemjax.envs.play2048 import SIZE, Play2048, Play2048State, slide
+from holdemjax.experimental import act_randomly
 
 FIELDS = ("current_player", "legal_action_mask", "observation", "rewards", "terminated",
           "truncated")

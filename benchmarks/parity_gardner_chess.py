@@ -59,7 +59,7 @@ def _fen_states(n_fens: int):
     from holdemjax.envs.gardner_chess import from_fen
 
     def build():
-        stack = lambda states: jax.tree.map(lambda *x: np.stack(x), *states)  # noqa: E731
+        stack = lambda states: jax.tree.map(lambda *x: np.stack(x), *states)
         return (stack([from_fen(f) for f in FENS[:n_fens]]),
                 stack([pgx.gardner_chess.State._from_fen(f) for f in FENS[:n_fens]]))
 

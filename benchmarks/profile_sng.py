@@ -7,11 +7,12 @@ every row is at a realistic point of a tournament; each phase then runs on that 
 * ``bench step``: the benchmark's whole step (``auto_reset(env.step, env.init)``);
 * ``env.step``, ``env.init`` (auto-reset computes a new game for every row at every step under
   ``vmap``: a ``cond`` on batched data computes both sides);
-* the pieces of a step: the menu (``legal`` + ``mask_and_amounts``), the decision (``_act``, the
-  engine's ``act``), ``_settle`` (finishing hands and dealing the next ones), ``_next_hand`` (one
+* the pieces of a step: the menu (``legal`` + ``mask_and_amounts``), the decision
+  (``tournament.act``), ``tournament.advance`` (finishing hands and dealing the next ones),
+  ``tournament.next_hand`` (one
   trip of that loop, forced for every row), ``_observe``;
 * the pieces of a deal: ``hand_deck`` (the 52-card permutation), ``evaluate`` of every seat,
-  ``start_hand``, ``settle_pots``.
+  ``start_hand``, ``pay_pots``.
 
 Times are the best of ``--repeats`` calls (the machine is shared), in microseconds per batched
 call and nanoseconds per row. Phases overlap (a step contains the others), so they do not add up.
@@ -37,7 +38,8 @@ import jax.numpy as jnp
 import holdemjax
 from holdemjax.experimental import act_randomly, auto_reset
 from holdemjax.poker import table as tb
-from holdemjax.poker._pots import settle_pots
+from holdemjax.poker import tournament as tn
+from holdemjax.poker._pots import pay_pots
 from holdemjax.poker.cards import dealt_deck, hand_deck
 from holdemjax.poker.evaluator import evaluate
 
@@ -113,42 +115,45 @@ def main() -> None:
     b, n = args.batch, env.num_players
     state, action = _states(env, b, args.warmup)
     keys = jax.random.split(jax.random.key(7), b)
-    t = state._table
+    tour = env.tournament(state)
+    t = tour.table
     fmt = env.format
     decks = jax.vmap(lambda h: hand_deck(jax.random.key(3), h))(jnp.arange(b))
     seven = jnp.concatenate([t.hole, jnp.broadcast_to(t.board[:, None, :], (b, n, 5))], axis=-1)
     live = t.in_hand & ~t.folded
-    alive = state._alive
+    alive = tour.alive
     positions = jax.vmap(tb.next_positions)(alive, t.button, t.sb, t.bb)
     v = jax.vmap
 
     def menu(s):
-        return env.menu.mask_and_amounts(s._table, tb.legal(s._table))
+        table = env.tournament(s).table
+        return env.menu.mask_and_amounts(table, tb.legal(table))
 
     def act(s, a):
         _, amounts = menu(s)
         kind, amount = env.menu.to_engine(a, amounts)
-        return env._act(s, kind, amount)
+        return tn.act(env.tournament(s), kind, amount)
 
     phases = {
         "bench step": (v(auto_reset(env.step, env.init)), (state, action, keys)),
         "env.step": (v(env.step), (state, action)),
         "env.init": (v(env.init), (keys,)),
         "menu (legal+mask)": (v(menu), (state,)),
-        "_act (engine act)": (v(act), (state, action)),
-        "_settle": (v(env._settle), (state,)),
-        "_next_hand (all rows)": (v(env._next_hand), (state,)),
+        "tournament.act": (v(act), (state, action)),
+        "tournament.advance": (v(tn.advance), (tour,)),
+        "tournament.next_hand (all rows)": (v(tn.next_hand), (tour,)),
         "_observe": (v(lambda s: env._observe(s, s.current_player)), (state,)),
         "tb.legal": (v(tb.legal), (t,)),
         "tb.act (call)": (v(lambda x: tb.act(x, tb.CHECK_CALL)), (t,)),
         "hand_deck": (v(lambda h: hand_deck(jax.random.key(3), h)), (jnp.arange(b),)),
         "dealt_deck": (v(lambda h: dealt_deck(jax.random.key(3), h, n)), (jnp.arange(b),)),
-        "_places": (v(lambda s: env._places(s, s._alive & (s._table.stacks == 0),
-                                            s._alive & (s._table.stacks > 0))), (state,)),
+        "places_of_busts": (v(lambda x: tn.places_of_busts(x, x.alive & (x.table.stacks == 0),
+                                                           x.alive & (x.table.stacks > 0))),
+                            (tour,)),
         "evaluate (N seats)": (v(evaluate), (seven,)),
         "start_hand": (v(lambda s, a, p, d: tb.start_hand(s, a, *p, 10, 20, 0, d)),
                        (t.stacks, alive, positions, decks)),
-        "settle_pots": (v(settle_pots), (t.contrib, t.dead, live, t.strength, t.button)),
+        "pay_pots": (v(pay_pots), (t.contrib, t.dead, live, t.strength, t.button)),
         "next_positions": (v(tb.next_positions), (alive, t.button, t.sb, t.bb)),
     }
     only = [p.strip() for p in args.only.split(",") if p.strip()]

@@ -17,7 +17,7 @@ import time
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 
-from tests.envs.test_sng import _env, _invariants, _play  # noqa: E402
+from tests.envs.test_sng import _env, _invariants, _play
 
 
 def main(argv=None) -> int:
@@ -37,7 +37,7 @@ def main(argv=None) -> int:
 
         t0 = time.perf_counter()
         s = _play(env_id, args.games, seed=args.seed, check=counted, max_steps=5000)
-        hands = int((s._hand + 1).sum())
+        hands = int((env.tournament(s).hand + 1).sum())
         print(f"{env_id}: {args.games} tournaments, {hands} hands, {steps[0]} batched steps, "
               f"all invariants held ({time.perf_counter() - t0:.1f} s)")
     return 0

@@ -28,10 +28,10 @@ import jax
 import numpy as np
 
 from holdemjax.duplicate import rotation, tiers
+from holdemjax.series.protocol import CALL, RAISE  # history codes (PROTOCOL §5)
 
 PARTICIPANTS = ("beginner", "intermediate", "advanced", "baseline")
 SEATS = 6
-FOLD, CHECK, CALL, RAISE = 0, 1, 2, 3  # history codes (PROTOCOL §5)
 
 
 def make_players(bot_key=(20260, 1130)):

@@ -49,7 +49,7 @@ def _rows(states) -> list:
         return [jax.device_get(s) for s in states]
     states = jax.device_get(states)
     count = np.asarray(states.current_player).shape[0]
-    return [jax.tree.map(lambda x: x[i], states) for i in range(count)]
+    return [jax.tree.map(lambda x, i=i: x[i], states) for i in range(count)]
 
 
 def _board(state) -> np.ndarray:

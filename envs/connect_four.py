@@ -20,7 +20,6 @@ wrapping around a row end. Column heights are packed 3 bits per column in one in
 
 from __future__ import annotations
 
-import jax
 import jax.numpy as jnp
 import numpy as np
 from flax import struct

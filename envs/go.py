@@ -67,7 +67,7 @@ BLACK, WHITE = 0, 1  # colours (black moves at even steps)
 _ZOBRIST_SEED = 0x60_9E37_79B9  # fixed: the same table in every process
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def zobrist(size: int) -> np.ndarray:
     """[2 (colour), size², 2 (words)] uint32: the Zobrist keys of a stone of each colour on each
     point, drawn by splitmix64 from a fixed seed (computed on first use, the same every time)."""

@@ -39,9 +39,12 @@ class KuhnState(State):
     observation: Array = struct.field(default_factory=lambda: jnp.zeros(7, jnp.bool_))
     rewards: Array = struct.field(default_factory=lambda: jnp.zeros(2, jnp.float32))
     legal_action_mask: Array = struct.field(default_factory=lambda: jnp.ones(2, jnp.bool_))
-    _cards: Array = struct.field(default_factory=lambda: jnp.zeros(2, jnp.int32))  # [2] card of player p
-    _chips: Array = struct.field(default_factory=lambda: jnp.zeros(2, jnp.int32))  # [2] chips beyond the ante
-    _history: Array = struct.field(default_factory=lambda: jnp.int32(0))  # [] 0 start, 1 a pass, 2 a bet
+    # [2] card of player p
+    _cards: Array = struct.field(default_factory=lambda: jnp.zeros(2, jnp.int32))
+    # [2] chips beyond the ante
+    _chips: Array = struct.field(default_factory=lambda: jnp.zeros(2, jnp.int32))
+    # [] 0 start, 1 a pass, 2 a bet
+    _history: Array = struct.field(default_factory=lambda: jnp.int32(0))
 
     @property
     def env_id(self) -> str:

@@ -87,7 +87,7 @@ def legal_actions(raise_count, facing_raise):
     return (True, raise_count < MAX_RAISES, facing_raise)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _deal_table() -> np.ndarray:
     """[120, 3] ranks of every ordered draw of 3 distinct deck positions (uniform deal)."""
     return np.array([[DECK[i] for i in d] for d in itertools.permutations(range(6), 3)],

@@ -1,7 +1,7 @@
 """`ring-9`: nine seats, 1,500 chips, blinds 15/30 that never rise, at most 50 hands; the game
 ends early when one player has all the chips. Score = chips at the end / chips in play (so the
-rewards sum to 1); raw chips are `state._chips`. The same engine and env code as the sit & go
-tournaments (`holdemjax.envs.sng`), with the RING scoring of its format."""
+rewards sum to 1); raw chips are ``env.tournament(state).table.stacks``. The same engine and env
+code as the sit & go tournaments (`holdemjax.envs.sng`), with the RING scoring of its format."""
 
 from __future__ import annotations
 

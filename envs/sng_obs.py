@@ -14,7 +14,8 @@ import jax.numpy as jnp
 import numpy as np
 
 from holdemjax.poker import table as tb
-from holdemjax.poker.structure import Format, level_at
+from holdemjax.poker.structure import level_at
+from holdemjax.poker.tournament import Tournament
 
 __all__ = ["BLOCKS", "Layout", "layout", "encode"]
 
@@ -83,17 +84,18 @@ def _rotated(rows: jax.Array, seat: jax.Array) -> jax.Array:
     return sum(jnp.where(seat == s, jnp.roll(rows, -s, axis=-1), 0) for s in range(n))
 
 
-def encode(lay: Layout, fmt: Format, state, seat: jax.Array) -> jax.Array:
-    """`# [lay.size] float32`: the observation of the player at `seat`."""
-    t: tb.Table = state._table
+def encode(lay: Layout, tour: Tournament, seat: jax.Array) -> jax.Array:
+    """`# [lay.size] float32`: the observation of the player at `seat` of the tournament."""
+    fmt = tour.format
+    t: tb.Table = tour.table
     n = lay.num_seats
     seats = jnp.arange(n)
     # Divisions are written as products with one reciprocal, so that every compiled form
     # (batched or not) rounds the same way and observations stay bit-identical.
     per_bb = 1.0 / t.big_blind.astype(jnp.float32)
-    chips = lambda x: x.astype(jnp.float32) * per_bb  # noqa: E731
-    flag = lambda x: x.astype(jnp.float32)  # noqa: E731
-    i32 = lambda x: x.astype(jnp.int32)  # noqa: E731
+    chips = lambda x: x.astype(jnp.float32) * per_bb
+    flag = lambda x: x.astype(jnp.float32)
+    i32 = lambda x: x.astype(jnp.int32)
     # Every seat-indexed block (STACKS .. STREET_RAISES, contiguous in BLOCKS) as one int
     # matrix by absolute seat, rotated once to the observer's view: (name, rows, in chips?).
     per_seat = (
@@ -107,8 +109,8 @@ def encode(lay: Layout, fmt: Format, state, seat: jax.Array) -> jax.Array:
         ("BUTTON", i32(seats == t.button)[None], False),
         ("SMALL_BLIND", i32(seats == t.sb)[None], False),
         ("BIG_BLIND", i32(seats == t.bb)[None], False),
-        ("STREET_CHIPS", state._street_chips, True),
-        ("STREET_RAISES", state._street_raises, False),
+        ("STREET_CHIPS", tour.street_chips, True),
+        ("STREET_RAISES", tour.street_raises, False),
     )
     rows = _rotated(jnp.concatenate([r for _, r, _ in per_seat]), seat)
     in_chips = np.concatenate([np.full(r.shape[0], c) for _, r, c in per_seat])
@@ -123,8 +125,8 @@ def encode(lay: Layout, fmt: Format, state, seat: jax.Array) -> jax.Array:
     mine = t.to_act == seat
     to_call = jnp.minimum(jnp.maximum(t.current_bet - t.bets[seat], 0), t.stacks[seat])
     to_call = jnp.where(t.hand_over, 0, to_call)
-    level = level_at(fmt, state._hand)
-    hands_in_level = state._hand - level * fmt.hands_per_level
+    level = level_at(fmt, tour.hand)
+    hands_in_level = tour.hand - level * fmt.hands_per_level
     last_level = level >= fmt.num_levels - 1
     to_level = jnp.where(last_level, 0, fmt.hands_per_level - hands_in_level)
     parts = {
@@ -139,8 +141,8 @@ def encode(lay: Layout, fmt: Format, state, seat: jax.Array) -> jax.Array:
         "BIG_BLIND_SIZE": flag(t.big_blind)[None] * _inv(fmt.starting_stack),
         "ANTE": flag(t.ante > 0)[None],
         "HANDS_TO_LEVEL": flag(to_level)[None] * _inv(fmt.hands_per_level),
-        "HANDS_TO_CAP": flag(fmt.hand_cap - state._hand)[None] * _inv(fmt.hand_cap),
-        "PLAYERS_LEFT": flag(state._alive.sum())[None] * (1.0 / n),
+        "HANDS_TO_CAP": flag(fmt.hand_cap - tour.hand)[None] * _inv(fmt.hand_cap),
+        "PLAYERS_LEFT": flag(tour.alive.sum())[None] * (1.0 / n),
     }
     names = [name for name, _, _ in per_seat]
     first = [name for name, _, _ in BLOCKS].index(names[0])

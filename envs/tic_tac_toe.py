@@ -28,7 +28,8 @@ class TicTacToeState(State):
     observation: Array = struct.field(default_factory=lambda: jnp.zeros((3, 3, 2), jnp.bool_))
     rewards: Array = struct.field(default_factory=lambda: jnp.zeros(2, jnp.float32))
     legal_action_mask: Array = struct.field(default_factory=lambda: jnp.ones(9, jnp.bool_))
-    _board: Array = struct.field(default_factory=lambda: jnp.full(9, EMPTY, jnp.int32))  # [9] owner colour
+    # [9] owner colour
+    _board: Array = struct.field(default_factory=lambda: jnp.full(9, EMPTY, jnp.int32))
     _color: Array = struct.field(default_factory=lambda: jnp.int32(0))  # [] colour to move, 0 = X
     _x_player: Array = struct.field(default_factory=lambda: jnp.int32(0))  # [] player id playing X
 
@@ -92,6 +93,7 @@ def render_svg(state: TicTacToeState) -> str:
             svg.text(10 + c * cell + cell / 2, 10 + r * cell + cell / 2, "XO"[owner], size=40)
     x_player = int(state._x_player)
     status = (f"X = player {x_player}, O = player {1 - x_player}; "
-              + ("game over" if bool(state.terminated) else f"player {int(state.current_player)} to move"))
+              + ("game over" if bool(state.terminated)
+                 else f"player {int(state.current_player)} to move"))
     svg.text((3 * cell + 20) / 2, 3 * cell + 32, status, size=11)
     return str(svg)

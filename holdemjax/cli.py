@@ -86,13 +86,11 @@ def _run_and_report(args, variant: str, sources: list, *, filler: str, title: st
     import pathlib
 
     from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
-    from rich.progress import TimeElapsedColumn
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
     from rich.table import Table
 
-    from holdemjax.series import replay as replay_mod
+    from holdemjax.series import output, runner
     from holdemjax.series import results as R
-    from holdemjax.series import runner
     from holdemjax.series.policies import bundled
     from holdemjax.series.protocol import MS
     from holdemjax.series.wasm import PolicyLoadError, load_policy
@@ -147,14 +145,8 @@ def _run_and_report(args, variant: str, sources: list, *, filler: str, title: st
         return 2, None
     doc = R.summarize(series, planned=count)
     path = R.write_results(doc, out)
-    files = replay_mod.write_all(series, doc, out)
-    for slot, policy in enumerate(policies):  # holdem.log lines: one file per slot that wrote any
-        lines = getattr(policy, "logs", None)
-        if lines:
-            log = out / "logs" / f"slot{slot}.log"
-            log.parent.mkdir(exist_ok=True)
-            log.write_text("".join(f"[t{t}] {text}\n" for t, text in lines), encoding="utf-8")
-            files.append(log)
+    files = output.write_all(series, doc, out, policies)  # replay, viewer, holdem.log lines
+    for policy in policies:
         if hasattr(policy, "close"):
             policy.close()
     table = Table(title=title or f"{variant}, seed {args.seed}: {series.tournaments_played} "
@@ -194,21 +186,11 @@ def _certify(args: argparse.Namespace) -> int:
                                 title=f"certify {args.policy}")
     if doc is None:
         return code
-    mine = doc["slots"][0]
-    problems = []
-    if mine["faults"]:
-        problems.append(f"fault in game {mine['faulted_at']}: {mine['faults'][0]['cause']}")
-    if mine["timeouts"]:
-        problems.append(f"{mine['timeouts']} timeouts")
-    bad = {k: v for k, v in mine["replies"].items() if k not in ("ok", "timeout")}
-    if bad:
-        problems.append("replies not admitted: " + ", ".join(f"{k} x{v}" for k, v in bad.items()))
-    if problems:
-        print(f"FAILED: {args.policy}: " + "; ".join(problems))
-        return 1
-    print(f"PASSED: {args.policy}: {doc['tournaments_played']} games, "
-          f"{sum(mine['replies'].values())} decisions, no fault, no timeout, every action admitted")
-    return 0
+    from holdemjax.series.output import certify_verdict
+
+    passed, verdict = certify_verdict(doc, 0, name=args.policy)
+    print(verdict)
+    return 0 if passed else 1
 
 
 def _replay(args: argparse.Namespace) -> int:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import jax
 import jax.numpy as jnp
@@ -39,11 +39,10 @@ def _count_through(mask: jax.Array, k: jax.Array) -> tuple[jax.Array, jax.Array]
     """(positions whose running count of True is <= k, the total count) along the last axis:
     a running count written out column by column, one fused elementwise kernel (XLA's CPU
     ``cumsum`` is a reduce-window whose cost grows with the square of the width)."""
-    m = mask.astype(jnp.int32)
     seen = jnp.zeros_like(k)
     below = jnp.zeros_like(k)
-    for j in range(m.shape[-1]):
-        seen = seen + m[..., j]
+    for j in range(mask.shape[-1]):  # converting column by column keeps it in the one kernel
+        seen = seen + mask[..., j].astype(jnp.int32)
         below = below + (seen <= k).astype(jnp.int32)
     return below, seen
 

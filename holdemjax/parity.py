@@ -29,7 +29,7 @@ The peer is used as an oracle only: this module knows no game and imports no pee
 from __future__ import annotations
 
 import dataclasses
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 import jax
 import jax.numpy as jnp

@@ -14,16 +14,17 @@ work inside a ``lax.cond`` or ``while_loop`` that ``vmap`` batches (which broadc
 constants). Nested ``vmap`` works (outer levels batch the rule as ordinary code). Reverse-mode
 differentiation is not supported (these are for game logic).
 
-Measured on the CPU only (README, `holdemjax bench sng-6`). On an accelerator every pass of the
-batched loop reads its condition back to the host; if that costs more than the work saved,
-``set_gather(False)`` makes both forms the plain `lax` ones for functions traced afterwards
-(the results are the same either way).
+Measured on the CPU only (docs/benchmarks.md, `benchmarks/bench_sng.py`). On an accelerator
+every pass of the batched loop reads its condition back to the host; if that costs more than the
+work saved, ``set_gather(False)`` makes both forms the plain `lax` ones for functions traced
+afterwards (the results are the same either way).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial
-from typing import Any, Callable
+from typing import Any
 
 import jax
 import jax.numpy as jnp

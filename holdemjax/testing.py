@@ -13,7 +13,7 @@ SVG renderer gives well-formed SVG. With ``until_end=True`` every game must end 
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
-from typing import Callable
+from collections.abc import Callable
 
 import chex
 import jax
@@ -249,7 +249,7 @@ def _check_scan(env: Env, fns: _Compiled, key, batch: int, max_steps: int,
     # Row 0 again, with every other row a different game (same compiled program).
     other = jax.random.split(jax.random.fold_in(keys[0], 99), batch)
     mixed = run(jnp.concatenate([keys[:1], other[1:]]), k_play)
-    row0 = lambda s: jax.tree.map(lambda x: x[0], s)  # noqa: E731
+    row0 = lambda s: jax.tree.map(lambda x: x[0], s)
     _trees_equal(row0(mixed), row0(first), f"{env.id}: batch row depends on other rows")
     solo = fns.init(keys[0])
     for t in range(max_steps):
@@ -266,7 +266,7 @@ def _check_illegal(env: Env, fns: _Compiled, key, batch: int) -> None:
     pen = env.illegal_action_penalty
     want_other = -pen / max(n - 1, 1)
     for i in range(batch):
-        row = jax.tree.map(lambda x: x[i], state)
+        row = jax.tree.map(lambda x, i=i: x[i], state)
         mask = np.asarray(row.legal_action_mask)
         candidates = [int(a) for a in np.flatnonzero(~mask)[:1]] + [env.num_actions]
         for a in candidates:

@@ -15,7 +15,7 @@ a new key has the kind of the key it came from. Single keys only, as in ``jax.ra
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import jax
 import jax.numpy as jnp
@@ -30,7 +30,7 @@ _PARITY = 0x1BD11BDA  # Threefry's key-schedule constant
 def hash2x32(k1, k2, x1, x2):
     """The Threefry-2x32 hash (20 rounds) of the counter pair ``(x1, x2)`` under key words
     ``(k1, k2)``; all uint32, broadcasting. Returns the two output words."""
-    u32 = lambda v: jnp.asarray(v, jnp.uint32)  # noqa: E731
+    u32 = lambda v: jnp.asarray(v, jnp.uint32)
     k1, k2, x1, x2 = map(u32, (k1, k2, x1, x2))
     ks = (k1, k2, k1 ^ k2 ^ u32(_PARITY))
     x1, x2 = x1 + ks[0], x2 + ks[1]

@@ -1,7 +1,6 @@
 """The shared parity driver (`holdemjax.parity`): it must find a planted difference, count it by
 field, and accept an env compared with itself."""
 
-import jax
 import jax.numpy as jnp
 import pytest
 

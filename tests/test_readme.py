@@ -19,3 +19,5 @@ def test_readme_names_the_ci_test_command():
     ci = (ROOT / ".ci" / "run").read_text()
     assert "pip install -e '.[test]' && pytest -n auto" in text
     assert "pytest -n auto" in ci
+    # the lint runs first (issue 14), configured in pyproject.toml
+    assert ci.index("ruff check") < ci.index("pytest -n auto")

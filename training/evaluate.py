@@ -38,6 +38,7 @@ import numpy as np
 
 import holdemjax
 from holdemjax.bots import baseline, random_bot
+from holdemjax.validate import require_int
 
 __all__ = ["EvalResult", "evaluate", "baseline_opponent", "make_env", "main"]
 
@@ -79,7 +80,7 @@ class EvalResult:
                     seconds=self.seconds)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def make_env(env_id: str):
     """The (cached) env of ``env_id``: one object per id, so compiled programs are reused."""
     if env_id not in ENV_IDS:
@@ -87,7 +88,7 @@ def make_env(env_id: str):
     return holdemjax.make(env_id)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def baseline_opponent(env):
     """``act(state, key)`` of the baseline bot on ``env`` (the default opponent; cached)."""
     return functools.partial(baseline.act, env)
@@ -123,7 +124,7 @@ def _program(env, policy, opponent, chunk: int, max_steps: int):
             jax.random.fold_in(k, 1)))(deal_keys), n, 0)
         rotation = jnp.tile(jnp.arange(n, dtype=jnp.int32), chunk)  # policy's player id
         states = jax.vmap(env.init)(env_keys)
-        seats = states._seat_of[jnp.arange(chunk * n), rotation]
+        seats = env.tournament(states).seat_of[jnp.arange(chunk * n), rotation]
         num_actions = states.legal_action_mask.shape[-1]
 
         def body(carry):
@@ -169,8 +170,7 @@ def evaluate(policy: Callable, params=None, *, deals: int = 1000, env_id: str = 
     """
     for name, value, least in (("deals", deals, 2), ("chunk", chunk, 1),
                                ("max_steps", max_steps, 1)):
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < least:
-            raise ValueError(f"{name} must be an int >= {least}, got {value!r}")
+        require_int(name, value, least, what=f"an int >= {least}")
     if not callable(policy):
         raise ValueError(f"policy must be callable, got {policy!r}")
     env = make_env(env_id)
@@ -203,7 +203,7 @@ def evaluate(policy: Callable, params=None, *, deals: int = 1000, env_id: str = 
                       int(sum(o["decisions"] for o in outs)), seconds)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _stateless(fn):
     """``fn(state, key)`` as ``(params, state, key)`` (cached: one wrapper, one compile)."""
     return lambda params, state, key: fn(state, key)

@@ -38,6 +38,7 @@ import holdemjax
 from holdemjax.bots import baseline
 from holdemjax.poker import table as tb
 from holdemjax.poker.actions import FOLD, MIN_RAISE
+from holdemjax.validate import require_int
 
 __all__ = ["POSITIONS", "RANKS", "PreflopGrid", "cell_class", "cell_label", "class_combos",
            "preflop_grid", "plot_grid", "main"]
@@ -75,7 +76,7 @@ def class_combos(row: int, col: int) -> list[tuple[int, int]]:
     return [(4 * r1 + a, 4 * r2 + b) for a in range(4) for b in range(4) if a != b]
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _combo_table():
     """(cards ``# [1326, 2]``, cell row ``# [1326]``, cell col ``# [1326]``)."""
     cards, rows, cols = [], [], []
@@ -121,18 +122,20 @@ def _place(deck, card, pos):
 def _first_in_state(env, key, position, cards, stack):
     """The state where ``position`` (index into POSITIONS) decides first in holding ``cards``."""
     state = env.init(key)
-    t = state._table
+    t = env.tournament(state).table
     n = env.num_players
     seat = (t.bb + 1 + position) % n
     deck = jax.random.permutation(jax.random.fold_in(key, 1), 52).astype(jnp.int32)
     deck = _place(_place(deck, cards[0], 2 * seat), cards[1], 2 * seat + 1)
     table = tb.start_hand(jnp.full(n, stack, jnp.int32), t.in_hand, t.button, t.sb, t.bb, True,
                           t.small_blind, t.big_blind, t.ante, deck)
-    state = env.settle(state.replace(_table=table))
+    tour = env.tournament(state).replace(table=table)
+    state = env.advance(env.with_tournament(state, tour))
 
     def fold(_, s):  # fold around to the position's seat (one step in the program, not four)
         folded = env.step(s, jnp.int32(FOLD))
-        return jax.tree.map(lambda a, b: jnp.where(s._table.to_act != seat, a, b), folded, s)
+        to_act = env.tournament(s).table.to_act
+        return jax.tree.map(lambda a, b: jnp.where(to_act != seat, a, b), folded, s)
 
     return jax.lax.fori_loop(0, len(POSITIONS) - 1, fold, state)
 
@@ -154,7 +157,7 @@ def _probe(env, fn, params):
                      f"({env.num_actions},), got {out}")
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _env():
     return holdemjax.make(ENV_ID)
 
@@ -169,8 +172,7 @@ def preflop_grid(policy: Callable, params=None, *, stack_bb: int = 50, num_keys:
     tournament).
     """
     for name, value in (("stack_bb", stack_bb), ("num_keys", num_keys)):
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-            raise ValueError(f"{name} must be an int >= 1, got {value!r}")
+        require_int(name, value, 1, what="an int >= 1")
     env = _env()
     if params is None:
         fn, params = (lambda p, s, k: policy(s, k)), jnp.zeros(())

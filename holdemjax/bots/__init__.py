@@ -2,8 +2,10 @@
 
 Every bot is ``act(env, state, key) -> int32 action`` (a legal menu action of the player to
 act), where ``key`` is the bot's per-game key: its draws are addressed by the coordinates of the
-decision (``coordinate_key``), never by a stream. ``play`` runs a batch of games to the end with
-a bot per player id (jit and vmap inside).
+decision (``coordinate_key``), never by a stream. ``act`` reads only the decision's public view,
+``decide(menu, view, mask, key)`` on ``env.decision(state)`` (a
+`holdemjax.poker.tournament.Decision`), so the same bot plays lone hands (seat rotation) too.
+``play`` runs a batch of games to the end with a bot per player id (jit and vmap inside).
 """
 
 from __future__ import annotations

@@ -19,6 +19,7 @@ Every decision is made in int32 arithmetic (no floats), so a C port can replicat
 
 from __future__ import annotations
 
+import enum
 import functools
 import hashlib
 import json
@@ -33,7 +34,8 @@ from holdemjax.poker import evaluator as ev
 from holdemjax.poker import table as tb
 from holdemjax.poker.actions import CHECK_CALL, FOLD, MIN_RAISE
 
-__all__ = ["PREFLOP_PATH", "PREFLOP_SHA256", "load_preflop", "hand_class", "features", "act"]
+__all__ = ["PREFLOP_PATH", "PREFLOP_SHA256", "Intent", "load_preflop", "hand_class", "features",
+           "decide", "act"]
 
 PREFLOP_PATH = pathlib.Path(__file__).parent / "data" / "preflop_v1.json"
 PREFLOP_SHA256 = "0db41beffd7bfcec2d56314b5ffdd7debd9c5a4beb456db08cb345ca9b7d26cf"
@@ -76,12 +78,22 @@ RAISE_LIMIT = 3  # tier 3 stops raising (calls) once the street has this many be
 
 # Tiers of a post-flop hand.
 NOTHING, WEAK, GOOD, STRONG = 0, 1, 2, 3
-# Intents before mapping to a menu action.
-_FOLD, _CALL, _RAISE = 0, 1, 2
+
+
+class Intent(enum.IntEnum):
+    """What a reference bot means to do before it becomes an action (a menu action here, an
+    exact engine action in `holdemjax.duplicate.tiers`)."""
+
+    FOLD = 0  # fold (check when checking is free)
+    CALL = 1  # check or call
+    RAISE = 2  # bet or raise to a target amount
+
+
+_FOLD, _CALL, _RAISE = Intent
 
 
 # -------------------------------------------------------------------------------- the data file
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def load_preflop(path: str | None = None) -> tuple[np.ndarray, np.ndarray]:
     """(equity ``# [169, 5] int32`` bp vs 1..5 random hands, top ``# [169] int32`` bp).
 
@@ -181,9 +193,10 @@ def _postflop(hole: jax.Array, board: jax.Array, street: jax.Array):
     return tier.astype(jnp.int32), flush_draw, straight_draw, eff == ev.ONE_PAIR
 
 
-def features(state) -> dict:
-    """The integer quantities the baseline decides on (for tests, docs and debugging)."""
-    t = state._table
+def features(view) -> dict:
+    """The integer quantities the baseline decides on (for tests, docs and debugging), from a
+    `tournament.Decision` view."""
+    t = view.table
     n = t.num_seats
     seat = jnp.maximum(t.to_act, 0)
     seats = jnp.arange(n)
@@ -204,8 +217,8 @@ def features(state) -> dict:
         opponents=others.sum().astype(jnp.int32),
         after=jnp.minimum(after, 5).astype(jnp.int32),
         limpers=limpers.astype(jnp.int32),
-        raises=state._street_raises[street].sum().astype(jnp.int32),
-        we_raised_preflop=state._street_raises[0, seat] > 0,
+        raises=view.street_raises[street].sum().astype(jnp.int32),
+        we_raised_preflop=view.street_raises[0, seat] > 0,
         reach=reach[seat],
         stack=t.stacks[seat],
         eff_bb=(jnp.minimum(reach[seat], opp_reach) // bb).astype(jnp.int32),
@@ -316,16 +329,17 @@ def to_menu(intent, target, mask, amounts) -> jax.Array:
     return jnp.where(mask[action], action, jnp.argmax(mask)).astype(jnp.int32)
 
 
-def act(env, state, key: jax.Array) -> jax.Array:
-    """The baseline's menu action for ``state.current_player`` (``# [] int32``), always legal.
+def decide(menu, view, mask: jax.Array, key: jax.Array) -> jax.Array:
+    """The baseline's menu action (``# [] int32``, always legal) for the decision ``view``
+    (`tournament.Decision`) under ``menu`` (`actions.Menu`) with its legal ``mask``.
 
     ``key`` is the bot's per-game key; its one draw ``u`` in [0, 10000) is at the coordinates
     of the decision. Pure and jit/vmap-able.
     """
     equity_np, top_np = _shipped_preflop()
-    f = features(state)
-    t = state._table
-    u = draw_below(coordinate_key(key, *coordinates(state)), 10000)
+    f = features(view)
+    t = view.table
+    u = draw_below(coordinate_key(key, *coordinates(view)), 10000)
     cls = hand_class(f["hole"])
     equity = jnp.asarray(equity_np)[cls]
     top = jnp.asarray(top_np)[cls]
@@ -334,5 +348,11 @@ def act(env, state, key: jax.Array) -> jax.Array:
     pre = f["street"] == tb.PREFLOP
     intent = jnp.where(pre, pre_intent, post_intent)
     target = jnp.where(pre, pre_to, post_to)
-    _, amounts = env.menu.mask_and_amounts(t, tb.legal(t))
-    return to_menu(intent, target, state.legal_action_mask, amounts)
+    _, amounts = menu.mask_and_amounts(t, tb.legal(t))
+    return to_menu(intent, target, mask, amounts)
+
+
+def act(env, state, key: jax.Array) -> jax.Array:
+    """The baseline's menu action for ``state.current_player`` (``# [] int32``), always legal:
+    `decide` on ``env.decision(state)``."""
+    return decide(env.menu, env.decision(state), state.legal_action_mask, key)

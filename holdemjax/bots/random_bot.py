@@ -11,7 +11,9 @@ it. The draw itself is the 32 bits of ``jax.random.bits(key, (), uint32)`` reduc
 number of outcomes (a bias below 3e-6 for 10,000 outcomes; exact integers, so a C port that
 implements threefry2x32 ``fold_in`` and ``bits`` reproduces it).
 
-``act(env, state, key)`` of this module: uniform over the legal menu actions.
+``act(env, state, key)`` of this module: uniform over the legal menu actions. The coordinates
+are read from the decision's view (`holdemjax.poker.tournament.Decision`, ``env.decision(state)``
+for an env state).
 """
 
 from __future__ import annotations
@@ -19,7 +21,8 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
-__all__ = ["coordinate_key", "decision_rank", "coordinates", "draw_below", "uniform_legal", "act"]
+__all__ = ["coordinate_key", "decision_rank", "coordinates", "draw_below", "uniform_legal",
+           "decide", "act"]
 
 
 def coordinate_key(base_key: jax.Array, hand, seat, street, rank) -> jax.Array:
@@ -34,21 +37,22 @@ def coordinate_key(base_key: jax.Array, hand, seat, street, rank) -> jax.Array:
     return key
 
 
-def decision_rank(state) -> jax.Array:
+def decision_rank(view) -> jax.Array:
     """``# [] int32``: decisions the seat to act has already made in this hand (0 at its first),
-    from the env's per-seat counter ``state._decisions`` (reset every hand)."""
-    seat = jnp.maximum(state._table.to_act, 0)
-    return jnp.asarray(state._decisions[seat], jnp.int32)
+    from the per-seat counter ``view.decisions`` of a `tournament.Decision` (reset every hand)."""
+    seat = jnp.maximum(view.table.to_act, 0)
+    return jnp.asarray(view.decisions[seat], jnp.int32)
 
 
-def coordinates(state):
-    """(hand, seat, street, rank) of the decision ``state`` waits for, as int32 scalars."""
-    t = state._table
+def coordinates(view):
+    """(hand, seat, street, rank) of the decision a `tournament.Decision` view waits for, as
+    int32 scalars."""
+    t = view.table
     return (
-        jnp.asarray(state._hand, jnp.int32),
+        jnp.asarray(view.hand, jnp.int32),
         jnp.maximum(t.to_act, 0).astype(jnp.int32),
         jnp.asarray(t.street, jnp.int32),
-        decision_rank(state),
+        decision_rank(view),
     )
 
 
@@ -66,11 +70,17 @@ def uniform_legal(key: jax.Array, mask: jax.Array) -> jax.Array:
     return jnp.where(mask.any(), pick, 0).astype(jnp.int32)
 
 
+def decide(menu, view, mask: jax.Array, key: jax.Array) -> jax.Array:
+    """A uniform legal menu action (``# [] int32``) for the decision ``view``
+    (`tournament.Decision`) with the menu's legal ``mask``; the draw is at its coordinates."""
+    del menu
+    return uniform_legal(coordinate_key(key, *coordinates(view)), mask)
+
+
 def act(env, state, key: jax.Array) -> jax.Array:
     """A uniform legal menu action for ``state.current_player`` (``# [] int32``).
 
-    ``key`` is the bot's per-game key; the draw is at ``coordinates(state)``. Pure and
-    jit/vmap-able; ``env`` is only used for its (static) configuration.
+    ``key`` is the bot's per-game key; the draw is at the coordinates of ``env.decision(state)``.
+    Pure and jit/vmap-able; ``env`` is only used for its (static) configuration.
     """
-    del env
-    return uniform_legal(coordinate_key(key, *coordinates(state)), state.legal_action_mask)
+    return decide(env.menu, env.decision(state), state.legal_action_mask, key)

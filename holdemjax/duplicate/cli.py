@@ -124,9 +124,9 @@ def _run(args, store, con) -> int:
 
 
 def _play(args, store, con) -> int:
-    from holdemjax.duplicate.play import play
-
     from rich.console import Console
+
+    from holdemjax.duplicate.play import play
 
     play(store, args.match, args.name or getpass.getuser(), console=Console())  # card markup
     return 0

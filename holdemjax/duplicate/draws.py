@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import functools
 
+from holdemjax.validate import require_int
+
 __all__ = ["threefry2x32", "fold_in", "bits", "coordinate_key", "draw_below", "key_words"]
 
 _MASK = 0xFFFFFFFF
@@ -78,14 +80,12 @@ def coordinate_key(key_words_, hand: int, seat: int, street: int, rank: int) -> 
     ``holdemjax.bots.random_bot.coordinate_key`` computes), as two ints."""
     k0, k1 = key_words(key_words_)
     for name, v in (("hand", hand), ("seat", seat), ("street", street), ("rank", rank)):
-        if isinstance(v, bool) or not isinstance(v, int) and not hasattr(v, "__index__"):
-            raise ValueError(f"coordinate {name} must be an integer, got {v!r}")
+        require_int(f"coordinate {name}", v)
     prefix = _hand_seat_key(k0, k1, int(hand) & _MASK, int(seat) & _MASK)
     return fold_in(fold_in(prefix, street), rank)
 
 
 def draw_below(key, n: int) -> int:
     """An int in ``[0, n)``: ``bits(key) mod n`` (``random_bot.draw_below``; 1 <= n < 2**31)."""
-    if isinstance(n, bool) or not hasattr(n, "__index__") or not 1 <= int(n) < 2**31:
-        raise ValueError(f"draw_below: n must be an integer in 1..2**31-1, got {n!r}")
+    require_int("draw_below: n", n, 1, 2**31 - 1, what="an integer in 1..2**31-1")
     return bits(key) % int(n)

@@ -21,8 +21,8 @@ host.
 
 from __future__ import annotations
 
-from holdemjax.poker import table as tb
 from holdemjax.series import protocol as P
+from holdemjax.series.hand import apply_outcome, default_action
 
 __all__ = ["WasmHero"]
 
@@ -89,38 +89,21 @@ class WasmHero:
 
     def decide(self, hand):
         """(kind, amount, auto) for the hero's decision: the policy's admitted action, or the
-        default (check if free, else fold) with the reason as ``auto``."""
+        default (check if free, else fold) with the reason as ``auto`` (`hand.apply_outcome`,
+        the series host's rule)."""
         legal = hand.legal_info()
-        default = (tb.CHECK_CALL if legal["check"] else tb.FOLD, 0)
         if self.fault:
-            return (*default, "fault")
+            return (*default_action(legal), "fault")
         clock = self.clock
         budget = clock.decision_budget()
         msg = hand.view(events=self._events(hand), budget_ns=budget, bank_ns=clock.bank_ns,
                         away=clock.away)
-        result = self.policy.call(P.encode(msg), budget)
-        if clock.away:
-            if result.outcome in ("trap", "memory"):
-                self.fault = f"{result.outcome}: {result.detail}"
-            elif result.outcome == "ok" and P.parse_reply(result.reply, None).sit_in:
-                clock.sit_in()
-            return (*default, "away")
-        clock.record_decision(result.outcome, result.used_ns)
-        if result.outcome in ("trap", "memory"):
-            self.fault = f"{result.outcome}: {result.detail}"
-            self._count(result.outcome)
-            return (*default, "fault")
-        if result.outcome == "timeout":
-            self._count("timeout")
-            return (*default, "timeout")
-        if result.outcome != "ok":
-            self._count(result.outcome)
-            return (*default, "bad_reply")
-        reply = P.parse_reply(result.reply, legal)
-        self._count(reply.outcome)
-        if reply.kind is None:
-            return (*default, "bad_reply")
-        return reply.kind, reply.amount, None
+        out = apply_outcome(self.policy.call(P.encode(msg), budget), legal, clock)
+        if out.fault:
+            self.fault = out.fault
+        if out.recorded is not None:  # every decision's outcome, faults included
+            self._count(out.recorded)
+        return out.kind, out.amount, out.auto
 
     def hand_over(self, hand, record) -> None:
         """``hand_end`` with the hand's last events (5 ms, no bank; running out is a fault)."""
@@ -128,11 +111,9 @@ class WasmHero:
             return
         msg = {"type": "hand_end", "events": self._events(hand), "tournament": 0,
                "hand": hand.index}
-        result = self.policy.call(P.encode(msg), P.NOTIFY_NS)
-        if result.outcome in ("trap", "memory"):
-            self.fault = f"{result.outcome}: {result.detail}"
-        elif result.outcome == "timeout":
-            self.fault = f"out_of_compute: hand_end used its {P.NOTIFY_NS} ns"
+        out = apply_outcome(self.policy.call(P.encode(msg), P.NOTIFY_NS), notify="hand_end")
+        if out.fault:
+            self.fault = out.fault
 
     def end(self) -> None:
         if self.policy is not None:

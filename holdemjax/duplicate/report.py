@@ -15,7 +15,7 @@ import html
 
 from holdemjax.duplicate import review as RV
 from holdemjax.duplicate import scores, style
-from holdemjax.series.viewer import embed_json
+from holdemjax.series.html import embed_json
 
 __all__ = ["DATA_ELEMENT_ID", "document", "render"]
 

@@ -24,7 +24,6 @@ from __future__ import annotations
 import dataclasses
 import functools
 import math
-import types
 
 import jax
 import jax.numpy as jnp
@@ -33,15 +32,17 @@ from flax import struct
 
 from holdemjax.bots import baseline, random_bot
 from holdemjax.poker import table as tb
+from holdemjax.poker import tournament as tn
 from holdemjax.poker.actions import Menu
 from holdemjax.poker.cards import hand_deck
 from holdemjax.series import protocol
+from holdemjax.series.hand import HandLog, default_action, is_exact
 
 __all__ = ["SeatView", "seat_view", "from_menu_bot", "BASELINE", "RANDOM", "BOT_KEY_DATUM",
            "play_rotations", "evaluate", "HostHand", "play_host_hand", "host_player"]
 
 BOT_KEY_DATUM = 0xFFFFFFFF  # the bots' key is fold_in(key, this); deal indices stay below 2**31
-NUM_STREETS = 4
+NUM_STREETS = tb.NUM_STREETS
 
 
 @struct.dataclass
@@ -71,36 +72,26 @@ def seat_view(table: tb.Table, hand, decisions, street_raises) -> SeatView:
                     street_raises=jnp.asarray(street_raises, jnp.int32), legal=tb.legal(table))
 
 
-@struct.dataclass
-class _BotState:
-    """The SngState fields the menu bots read (`holdemjax.bots`)."""
-
-    _table: tb.Table
-    _hand: jax.Array
-    _decisions: jax.Array
-    _street_raises: jax.Array
-    legal_action_mask: jax.Array
-
-
-def from_menu_bot(act, menu: Menu | None = None):
-    """A JAX policy from a menu bot ``act(env, state, key) -> menu action`` (`holdemjax.bots`):
-    the bot sees an SngState-like pytree built from the view and only ``env.menu``."""
+def from_menu_bot(decide, menu: Menu | None = None):
+    """A JAX policy from a menu bot ``decide(menu, view, mask, key) -> menu action``
+    (`holdemjax.bots`: `baseline.decide`, `random_bot.decide`): the bot reads the seat's
+    `tournament.Decision` and the menu's legal mask."""
     menu = menu or Menu()
-    env = types.SimpleNamespace(menu=menu)
 
     def policy(view: SeatView, key):
         mask, amounts = menu.mask_and_amounts(view.table, view.legal)
         n = view.table.num_seats
         decisions = jnp.where(jnp.arange(n) == view.seat, view.decision, 0)
-        state = _BotState(view.table, view.hand, decisions, view.street_raises, mask)
-        return menu.to_engine(act(env, state, key), amounts)
+        seen = tn.decision_at(view.table, view.hand, decisions, view.street_raises,
+                              legal=view.legal)
+        return menu.to_engine(decide(menu, seen, mask, key), amounts)
 
-    policy.__name__ = policy.__qualname__ = f"menu_bot({getattr(act, '__module__', act)})"
+    policy.__name__ = policy.__qualname__ = f"menu_bot({getattr(decide, '__module__', decide)})"
     return policy
 
 
-BASELINE = from_menu_bot(baseline.act)
-RANDOM = from_menu_bot(random_bot.act)
+BASELINE = from_menu_bot(baseline.decide)
+RANDOM = from_menu_bot(random_bot.decide)
 
 
 def _exactly_legal(kind, amount, lg: tb.Legal):
@@ -282,7 +273,7 @@ def _advance(t, kind, amount):
 _start_jit, _advance_jit, _deck_jit = jax.jit(_start), jax.jit(_advance), jax.jit(hand_deck)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _layout(seats: int):
     """(treedef, [(shape, dtype, size)]) of ``(Table, Legal)`` at ``seats`` seats."""
     shapes = jax.eval_shape(_start, jnp.zeros(seats, jnp.int32), 0, 0, 0, 0,
@@ -304,7 +295,8 @@ def _unpack(flat, seats: int):
 
 class HostHand:
     """One hand played decision by decision from the host (numpy tables between jitted engine
-    calls), with the protocol's view of each decision.
+    calls), recorded by the host hand driver (`holdemjax.series.hand.HandLog`), with the
+    protocol's view of each decision.
 
     ``HostHand(key, hand, seats=6, stack=2000, blinds=(10, 20, 0))``: deck
     ``hand_deck(key, hand)`` (or ``deck``, 52 card ids), button ``hand % seats`` (or
@@ -326,9 +318,7 @@ class HostHand:
                                         deck)
         self.table, self.legal = _unpack(flat, seats)
         self.hand, self.start, self.seats = hand, stacks.astype(np.int64), seats
-        self.decisions = np.zeros(seats, np.int32)
-        self.street_raises = np.zeros((NUM_STREETS, seats), np.int32)
-        self.history: list[list[int]] = []  # [street, seat, code, to] as in PROTOCOL §5
+        self.log = HandLog(self.table, hand)
         self.saw_flop = np.zeros(seats, bool)
 
     @property
@@ -336,53 +326,38 @@ class HostHand:
         """The hand is finished and paid."""
         return bool(self.table.hand_over)
 
-    def state(self):
-        """The SngState-like object `protocol.act_message` and the menu bots read."""
-        return types.SimpleNamespace(_table=self.table, _hand=np.int32(self.hand),
-                                     _decisions=self.decisions, _street_raises=self.street_raises,
-                                     _alive=np.ones(self.seats, bool))
+    @property
+    def history(self) -> list[list[int]]:
+        """``[street, seat, code, to]`` of each decision so far (PROTOCOL §5)."""
+        return self.log.history
+
+    def decision(self) -> tn.Decision:
+        """The `tournament.Decision` view of the seat to act (host arrays): what
+        `protocol.act_message` and the JAX bots read."""
+        return tn.decision_at(self.table, np.int32(self.hand), self.log.decisions,
+                              self.log.street_raises, legal=self.legal)
 
     def view(self) -> dict:
         """The protocol ``act`` message of the seat to act (PROTOCOL §5)."""
-        return protocol.act_message(None, self.state(), tournament=0, history=self.history,
-                                    legal=self.legal)
+        return protocol.act_message(self.decision(), tournament=0, history=self.history)
 
     def apply(self, kind: int, amount: int = 0) -> list[int]:
         """Play one exact action of the seat to act (the engine clamps what is out of range);
         returns its history entry."""
-        t = self.table
-        seat, street = int(t.to_act), int(t.street)
-        raised = int(kind) == tb.RAISE and bool(self.legal.can_raise)
+        t, legal = self.table, self.legal
+        street = int(t.street)
         self._device, flat = _advance_jit(self._device, np.int32(kind), np.int32(amount))
         new, lg = _unpack(flat, self.seats)
-        added = int(t.stacks[seat]) - int(new.stacks[seat])
-        added += int(new.winnings[seat]) if bool(new.hand_over) else 0
-        folded = bool(new.folded[seat]) and not bool(t.folded[seat])
-        code = (protocol.FOLD if folded else protocol.RAISE if raised
-                else protocol.CALL if added > 0 else protocol.CHECK)
-        entry = [street, seat, code, int(t.bets[seat]) + added]
-        self.history.append(entry)
-        self.decisions[seat] += 1
-        self.street_raises[street, seat] += int(raised)
+        self.log.action(t, legal, new, int(kind))
         if street == tb.PREFLOP and (int(new.street) >= tb.FLOP and not bool(new.hand_over)
                                      or bool(new.showdown)):
             self.saw_flop = np.asarray(new.in_hand & ~new.folded)
         self.table, self.legal = new, lg
-        return entry
+        return self.history[-1]
 
     def net(self) -> np.ndarray:
         """``# [seats]`` chips won (negative: lost) in the finished hand."""
         return np.asarray(self.table.stacks, np.int64) - self.start
-
-
-def _is_legal(kind, amount, legal: dict) -> bool:
-    if isinstance(kind, bool) or not isinstance(kind, (int, np.integer)):
-        return False
-    if kind in (tb.FOLD, tb.CHECK_CALL):
-        return True
-    r = legal["raise"]
-    return (kind == tb.RAISE and r is not None and isinstance(amount, (int, np.integer))
-            and not isinstance(amount, bool) and r[0] <= amount <= r[1])
 
 
 @dataclasses.dataclass
@@ -399,22 +374,23 @@ class HandRecord:
 
 def play_host_hand(players, key, hand: int, *, stack=2000, blinds=(10, 20, 0),
                    max_decisions: int = 512) -> HandRecord:
-    """Play one hand with ``players[seat](view, state) -> (kind, amount)`` (host callables; the
-    view is the protocol's ``act`` dict). A player that raises, returns something that is not
-    an exactly legal action, or runs past ``max_decisions`` gets check-or-fold, recorded."""
+    """Play one hand with ``players[seat](view, decision) -> (kind, amount)`` (host callables;
+    ``view`` is the protocol's ``act`` dict, ``decision`` the `tournament.Decision` it was built
+    from). A player that raises, returns something that is not an exactly legal action
+    (`hand.is_exact`), or runs past ``max_decisions`` gets check-or-fold, recorded."""
     h = HostHand(key, hand, seats=len(players), stack=stack, blinds=blinds)
     faults = []
     while not h.over:
         view = h.view()
         seat = view["seat"]
         try:
-            kind, amount = players[seat](view, h.state())
-            ok = _is_legal(kind, amount, view["legal"])
+            kind, amount = players[seat](view, h.decision())
+            ok = is_exact(kind, amount, view["legal"])
         except Exception as exc:  # a host player must not stop the table
             ok, kind, amount = False, None, repr(exc)
         if not ok or len(h.history) >= max_decisions:
             faults.append((seat, f"{kind!r}, {amount!r}"))
-            kind, amount = (tb.CHECK_CALL if view["legal"]["check"] else tb.FOLD), 0
+            kind, amount = default_action(view["legal"])
         h.apply(int(kind), int(amount))
     t = h.table
     live = np.asarray(t.in_hand & ~t.folded)
@@ -423,7 +399,7 @@ def play_host_hand(players, key, hand: int, *, stack=2000, blinds=(10, 20, 0),
                       faults=faults)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def jitted_policy(policy):
     """``run(table, hand, decisions, street_raises, key) -> (kind, amount)``: the policy jitted
     on the seat view of a (host) table."""
@@ -442,9 +418,9 @@ def host_player(policy, bot_key):
     run = _jitted(policy)
     key = jnp.asarray(bot_key, jnp.uint32)
 
-    def player(view, state):
-        kind, amount = run(state._table, state._hand, state._decisions, state._street_raises,
-                           key)
+    def player(view, decision: tn.Decision):
+        kind, amount = run(decision.table, decision.hand, decision.decisions,
+                           decision.street_raises, key)
         return int(kind), int(amount)
 
     return player

@@ -23,6 +23,7 @@ import secrets
 import sqlite3
 
 from holdemjax.duplicate import match as M
+from holdemjax.validate import require_int
 
 __all__ = ["SCHEMA_VERSION", "Store", "MatchRecord", "Participant", "Line", "Sealed"]
 
@@ -144,7 +145,7 @@ class Store:
     def close(self) -> None:
         self._db.close()
 
-    def __enter__(self) -> "Store":
+    def __enter__(self) -> Store:
         return self
 
     def __exit__(self, *exc) -> None:
@@ -174,7 +175,7 @@ class Store:
         ``commitment`` while it is open)."""
         if seed is None:
             seed = secrets.randbelow(M.SEED_LIMIT)
-        seed = M._int("seed", seed, 0, M.SEED_LIMIT - 1)
+        seed = require_int("seed", seed, 0, M.SEED_LIMIT - 1)
         now = now or M.utcnow()
         if spec.deadline is not None and M.parse_time(spec.deadline) <= now:
             raise ValueError(f"deadline {spec.deadline} is not in the future")

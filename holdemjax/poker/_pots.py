@@ -24,7 +24,7 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
-__all__ = ["uncalled_return", "settle_pots"]
+__all__ = ["uncalled_return", "pay_pots"]
 
 _BIG = jnp.iinfo(jnp.int32).max  # sentinel level for seats that cannot win a pot
 
@@ -44,7 +44,7 @@ def uncalled_return(contrib: jax.Array) -> jax.Array:
     return jnp.where(is_top & (is_top.sum() == 1), top - second, 0).astype(jnp.int32)
 
 
-def settle_pots(
+def pay_pots(
     contrib: jax.Array,
     dead: jax.Array,
     live: jax.Array,

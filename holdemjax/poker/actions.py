@@ -17,21 +17,32 @@ CHECK_CALL is always legal at a decision (it calls all-in when the stack is shor
 
 from __future__ import annotations
 
+import enum
 from fractions import Fraction
 
 import jax
 import jax.numpy as jnp
 
+from holdemjax.poker._xla import unfused
 from holdemjax.poker.table import CHECK_CALL as KIND_CALL
 from holdemjax.poker.table import FOLD as KIND_FOLD
 from holdemjax.poker.table import RAISE as KIND_RAISE
 from holdemjax.poker.table import Legal, Table, pot_total
 
-__all__ = ["FOLD", "CHECK_CALL", "MIN_RAISE", "DEFAULT_SIZES", "Menu"]
+__all__ = ["MenuAction", "FOLD", "CHECK_CALL", "MIN_RAISE", "DEFAULT_SIZES", "Menu"]
 
-FOLD, CHECK_CALL, MIN_RAISE = 0, 1, 2
+
+class MenuAction(enum.IntEnum):
+    """The fixed ids of the RL menu; the pot-fraction raises follow MIN_RAISE, and
+    `Menu.ALL_IN` (which depends on the number of sizes) is last."""
+
+    FOLD = 0
+    CHECK_CALL = 1
+    MIN_RAISE = 2
+
+
+FOLD, CHECK_CALL, MIN_RAISE = MenuAction
 DEFAULT_SIZES = (0.5, 0.75, 1.0, 1.5, 2.0)
-
 
 # The largest pot fraction a menu accepts: with denominators <= 1000 the numerator stays <= 10^6,
 # so (pot % den) * num < 10^9 and the int32 raise-to arithmetic cannot overflow.
@@ -89,6 +100,13 @@ class Menu:
         mask = jnp.concatenate([jnp.stack([deciding & ~lg.can_check, deciding]), ok])
         amounts = jnp.concatenate([jnp.zeros(2, jnp.int32), targets.astype(jnp.int32)])
         return mask, amounts
+
+    def legal_mask(self, table: Table, lg: Legal, live=True) -> jax.Array:
+        """``# [A] bool``: the mask of `mask_and_amounts` and ``live``, computed once and stored
+        (`_xla.unfused`: else XLA recomputes the legal range for each of the A entries in every
+        consumer)."""
+        mask, _ = self.mask_and_amounts(table, lg)
+        return unfused(mask & live)
 
     def to_engine(self, action, amounts):
         """(kind, amount) for `table.act` of a menu action id."""

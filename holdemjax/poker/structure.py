@@ -102,7 +102,7 @@ def make_format(
         if (np.diff(given) > 0).any():
             raise ValueError(f"payouts must not increase with the place, got {tuple(payouts)}")
         pay[: len(given)] = given
-    i32 = lambda x: jnp.asarray(x, jnp.int32)  # noqa: E731
+    i32 = lambda x: jnp.asarray(x, jnp.int32)
     return Format(
         starting_stack=i32(starting_stack),
         hands_per_level=i32(hands_per_level),

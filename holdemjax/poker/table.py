@@ -24,19 +24,23 @@ and every choice made where the rules are silent is listed in docs/rules.md; the
 
 from __future__ import annotations
 
+import enum
+
 import jax
 import jax.numpy as jnp
-import numpy as np
 from flax import struct
 
-from holdemjax.poker._positions import NO_SEAT, first_after as _first_after
-from holdemjax.poker._positions import first_positions, next_positions
-from holdemjax.poker._pots import settle_pots
+from holdemjax.poker._positions import NO_SEAT, first_positions, next_positions
+from holdemjax.poker._positions import first_after as _first_after
+from holdemjax.poker._pots import pay_pots
 from holdemjax.poker.cards import board_cards, hole_cards
 from holdemjax.poker.evaluator import evaluate
 from holdemjax.sparse import sparse_cond
+from holdemjax.validate import is_int
 
 __all__ = [
+    "Kind",
+    "Street",
     "FOLD",
     "CHECK_CALL",
     "RAISE",
@@ -46,6 +50,7 @@ __all__ = [
     "TURN",
     "RIVER",
     "HAND_OVER",
+    "NUM_STREETS",
     "NO_SEAT",
     "Table",
     "Legal",
@@ -59,18 +64,28 @@ __all__ = [
     "pot_total",
 ]
 
-# Action kinds for ``act``.
-FOLD = 0
-CHECK_CALL = 1
-RAISE = 2  # bet or raise; the amount is the raise-to (the seat's street total after it)
-NUM_KINDS = 3
+class Kind(enum.IntEnum):
+    """The engine's action kinds (``act``): its exact actions."""
 
-# Streets (``Table.street``).
-PREFLOP = 0
-FLOP = 1
-TURN = 2
-RIVER = 3
-HAND_OVER = 4
+    FOLD = 0
+    CHECK_CALL = 1
+    RAISE = 2  # bet or raise; the amount is the raise-to (the seat's street total after it)
+
+
+class Street(enum.IntEnum):
+    """``Table.street``: the betting round, HAND_OVER once the hand is finished and paid."""
+
+    PREFLOP = 0
+    FLOP = 1
+    TURN = 2
+    RIVER = 3
+    HAND_OVER = 4
+
+
+FOLD, CHECK_CALL, RAISE = Kind.FOLD, Kind.CHECK_CALL, Kind.RAISE
+NUM_KINDS = len(Kind)
+PREFLOP, FLOP, TURN, RIVER, HAND_OVER = Street
+NUM_STREETS = 4  # PREFLOP..RIVER
 
 _VISIBLE = (0, 3, 4, 5, 5)  # board cards visible at each street; a showdown shows all five
 
@@ -105,7 +120,7 @@ class Table:
     small_blind: jax.Array  # [] int32
     big_blind: jax.Array  # [] int32 also the minimum bet
     ante: jax.Array  # [] int32 big-blind ante asked for (0 = none); ``dead`` is what was posted
-    num_actions: jax.Array  # [] int32 decisions taken this hand
+    num_decisions: jax.Array  # [] int32 decisions taken this hand (all seats)
 
     @property
     def num_seats(self) -> int:
@@ -120,7 +135,7 @@ class Legal:
     can_check: jax.Array  # [] bool nothing to call
     call_amount: jax.Array  # [] int32 chips a call adds, capped at the stack (0 when checking)
     can_raise: jax.Array  # [] bool a bet/raise is open to this seat
-    min_raise_to: jax.Array  # [] int32 smallest raise-to (= all-in if the stack is short); 0 if closed
+    min_raise_to: jax.Array  # [] int32 smallest raise-to (all-in when short); 0 if closed
     max_raise_to: jax.Array  # [] int32 largest raise-to (all-in); 0 if closed
 
 
@@ -182,7 +197,7 @@ def _needs_action(t: Table) -> jax.Array:
 def _finish(t: Table) -> Table:
     """Pay the pots and close the hand."""
     fold_win = _live(t).sum() <= 1
-    winnings = settle_pots(t.contrib, t.dead, _live(t), t.strength, t.button)
+    winnings = pay_pots(t.contrib, t.dead, _live(t), t.strength, t.button)
     zeros = jnp.zeros_like(t.stacks)
     return t.replace(
         stacks=t.stacks + winnings,
@@ -304,7 +319,7 @@ def start_hand(
         small_blind=small_blind,
         big_blind=big_blind,
         ante=ante,
-        num_actions=_i32(0),
+        num_decisions=_i32(0),
     )
     return _advance(table, bb, sparse=False)
 
@@ -378,7 +393,7 @@ def act(table: Table, kind, amount=0) -> Table:
         acted=t.acted | me,
         current_bet=jnp.maximum(t.current_bet, new_bet),
         min_raise=jnp.where(full, increment, t.min_raise),
-        num_actions=t.num_actions + 1,
+        num_decisions=t.num_decisions + 1,
     )
     out = _advance(moved, p)
     return _tree_where(t.hand_over | (t.to_act < 0), t, out)
@@ -389,7 +404,7 @@ def check_action(table: Table, kind, amount=0) -> None:
     callers outside `jit`): raises ValueError naming the bad value instead of letting `act`
     clamp it. `act` itself never raises; it applies the documented clamping rules.
     """
-    if isinstance(kind, bool) or not isinstance(kind, (int, np.integer)):
+    if not is_int(kind):
         raise ValueError(f"action kind must be an int FOLD/CHECK_CALL/RAISE, got {kind!r}")
     if kind not in (FOLD, CHECK_CALL, RAISE):
         raise ValueError(f"action kind must be {FOLD}, {CHECK_CALL} or {RAISE}, got {kind}")
@@ -397,7 +412,7 @@ def check_action(table: Table, kind, amount=0) -> None:
         raise ValueError("the hand is over: nobody is to act")
     if kind != RAISE:
         return
-    if isinstance(amount, bool) or not isinstance(amount, (int, np.integer)):
+    if not is_int(amount):
         raise ValueError(f"raise-to amount must be an int number of chips, got {amount!r}")
     lg = legal(table)
     if not bool(lg.can_raise):

@@ -21,10 +21,12 @@ def _card(svg: Svg, x: float, y: float, card: int, hidden: bool = False) -> None
         svg.text(x + 13, y + 18, text, size=13, fill=_SUIT_COLOURS[text[1]], font_weight="bold")
 
 
-def render_table(state) -> str:
-    """Seats with player ids, stacks, bets, cards and markers; the board, pot, level and hand."""
-    unbatched(state)
-    t = state._table
+def render_table(tour, *, over=False, title: str = "") -> str:
+    """Seats with player ids, stacks, bets, cards and markers; the board, pot, level and hand,
+    of an unbatched `holdemjax.poker.tournament.Tournament` (``over``: the game has ended;
+    ``title``: the env id shown under the table)."""
+    unbatched(tour, "hand")
+    t = tour.table
     n = int(t.stacks.shape[0])
     w, h = 760, 520
     cx, cy = w / 2, h / 2 - 10
@@ -34,12 +36,12 @@ def render_table(state) -> str:
     for s in range(n):
         ang = math.pi / 2 + 2 * math.pi * s / n
         x, y = cx + 320 * math.cos(ang), cy + 200 * math.sin(ang)
-        alive = bool(state._alive[s])
+        alive = bool(tour.alive[s])
         folded = bool(t.folded[s])
-        acting = int(t.to_act) == s and not bool(state.terminated)
+        acting = int(t.to_act) == s and not bool(over)
         svg.rect(x - 62, y - 34, 124, 68, rx=8, fill="#333" if alive else "#111",
                  stroke="gold" if acting else "#777", stroke_width=3 if acting else 1)
-        label = f"seat {s} · player {int(state._player_at[s])}"
+        label = f"seat {s} · player {int(tour.player_at[s])}"
         svg.text(x, y - 22, label, size=11, fill="white")
         if alive:
             svg.text(x, y + 24, f"{int(stacks[s]):,}", size=12, fill="#ffd54f")
@@ -47,7 +49,7 @@ def render_table(state) -> str:
                 for i in range(2):
                     _card(svg, x - 28 + 30 * i, y - 14, int(t.hole[s, i]), hidden=folded)
         else:
-            place = int(state._place[s])
+            place = int(tour.place[s])
             svg.text(x, y + 4, f"out (place {place})" if place else "out", size=12, fill="#aaa")
         bx, by = cx + 200 * math.cos(ang), cy + 105 * math.sin(ang)
         if bets[s] > 0:
@@ -61,7 +63,7 @@ def render_table(state) -> str:
     svg.text(cx, cy + 28, f"pot {pot:,}", size=14, fill="white")
     svg.text(cx, cy + 48, f"blinds {int(t.small_blind)}/{int(t.big_blind)}"
              + (f" ante {int(t.ante)}" if int(t.ante) else ""), size=12, fill="#ddd")
-    status = (f"{state.env_id} · hand {int(state._hand) + 1}"
-              + (" · game over" if bool(state.terminated) else ""))
+    status = (f"{title} · hand {int(tour.hand) + 1}"
+              + (" · game over" if bool(over) else ""))
     svg.text(cx, h - 16, status, size=13, fill="#ddd")
     return str(svg)

@@ -10,6 +10,7 @@ byte for byte.
 from __future__ import annotations
 
 import dataclasses
+import enum
 import json
 import unicodedata
 
@@ -18,12 +19,16 @@ import numpy as np
 
 from holdemjax.poker import table as tb
 from holdemjax.poker.cards import card_text
+from holdemjax.validate import is_int, require_int
 
 __all__ = [
     "PROTOCOL_VERSION",
     "ABI_VERSION",
     "Clock",
     "OUTCOMES",
+    "FAULTS",
+    "TRAP",
+    "MEMORY",
     "HOST_CALL_NS",
     "MEMORY_LIMIT_BYTES",
     "STORE_MEMORY_BYTES",
@@ -41,6 +46,7 @@ __all__ = [
     "CHAT_LINES_PER_HAND",
     "EMOTES",
     "ACTIONS",
+    "Code",
     "FOLD",
     "CHECK",
     "CALL",
@@ -50,8 +56,6 @@ __all__ = [
     "format_info",
     "start_message",
     "legal_info",
-    "history_entry",
-    "action_event",
     "act_message",
     "Reply",
     "parse_reply",
@@ -84,9 +88,11 @@ CHAT_CHARS = 140
 CHAT_LINES_PER_HAND = 2
 EMOTES = ("applause", "facepalm", "gg", "laugh", "sigh", "thumbs_up", "tip_hat", "wave")
 
+#: Outcomes of a call that bench the policy for the rest of the series (`wasm.FAULTS`).
+FAULTS = ("trap", "memory")
+TRAP, MEMORY = FAULTS  # the module trapped; its memory went over MEMORY_LIMIT_BYTES
 #: What one call of a policy did (`wasm.CallResult.outcome`).
-OUTCOMES = ("ok", "no_reply", "timeout", "trap", "memory", "bad_alloc", "bad_pointer",
-            "reply_too_long")
+OUTCOMES = ("ok", "no_reply", "timeout", *FAULTS, "bad_alloc", "bad_pointer", "reply_too_long")
 
 
 class Clock:
@@ -100,9 +106,8 @@ class Clock:
 
     def __init__(self, shot_ns: int = SHOT_NS, bank_ns: int = BANK_NS,
                  decision_max_ns: int | None = DECISION_MAX_NS, refill: bool = True) -> None:
-        for name, v in (("shot_ns", shot_ns), ("bank_ns", bank_ns)):
-            if isinstance(v, bool) or not isinstance(v, int) or v < 0:
-                raise ValueError(f"{name} must be a non-negative integer, got {v!r}")
+        shot_ns = require_int("shot_ns", shot_ns, 0, what="a non-negative integer")
+        bank_ns = require_int("bank_ns", bank_ns, 0, what="a non-negative integer")
         if shot_ns == 0:
             raise ValueError("shot_ns must be positive, got 0")
         self.shot_ns, self.full_bank_ns = shot_ns, bank_ns
@@ -161,9 +166,18 @@ class Clock:
                 "notify_ns": NOTIFY_NS, "start_ns": START_NS}
 
 
-# Action codes of `history` and `action` events.
-FOLD, CHECK, CALL, RAISE = 0, 1, 2, 3
-ACTIONS = ("fold", "check", "call", "raise")
+class Code(enum.IntEnum):
+    """The wire codes of decisions (``history`` entries and ``action`` events, PROTOCOL §5);
+    ``ACTIONS[code]`` is the reply's ``action`` word."""
+
+    FOLD = 0
+    CHECK = 1
+    CALL = 2
+    RAISE = 3
+
+
+FOLD, CHECK, CALL, RAISE = Code
+ACTIONS = tuple(c.name.lower() for c in Code)  # ("fold", "check", "call", "raise")
 
 
 def encode(message: dict) -> bytes:
@@ -179,12 +193,13 @@ def slot_seed(series_seed: int, slot: int) -> tuple[int, int]:
     return int(w0), int(w1)
 
 
-def format_info(env) -> dict:
-    """The `format` block of the start message for a tournament env (`SitAndGo`)."""
-    fmt = jax.device_get(env.format)
+def format_info(name: str, fmt) -> dict:
+    """The `format` block of the start message for a tournament format (``name`` and its
+    `structure.Format`)."""
+    fmt = jax.device_get(fmt)
     levels = np.stack([fmt.small_blinds, fmt.big_blinds, fmt.antes], axis=1)
     return {
-        "name": env.format_name,
+        "name": name,
         "seats": int(fmt.num_seats),
         "starting_stack": int(fmt.starting_stack),
         "hands_per_level": int(fmt.hands_per_level),
@@ -195,10 +210,10 @@ def format_info(env) -> dict:
     }
 
 
-def start_message(env, *, slot: int, alias: str, seed: tuple[int, int], variant: str,
+def start_message(fmt: dict, *, slot: int, alias: str, seed: tuple[int, int], variant: str,
                   tournaments: int, clock: Clock | None = None) -> dict:
-    """The `start` message (PROTOCOL §5) for one slot (``clock``: its settings). ``env`` is a
-    tournament env (its `format_info`) or a ready `format` block (duplicate matches)."""
+    """The `start` message (PROTOCOL §5) for one slot (``clock``: its settings); ``fmt`` is its
+    `format` block (`format_info` of a tournament format, or a duplicate match's)."""
     return {
         "type": "start",
         "protocol": PROTOCOL_VERSION,
@@ -206,7 +221,7 @@ def start_message(env, *, slot: int, alias: str, seed: tuple[int, int], variant:
         "alias": alias,
         "variant": variant,
         "tournaments": int(tournaments),
-        "format": env if isinstance(env, dict) else format_info(env),
+        "format": dict(fmt),
         "clock": (clock or Clock()).as_message(),
         "limits": {"memory_bytes": MEMORY_LIMIT_BYTES, "reply_bytes": REPLY_MAX_BYTES,
                    "chat_chars": CHAT_CHARS, "chat_lines_per_hand": CHAT_LINES_PER_HAND},
@@ -232,38 +247,16 @@ def legal_info(table_or_legal) -> dict:
     }
 
 
-def history_entry(before, mid) -> list[int]:
-    """``[street, seat, code, to]`` of the decision between two states (`before` and the
-    result of ``env.act_exact``, before `settle`)."""
-    t, m = before._table, mid._table
-    seat = int(t.to_act)
-    street = int(t.street)
-    added = int(mid._street_chips[street, seat]) - int(before._street_chips[street, seat])
-    raised = int(mid._street_raises[street, seat]) > int(before._street_raises[street, seat])
-    folded = bool(m.folded[seat]) and not bool(t.folded[seat])
-    code = FOLD if folded else RAISE if raised else CALL if added > 0 else CHECK
-    return [street, seat, code, int(t.bets[seat]) + added]
-
-
-def action_event(before, mid, auto: str | None = None) -> dict:
-    """The public `action` event of the decision between `before` and `mid`."""
-    street, seat, code, to = history_entry(before, mid)
-    added = to - int(before._table.bets[seat])
-    return {"type": "action", "street": street, "seat": seat, "code": code, "to": to,
-            "added": added, "auto": auto}
-
-
-def act_message(env, state, *, tournament: int, history=(), events=(),
+def act_message(view, *, tournament: int, history=(), events=(),
                 budget_ns: int = min(SHOT_NS + BANK_NS, DECISION_MAX_NS), bank_ns: int = BANK_NS,
-                away: bool = False, legal=None) -> dict:
-    """The `act` message (PROTOCOL §5) for the seat to act in an unbatched tournament state
-    (host numpy arrays are fastest: ``jax.device_get(state)``).
+                away: bool = False) -> dict:
+    """The `act` message (PROTOCOL §5) for the seat to act in ``view``, the decision's
+    `holdemjax.poker.tournament.Decision` (host numpy arrays are fastest).
 
-    ``history`` is this hand's decisions so far (`history_entry` of each), ``events`` the
-    seat's pending events, ``legal`` a precomputed `table.Legal` of the state (optional).
+    ``history`` is this hand's decisions so far (``[street, seat, code, to]`` each),
+    ``events`` the seat's pending events.
     """
-    del env  # the state holds everything; kept for a stable signature across formats
-    t = state._table
+    t = view.table
     seat = int(t.to_act)
     if seat < 0:
         raise ValueError("act_message: nobody is to act in this state (the game is over)")
@@ -273,10 +266,10 @@ def act_message(env, state, *, tournament: int, history=(), events=(),
         "type": "act",
         "events": list(events),
         "tournament": int(tournament),
-        "hand": int(state._hand),
+        "hand": int(view.hand),
         "street": int(t.street),
         "seat": seat,
-        "decision": int(state._decisions[seat]),
+        "decision": int(view.decisions[seat]),
         "button": int(t.button),
         "sb": int(t.sb),
         "bb": int(t.bb),
@@ -287,12 +280,12 @@ def act_message(env, state, *, tournament: int, history=(), events=(),
         "in_hand": np.asarray(t.in_hand).astype(bool).tolist(),
         "folded": np.asarray(t.folded).astype(bool).tolist(),
         "allin": np.asarray(t.allin).astype(bool).tolist(),
-        "alive": np.asarray(state._alive).astype(bool).tolist(),
+        "alive": np.asarray(view.alive).astype(bool).tolist(),
         "hole": [card_text(int(c)) for c in np.asarray(t.hole[seat])],
         "board": [card_text(int(c)) for c in np.asarray(t.board)[:visible]],
         "pot": pot,
         "history": [list(map(int, h)) for h in history],
-        "legal": legal_info(t if legal is None else legal),
+        "legal": legal_info(view.legal),
         "clock": {"budget_ns": int(budget_ns), "bank_ns": int(bank_ns)},
         "away": bool(away),
     }
@@ -344,7 +337,7 @@ def parse_reply(data: bytes | None, legal: dict | None) -> Reply:
         if name not in obj or (name == "sit_in" and obj[name] is False):
             continue
         value = obj[name]
-        ok = isinstance(value, typ) and not (typ is int and isinstance(value, bool))
+        ok = is_int(value) if typ is int else isinstance(value, typ)
         if name == "sit_in":
             ok = value is True
         if name == "chat":

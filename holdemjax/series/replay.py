@@ -1,6 +1,7 @@
 """Replay files: every tournament of a series (seating, every hole card, every action with its
-amounts and clock, every chat line, showdowns, places), their byte-for-byte verification, PHH
-export, and the self-contained HTML viewer.
+amounts and clock, every chat line, showdowns, places), their byte-for-byte verification and
+PHH export. `holdemjax.series.output` writes them with the self-contained HTML viewer
+(`holdemjax.series.viewer`).
 
 Schema ``holdemjax.series.replay/1`` (docs/series.md). The file is canonical JSON (sorted keys,
 no whitespace), so two runs of the same series write identical bytes: ``holdemjax replay FILE``
@@ -15,7 +16,7 @@ import pathlib
 
 from holdemjax.series import protocol as P
 
-__all__ = ["SCHEMA", "replay_document", "encode_replay", "write_all", "load", "verify",
+__all__ = ["SCHEMA", "replay_document", "encode_replay", "load", "verify",
            "to_phh", "VIEWER_NAME", "REPLAY_NAME"]
 
 SCHEMA = "holdemjax.series.replay/1"
@@ -43,20 +44,6 @@ def encode_replay(doc: dict) -> bytes:
     return json.dumps(doc, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode()
 
 
-def write_all(series, results: dict, out_dir) -> list[pathlib.Path]:
-    """Write ``replay.json`` and ``viewer.html`` next to the results; returns their paths."""
-    from holdemjax.series import viewer
-
-    out = pathlib.Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    doc = replay_document(series, results)
-    replay_path = out / REPLAY_NAME
-    replay_path.write_bytes(encode_replay(doc))
-    viewer_path = out / VIEWER_NAME
-    viewer_path.write_text(viewer.render(results, doc), encoding="utf-8")
-    return [replay_path, viewer_path]
-
-
 def load(path) -> dict:
     """Read a replay file, checking its schema."""
     doc = json.loads(pathlib.Path(path).read_bytes())
@@ -70,7 +57,8 @@ def _sha256(path) -> str:
     return hashlib.sha256(pathlib.Path(path).read_bytes()).hexdigest()
 
 
-def verify(path, policy_paths: list | None = None, max_wall: float | None = None) -> tuple[bool, str]:
+def verify(path, policy_paths: list | None = None,
+           max_wall: float | None = None) -> tuple[bool, str]:
     """Re-run the series of a replay file and compare byte for byte.
 
     ``policy_paths`` replaces the recorded policy paths (same order); every file must have the
@@ -121,8 +109,8 @@ _PHH_CODES = {P.FOLD: "f", P.CHECK: "cc", P.CALL: "cc", P.RAISE: "cbr"}
 
 def to_phh(doc: dict, tournament: int) -> str:
     """A tournament's hands as PHH text (the Poker Hand History format PokerKit reads), in the
-    multi-hand ``.phhs`` layout (one ``[N]`` section per hand, N from 1). Players are the seats dealt in, in PHH order (from the
-    small-blind side of the button), named by alias."""
+    multi-hand ``.phhs`` layout (one ``[N]`` section per hand, N from 1). Players are the seats
+    dealt in, in PHH order (from the small-blind side of the button), named by alias."""
     tour = doc["tournaments"][tournament]
     out = [f"# {doc['variant']} seed {doc['seed']} tournament {tournament}"]
     for h in tour["hands"]:

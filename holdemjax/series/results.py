@@ -7,6 +7,7 @@ two runs of the same series give byte-identical files once ``timing`` is removed
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import pathlib
@@ -15,9 +16,43 @@ import numpy as np
 
 from holdemjax.series import protocol as P
 
-__all__ = ["SCHEMA", "summarize", "write_results", "standard_error"]
+__all__ = ["SCHEMA", "SlotRecord", "Series", "summarize", "write_results", "standard_error"]
 
 SCHEMA = "holdemjax.series.results/1"
+
+
+@dataclasses.dataclass
+class SlotRecord:
+    """One slot's record over a series (what `summarize` reports for it)."""
+
+    alias: str
+    avatar: str
+    name: str
+    sha256: str
+    scores: list = dataclasses.field(default_factory=list)  # per tournament
+    places: list = dataclasses.field(default_factory=list)  # per tournament, 1-based
+    chips_won: int = 0
+    timeouts: int = 0
+    away_hands: int = 0
+    faulted_at: int | None = None  # the first fault's tournament
+    fault: str | None = None  # ... and its cause
+    faults: list = dataclasses.field(default_factory=list)  # every fault: (tournament, cause)
+    outcomes: dict = dataclasses.field(default_factory=dict)  # recorded reply outcomes
+    chat_dropped: int = 0
+    fuel_ns: int = 0
+
+
+@dataclasses.dataclass
+class Series:
+    """The result of `runner.run_series`."""
+
+    variant: str
+    seed: int
+    slots: list  # [SlotRecord]
+    tournaments: list  # per tournament: replay dict
+    tournaments_played: int
+    stopped_early: bool
+    timing: dict
 
 
 def standard_error(scores) -> float:
@@ -52,7 +87,7 @@ def _dist_version(name: str) -> str | None:
 
 
 def summarize(series, planned: int | None = None) -> dict:
-    """The results document of a `runner.Series`."""
+    """The results document of a `Series`."""
     slots = []
     seats = len(series.slots)
     for i, r in enumerate(series.slots):

@@ -16,24 +16,51 @@ Not thread-safe: one policy is driven by one thread.
 from __future__ import annotations
 
 import atexit
-import ctypes
 import dataclasses
-import functools
 import hashlib
-import importlib.metadata
 import os
 import pathlib
-import re
-import tempfile
 import weakref
 
 import wasmtime
 
-try:  # the fast call path below uses wasmtime-py internals; without them, the public API
-    from wasmtime import _ffi as _wffi
-    from wasmtime._func import enter_wasm as _enter_wasm
-except ImportError:  # pragma: no cover - another wasmtime-py layout
-    _wffi = _enter_wasm = None
+# The numbers of PROTOCOL.md live in holdemjax.series.protocol (no wasmtime there); re-exported.
+from holdemjax.series.protocol import (
+    ABI_VERSION,
+    AWAY_NS,
+    BANK_NS,
+    DECISION_MAX_NS,
+    FAULTS,
+    HOST_CALL_NS,
+    LOG_LINE_BYTES,
+    LOG_LINES_PER_TOURNAMENT,
+    MAX_MODULE_BYTES,
+    MEMORY,
+    MEMORY_LIMIT_BYTES,
+    MS,
+    NOTIFY_NS,
+    OUTCOMES,
+    REPLY_MAX_BYTES,
+    SHOT_NS,
+    START_NS,
+    STORE_MEMORY_BYTES,
+    TRAP,
+    Clock,
+)
+from holdemjax.series.wasm_module import (
+    OPTIONAL,
+    cache_path,
+    check_exports,
+    check_imports,
+    engine,
+    fast_call,
+    read_cache,
+    trap_text,
+    wasmtime_message,
+    wasmtime_version,
+    write_cache,
+)
+from holdemjax.validate import require_int
 
 __all__ = [
     "ABI_VERSION", "SHOT_NS", "BANK_NS", "DECISION_MAX_NS", "NOTIFY_NS", "START_NS", "AWAY_NS",
@@ -44,23 +71,16 @@ __all__ = [
     "wasmtime_version",
 ]
 
-# The numbers of PROTOCOL.md live in holdemjax.series.protocol (no wasmtime there); re-exported.
-from holdemjax.series.protocol import (  # noqa: E402
-    ABI_VERSION, AWAY_NS, BANK_NS, DECISION_MAX_NS, HOST_CALL_NS, LOG_LINE_BYTES,
-    LOG_LINES_PER_TOURNAMENT, MAX_MODULE_BYTES, MEMORY_LIMIT_BYTES, NOTIFY_NS, OUTCOMES,
-    REPLY_MAX_BYTES, SHOT_NS, START_NS, STORE_MEMORY_BYTES, Clock, MS,
-)
 
 _TABLE_ELEMENTS = 100_000  # per table (8 bytes each); LLVM output needs one small table
 _TABLES = 4
-_MAX_WASM_STACK = 512 * 1024  # wasmtime's default, pinned: it decides where STACK_OVERFLOW hits
 
-FAULTS = ("trap", "memory")  # the policy is benched and must not be called again
 STAGES = ("compile", "instantiate", "start")
 
 _MASK32 = 0xFFFF_FFFF
 _MASK64 = 0xFFFF_FFFF_FFFF_FFFF
-_CACHE_MAGIC = b"HJXCWASM1\n"  # cache file = magic + sha256(payload) + payload
+
+_LIVE: weakref.WeakSet = weakref.WeakSet()  # policies not yet closed
 
 
 class PolicyLoadError(Exception):
@@ -89,35 +109,6 @@ class CallResult:
     detail: str = ""
 
 
-# ------------------------------------------------------------------------------- the engine
-# Proposals off beyond the protocol's set. reference-types and multi-value stay on: LLVM (zig cc,
-# clang, rustc) emits them by default, and wasmtime aborts the process on some combinations
-# without reference types. Nothing left on is nondeterministic.
-_FEATURES_OFF = ("wasm_threads", "shared_memory", "wasm_simd", "wasm_relaxed_simd",
-                 "wasm_memory64", "wasm_multi_memory", "wasm_custom_page_sizes", "wasm_gc",
-                 "wasm_function_references", "wasm_exceptions", "wasm_stack_switching",
-                 "wasm_tail_call", "wasm_wide_arithmetic", "wasm_component_model")
-
-
-def _config_settings() -> dict:
-    settings = {"consume_fuel": True, "cranelift_nan_canonicalization": True,
-                "max_wasm_stack": _MAX_WASM_STACK}
-    settings.update({name: False for name in _FEATURES_OFF if hasattr(wasmtime.Config, name)})
-    return settings
-
-
-@functools.cache
-def engine() -> wasmtime.Engine:
-    """The process's one deterministic engine (fuel on, NaNs canonical, no threads/SIMD)."""
-    config = wasmtime.Config()
-    for name, value in _config_settings().items():
-        setattr(config, name, value)
-    return wasmtime.Engine(config)
-
-
-_LIVE: weakref.WeakSet = weakref.WeakSet()  # policies not yet closed
-
-
 @atexit.register
 def _release_at_exit() -> None:
     """Free the stores and the engine while ctypes still works: wasmtime-py's own ``__del__``
@@ -129,142 +120,9 @@ def _release_at_exit() -> None:
         engine.cache_clear()
 
 
-def _fast_call(store: wasmtime.Store, func: wasmtime.Func, params: tuple[str, ...],
-               result: str):
-    """A caller of ``func`` (i32/i64 params, one i32/i64 result) with the same FFI call and trap
-    handling as ``Func.__call__`` but without its per-call type introspection and value boxing,
-    which were 3/4 of a decision's host time. Falls back to the public call if the internals
-    of this wasmtime-py version differ."""
-    if _wffi is None or _enter_wasm is None or not hasattr(func, "_func"):
-        return lambda *values: func(store, *values)
-    kind = {"i32": _wffi.WASMTIME_I32.value, "i64": _wffi.WASMTIME_I64.value}
-    args = (_wffi.wasmtime_val_t * max(1, len(params)))()
-    for slot, ty in zip(args, params):
-        slot.kind = kind[ty]
-    out = (_wffi.wasmtime_val_t * 1)()
-    ref, n, call = ctypes.byref(func._func), len(params), _wffi.wasmtime_func_call
-
-    def fast(*values: int) -> int:
-        for slot, ty, value in zip(args, params, values):
-            setattr(slot.of, ty, value)  # ctypes wraps to the signed width, as wasm does
-        with _enter_wasm(store) as trap:  # raises the Trap, or a host import's exception
-            error = call(store._context(), ref, args, n, out, 1, trap)
-            if error:
-                raise wasmtime.WasmtimeError._from_ptr(error)
-        return getattr(out[0].of, result)
-
-    return fast
-
-
-@functools.cache
-def wasmtime_version() -> str:
-    """The installed wasmtime-py version: it fixes the fuel accounting (record it in results)."""
-    return importlib.metadata.version("wasmtime")
-
-
-def _cache_path(sha256: str) -> pathlib.Path:
-    root = os.environ.get("HOLDEMJAX_CACHE")
-    base = pathlib.Path(root) if root else pathlib.Path.home() / ".cache" / "holdemjax"
-    settings = ",".join(f"{k}={v}" for k, v in sorted(_config_settings().items()))
-    tag = hashlib.sha256(settings.encode()).hexdigest()[:12]  # a config change misses the cache
-    return base / "wasm" / f"{sha256}-wasmtime{wasmtime_version()}-{tag}.cwasm"
-
-
-def _read_cache(path: pathlib.Path) -> wasmtime.Module | None:
-    """The cached module, or None when missing, unreadable, corrupt or from another engine."""
-    try:
-        blob = path.read_bytes()
-        head = len(_CACHE_MAGIC)
-        digest, payload = blob[head:head + 32], blob[head + 32:]
-        # wasmtime trusts a deserialized artifact; the checksum keeps a damaged file out of it.
-        if blob[:head] != _CACHE_MAGIC or hashlib.sha256(payload).digest() != digest:
-            return None
-        return wasmtime.Module.deserialize(engine(), payload)
-    except (OSError, wasmtime.WasmtimeError):
-        return None
-
-
-def _write_cache(path: pathlib.Path, module: wasmtime.Module) -> None:
-    """Write atomically (temp file + rename); a cache that cannot be written is skipped."""
-    try:
-        payload = bytes(module.serialize())
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".cwasm")
-        try:
-            with os.fdopen(fd, "wb") as out:
-                out.write(_CACHE_MAGIC + hashlib.sha256(payload).digest() + payload)
-            os.replace(tmp, path)
-        except BaseException:
-            os.unlink(tmp)
-            raise
-    except (OSError, wasmtime.WasmtimeError):
-        pass
-
-
-def _wasmtime_message(exc: Exception) -> str:
-    """wasmtime's multi-line error ("x\\n\\nCaused by:\\n    y") as one line "x: y"."""
-    lines = [re.sub(r"^\d+: ", "", line.strip()) for line in str(exc).splitlines()]
-    return ": ".join(line for line in lines if line and line != "Caused by:")
-
-
-# ------------------------------------------------------------------------- the module checks
-def _sig(ty: wasmtime.FuncType) -> str:
-    return f"({', '.join(map(str, ty.params))}) -> ({', '.join(map(str, ty.results))})"
-
-
-def _kind(ty) -> str:
-    return {wasmtime.FuncType: "a function", wasmtime.MemoryType: "a memory",
-            wasmtime.GlobalType: "a global", wasmtime.TableType: "a table"}.get(type(ty), "other")
-
-
-_GRANTED = {("holdem", "log"): "(i32, i32) -> ()", ("holdem", "time_left_ns"): "() -> (i64)"}
-_REQUIRED = {"holdem_abi_version": "() -> (i32)", "holdem_alloc": "(i32) -> (i32)",
-             "holdem_on_message": "(i32, i32) -> (i64)"}
-_OPTIONAL = {"_initialize": "() -> ()", "holdem_start": "() -> ()"}
-
-
-def _check_imports(module: wasmtime.Module) -> str | None:
-    """Why the imports are refused, or None."""
-    refused = []
-    for imp in module.imports:
-        want = _GRANTED.get((imp.module, imp.name))
-        if want is None:
-            refused.append(f"{imp.module}.{imp.name}")
-        elif not isinstance(imp.type, wasmtime.FuncType) or _sig(imp.type) != want:
-            got = _sig(imp.type) if isinstance(imp.type, wasmtime.FuncType) else _kind(imp.type)
-            return f"imports {imp.module}.{imp.name} as {got}, expected {want}"
-    if refused:
-        more = f" and {len(refused) - 4} more" if len(refused) > 4 else ""
-        shown = ", ".join(refused[:4]) + more
-        return f"imports {shown}, only holdem.log and holdem.time_left_ns are granted"
-    return None
-
-
-def _check_exports(module: wasmtime.Module) -> str | None:
-    """Why the exports are refused, or None (memory, the three functions, the optional two)."""
-    exports = {e.name: e.type for e in module.exports}
-    memory = exports.get("memory")
-    if not isinstance(memory, wasmtime.MemoryType):
-        return ("does not export its memory as \"memory\"" if memory is None
-                else f"exports \"memory\" as {_kind(memory)}, expected a memory")
-    initial = memory.limits.min * 65_536
-    if initial > MEMORY_LIMIT_BYTES:
-        return (f"memory starts at {memory.limits.min} pages ({initial} bytes), above the "
-                f"{MEMORY_LIMIT_BYTES}-byte (64 MiB) limit")
-    for name, want in {**_REQUIRED, **_OPTIONAL}.items():
-        ty = exports.get(name)
-        if ty is None:
-            if name in _REQUIRED:
-                return f"does not export {name} {want}"
-        elif not isinstance(ty, wasmtime.FuncType) or _sig(ty) != want:
-            got = _sig(ty) if isinstance(ty, wasmtime.FuncType) else _kind(ty)
-            return f"exports {name} as {got}, expected {want}"
-    return None
-
-
 # ------------------------------------------------------------------------------- the policy
 def load_policy(source: str | os.PathLike | bytes, *, name: str | None = None,
-                cache: bool = True) -> "WasmPolicy":
+                cache: bool = True) -> WasmPolicy:
     """Compile (or fetch from the cache), check and instantiate one policy; see `WasmPolicy`.
 
     ``source`` is a path to a ``.wasm`` file or the module's bytes; ``name`` (default: the file's
@@ -291,16 +149,16 @@ def load_policy(source: str | os.PathLike | bytes, *, name: str | None = None,
     # wasmtime-py would parse anything without the header as WAT text: refuse it here.
     if wasm[:4] != b"\0asm":
         raise PolicyLoadError(name, "compile", "is not a WebAssembly binary (no \\0asm header)")
-    module = _read_cache(_cache_path(sha256)) if cache else None
+    module = read_cache(cache_path(sha256)) if cache else None
     cache_hit = module is not None
     if module is None:
         try:
             module = wasmtime.Module(engine(), wasm)
         except wasmtime.WasmtimeError as exc:
-            raise PolicyLoadError(name, "compile", _wasmtime_message(exc)) from None
+            raise PolicyLoadError(name, "compile", wasmtime_message(exc)) from None
         if cache:
-            _write_cache(_cache_path(sha256), module)
-    why = _check_imports(module) or _check_exports(module)
+            write_cache(cache_path(sha256), module)
+    why = check_imports(module) or check_exports(module)
     if why:
         raise PolicyLoadError(name, "instantiate", why)
     policy = WasmPolicy(module, name=name, sha256=sha256, cache_hit=cache_hit)
@@ -358,16 +216,16 @@ class WasmPolicy:
         except wasmtime.Trap as trap:
             self.fault = "start"
             raise PolicyLoadError(name, "start", f"trapped while instantiating "
-                                  f"({_trap_text(trap)})") from None
+                                  f"({trap_text(trap)})") from None
         except Exception as exc:  # wasmtime errors, a limit refused: the host stays up
             self.fault = "start"
-            raise PolicyLoadError(name, "instantiate", _wasmtime_message(exc)) from None
+            raise PolicyLoadError(name, "instantiate", wasmtime_message(exc)) from None
         exports = instance.exports(store)
         self._memory = exports["memory"]
-        self._alloc = _fast_call(store, exports["holdem_alloc"], ("i32",), "i32")
-        self._on_message = _fast_call(store, exports["holdem_on_message"], ("i32", "i32"), "i64")
+        self._alloc = fast_call(store, exports["holdem_alloc"], ("i32",), "i32")
+        self._on_message = fast_call(store, exports["holdem_on_message"], ("i32", "i32"), "i64")
         self._abi_version = exports["holdem_abi_version"]
-        self._hooks = {n: exports[n] for n in _OPTIONAL if exports.get(n) is not None}
+        self._hooks = {n: exports[n] for n in OPTIONAL if exports.get(n) is not None}
         sp = exports.get("__stack_pointer")
         if isinstance(sp, wasmtime.Global):
             ty = sp.type(store)
@@ -402,10 +260,10 @@ class WasmPolicy:
         except PolicyLoadError:
             self.fault = "start"
             raise
-        if result.outcome in ("timeout", "trap", "memory"):
+        if result.outcome in ("timeout", *FAULTS):
             self.fault = "start"
             why = {"timeout": f"ran out of its {START_NS // MS:,} ms start budget",
-                   "trap": "trapped", "memory": "went over the memory limit"}[result.outcome]
+                   TRAP: "trapped", MEMORY: "went over the memory limit"}[result.outcome]
             detail = "" if result.outcome == "timeout" else f" ({result.detail})"
             raise PolicyLoadError(self.name, "start", f"{why} on the start message{detail}")
         if self._stack_pointer:
@@ -421,9 +279,7 @@ class WasmPolicy:
             state = f"faulted ({self.fault})" if self.fault else "not started"
             raise RuntimeError(f"policy {self.name} is {state}; a faulted policy is benched "
                                "and must not be called again")
-        if (isinstance(budget_ns, bool) or not isinstance(budget_ns, int)
-                or not 0 <= budget_ns < 2**63):
-            raise ValueError(f"budget_ns must be a non-negative int, got {budget_ns!r}")
+        budget_ns = require_int("budget_ns", budget_ns, 0, 2**63 - 1, what="a non-negative int")
         return self._deliver(bytes(message), budget_ns)
 
     def new_tournament(self, index: int | None = None) -> None:
@@ -450,7 +306,7 @@ class WasmPolicy:
         self._store = self._memory = self._alloc = self._on_message = None
         self._stack_pointer = None
 
-    def __enter__(self) -> "WasmPolicy":
+    def __enter__(self) -> WasmPolicy:
         return self
 
     def __exit__(self, *exc) -> None:
@@ -464,7 +320,7 @@ class WasmPolicy:
         except wasmtime.Trap as trap:
             why = (f"ran out of its {START_NS // MS:,} ms start budget"
                    if trap.trap_code == wasmtime.TrapCode.OUT_OF_FUEL
-                   else f"trapped ({_trap_text(trap)})")
+                   else f"trapped ({trap_text(trap)})")
             raise PolicyLoadError(self.name, "start", f"{why} in {step}") from None
         except Exception as exc:  # a host error: the series fails, the host stays up
             raise PolicyLoadError(self.name, "start", f"host error in {step}: "
@@ -488,15 +344,15 @@ class WasmPolicy:
             if trap.trap_code == wasmtime.TrapCode.OUT_OF_FUEL:
                 outcome, detail = "timeout", f"used its whole budget of {budget} ns"
             else:
-                outcome = "trap"
-                detail = trapped = _trap_text(trap)
+                outcome = TRAP
+                detail = trapped = trap_text(trap)
         except Exception as exc:  # a wasmtime error or a host import's bug: stop the policy only
-            outcome, reply = "trap", None
+            outcome, reply = TRAP, None
             detail = trapped = f"host error {type(exc).__name__}: {exc}"
         used = budget - store.get_fuel()
         size = self._memory.data_len(store)
         if size > MEMORY_LIMIT_BYTES:
-            outcome, reply = "memory", None
+            outcome, reply = MEMORY, None
             detail = (f"memory at {size} bytes, above the {MEMORY_LIMIT_BYTES}-byte (64 MiB) limit"
                       + (f", at trap {trapped}" if trapped else ""))
         if outcome == "timeout" and self._stack_pointer and self._stack_pointer[1] is not None:
@@ -550,9 +406,3 @@ class WasmPolicy:
         data = memory.read(caller, ptr, ptr + min(length, LOG_LINE_BYTES))
         self.logs.append((self._tournament, bytes(data).decode("utf-8", "replace")))
         self._lines += 1
-
-
-def _trap_text(trap: wasmtime.Trap) -> str:
-    """The trap code's name (UNREACHABLE, STACK_OVERFLOW, ...) or wasmtime's first line."""
-    code = trap.trap_code
-    return code.name if code is not None else (trap.message.splitlines() or ["trap"])[0]

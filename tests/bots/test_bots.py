@@ -21,6 +21,7 @@ import pytest
 
 import holdemjax
 from holdemjax.bots import baseline, coordinate_key, coordinates, draw_below, play, random_bot
+from holdemjax.envs.sng import SitAndGo
 from holdemjax.poker.cards import parse_cards
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -113,7 +114,7 @@ def test_random_bot_is_uniform_over_legal_actions(certify, mid_states):
 # ------------------------------------------------------------------ coordinate addressing
 def test_coordinate_key_depends_on_each_coordinate_only():
     base = jax.random.key(42)
-    u = lambda *c: int(draw_below(coordinate_key(base, *c), 2**31 - 1))  # noqa: E731
+    u = lambda *c: int(draw_below(coordinate_key(base, *c), 2**31 - 1))
     ref = u(3, 2, 1, 0)
     assert u(3, 2, 1, 0) == ref
     assert len({ref, u(4, 2, 1, 0), u(3, 3, 1, 0), u(3, 2, 2, 0), u(3, 2, 1, 1)}) == 5
@@ -125,17 +126,18 @@ def test_coordinate_key_depends_on_each_coordinate_only():
 def first_decisions(certify):
     """The same 256 deals after one decision by the first actor: all-random play, and play by
     six baselines (so the first actor's decision may differ between the two lines)."""
-    run = lambda lineup, steps: play(certify, jax.random.key(13), GAMES,  # noqa: E731
+    run = lambda lineup, steps: play(certify, jax.random.key(13), GAMES,
                                      jnp.asarray(lineup), steps)["states"]
     return run([0] * 6, 0), run([0] * 6, 1), run([1] * 6, 1)
 
 
 def _first_action(start, after):
     """0 fold, 1 check/call, 2 bet/raise: the first actor's decision, read from the tables."""
-    seat = np.asarray(start._table.to_act)
+    start, after = SitAndGo.tournament(start), SitAndGo.tournament(after)
+    seat = np.asarray(start.table.to_act)
     rows = np.arange(len(seat))
-    folded = np.asarray(after._table.folded)[rows, seat]
-    raised = np.asarray(after._street_raises)[rows, 0, seat] > 0
+    folded = np.asarray(after.table.folded)[rows, seat]
+    raised = np.asarray(after.street_raises)[rows, 0, seat] > 0
     return np.where(folded, 0, np.where(raised, 2, 1))
 
 
@@ -144,14 +146,15 @@ def test_draw_unchanged_by_another_seats_earlier_decision(certify, first_decisio
     the next seat's decision has the same coordinates, hence the same draws."""
     start, s1, s2 = first_decisions
     a1, a2 = _first_action(start, s1), _first_action(start, s2)
-    coords = jax.jit(jax.vmap(lambda s: jnp.stack(coordinates(s))))
+    coords = jax.jit(jax.vmap(lambda s: jnp.stack(coordinates(SitAndGo.decision(s)))))
     c1, c2 = np.asarray(coords(s1)), np.asarray(coords(s2))
     bot_keys = jax.vmap(lambda g: jax.random.fold_in(jax.random.key(99), g))(jnp.arange(GAMES))
     draw = jax.jit(jax.vmap(lambda k, c: draw_below(coordinate_key(k, *c), 10000)))
     d1, d2 = np.asarray(draw(bot_keys, c1)), np.asarray(draw(bot_keys, c2))
     rand = jax.jit(jax.vmap(lambda s, k: random_bot.act(certify, s, k)))
     r1, r2 = np.asarray(rand(s1, bot_keys)), np.asarray(rand(s2, bot_keys))
-    ongoing = (np.asarray(s1._hand) == 0) & (np.asarray(s2._hand) == 0)
+    ongoing = ((np.asarray(SitAndGo.tournament(s1).hand) == 0)
+               & (np.asarray(SitAndGo.tournament(s2).hand) == 0))
     same_masks = (np.asarray(s1.legal_action_mask) == np.asarray(s2.legal_action_mask)).all(1)
     differ = ongoing & (a1 != a2)
     checked = 0
@@ -206,7 +209,7 @@ def test_preflop_table_is_sane():
 
 # ------------------------------------------------------------------------ strategy pieces
 def test_hand_class():
-    cls = lambda text: int(baseline.hand_class(jnp.asarray(parse_cards(text))))  # noqa: E731
+    cls = lambda text: int(baseline.hand_class(jnp.asarray(parse_cards(text))))
     assert cls("AsAh") == 12 * 13 + 12
     assert cls("AsKs") == 12 * 13 + 11 and cls("KdAd") == 12 * 13 + 11
     assert cls("AsKd") == 11 * 13 + 12

@@ -2,8 +2,8 @@
 
 Two bundled wasm baselines, a JAX bot (``jax-random``, joining under the name ``random``) and a
 scripted person (the terminal UI fed from stdin, quitting once and resuming) play one small match
-that closes by itself when the fourth line is complete. What each command printed and returned along the way is kept for
-the tests to judge.
+that closes by itself when the fourth line is complete. What each command printed and returned
+along the way is kept for the tests to judge.
 """
 
 from __future__ import annotations

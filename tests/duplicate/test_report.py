@@ -10,10 +10,9 @@ import pathlib
 
 import pytest
 
-from tests.browser import chromium_driver
-
 from holdemjax.duplicate import report
 from holdemjax.duplicate.store import Store
+from tests.browser import chromium_driver
 from tests.duplicate.conftest import PERSON
 
 

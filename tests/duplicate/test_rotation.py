@@ -17,7 +17,6 @@ from holdemjax.duplicate import rotation
 from holdemjax.poker import table as tb
 
 
-
 def stubborn(view, key):
     """A misbehaving policy: 'raises' to 0 chips (below every minimum), with the out-of-range
     kind 7 at every other decision."""

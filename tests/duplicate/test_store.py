@@ -12,7 +12,7 @@ from holdemjax.duplicate import match as M
 from holdemjax.duplicate import scores
 from holdemjax.duplicate.store import Sealed, Store
 
-T0 = dt.datetime(2030, 1, 1, 12, tzinfo=dt.timezone.utc)
+T0 = dt.datetime(2030, 1, 1, 12, tzinfo=dt.UTC)
 SPEC = dict(seats=6, hands=3)
 
 

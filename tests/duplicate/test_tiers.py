@@ -406,3 +406,30 @@ def test_tier_styles_differ_as_documented():
     assert beg["af"] < mid["af"] and beg["af"] < adv["af"]
     assert adv["three_bet"] >= mid["three_bet"]
     assert all(r["faults"] == 0 for r in rows.values())
+
+
+def test_the_intermediate_tier_is_tied_to_the_baselines_constants_and_vocabulary():
+    """Issue 14: one vocabulary per code. The tiers' intents are the baseline's `Intent`, their
+    exact actions the engine's `table.Kind`; the intermediate tier plays the JAX baseline's
+    ranges (holdemjax/bots/baseline.py constants), so a change of one shows here."""
+    from holdemjax.poker import table as tb
+
+    assert tiers._FOLD is baseline.Intent.FOLD and tiers._RAISE is baseline.Intent.RAISE
+    assert tiers.FOLD is tb.Kind.FOLD and tiers.RAISE is tb.Kind.RAISE
+    p = tiers.PARAMS["intermediate"]
+    b = baseline
+    assert p.open_top == b.OPEN_TOP and p.hu_bonus == b.HEADS_UP_BONUS
+    assert (p.steal_extra, p.steal_u) == (b.STEAL_EXTRA, b.STEAL_U)
+    assert (p.limp_top, p.sb_complete_top) == (b.LIMP_TOP, b.SB_COMPLETE_TOP)
+    assert p.open_size == (b.OPEN_SIZE_BB, 1)
+    assert (p.three_bet_top, p.three_bet_jam_bb) == (b.THREE_BET_TOP, b.THREE_BET_JAM_BB)
+    assert p.call_top == (b.CALL_TOP, b.CALL_TOP)
+    assert (p.call_odds_penalty, p.odds_max_share) == (b.CALL_ODDS_PENALTY, b.CALL_ODDS_MAX_SHARE)
+    assert (p.four_bet_top, p.four_bet_jam_bb) == (b.FOUR_BET_TOP, b.FOUR_BET_JAM_BB)
+    assert (p.call_3bet_top, p.call_3bet_penalty) == (b.CALL_3BET_TOP, b.CALL_3BET_PENALTY)
+    assert (p.short_bb, p.push_top) == (b.SHORT_BB, b.PUSH_TOP)
+    assert (p.very_short_bb, p.very_short_bonus) == (b.VERY_SHORT_BB, b.VERY_SHORT_BONUS)
+    assert (p.jam_over_top, p.short_call_penalty) == (b.JAM_OVER_TOP, b.SHORT_CALL_PENALTY)
+    assert (p.value_bet, p.good_bet) == (b.VALUE_BET, b.PAIR_BET)
+    assert (p.semi_u[0], p.cbet_u[0], p.bluff_u[0]) == (b.SEMI_BLUFF_U, b.CBET_U, b.BLUFF_U)
+    assert p.raise_limit == b.RAISE_LIMIT

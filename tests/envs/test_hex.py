@@ -12,9 +12,19 @@ import numpy as np
 import pytest
 
 import holdemjax
+from holdemjax.envs.hex import (
+    NUM_ACTIONS,
+    NUM_CELLS,
+    OBS_CAN_SWAP,
+    OBS_COLOR,
+    OBS_MINE,
+    OBS_THEIRS,
+    SIZE,
+    SWAP,
+    Hex,
+    HexState,
+)
 from tests.envs.parity import markdown_table
-from holdemjax.envs.hex import (NUM_ACTIONS, NUM_CELLS, OBS_CAN_SWAP, OBS_COLOR, OBS_MINE,
-                                OBS_THEIRS, SIZE, SWAP, Hex, HexState)
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 GOLDEN = ROOT / "tests" / "envs" / "golden" / "hex.jsonl"

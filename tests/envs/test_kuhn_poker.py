@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import holdemjax
-from holdemjax.envs.kuhn_poker import BET, PASS, JACK, QUEEN, KING, OBS_CARD, OBS_MY_CHIPS
+from holdemjax.envs.kuhn_poker import BET, JACK, KING, OBS_CARD, OBS_MY_CHIPS, PASS, QUEEN
 
 ENV = holdemjax.make("kuhn_poker")
 SEQUENCES = [(PASS, PASS), (PASS, BET, PASS), (PASS, BET, BET), (BET, PASS), (BET, BET)]
@@ -88,7 +88,7 @@ def test_parity_with_pgx_every_deal_and_line():
         theirs = theirs.replace(_cards=jnp.asarray(cards, jnp.int32),
                                 current_player=jnp.int32(first))
         theirs = theirs.replace(observation=penv.observe(theirs))
-        batch = lambda s: jax.tree.map(lambda x: x[None], s)  # noqa: E731
+        batch = lambda s: jax.tree.map(lambda x: x[None], s)
         assert_same(batch(ours), batch(theirs), 0)
         for t, a in enumerate(seq + (BET,)):  # one more step after the end: still identical
             ours, theirs = ours_step(ours, jnp.int32(a)), their_step(theirs, jnp.int32(a))

@@ -227,7 +227,7 @@ def test_parity_random_games():
     ours_step, ref_step = jax.jit(jax.vmap(env.step)), jax.jit(jax.vmap(ref_env.step))
     _compare(ours, ref)
     key = jax.random.key(12)
-    for t in range(8):  # the longest game has 8 actions
+    for _ in range(8):  # the longest game has 8 actions
         key, k = jax.random.split(key)
         actions = holdemjax.act_randomly(k, ref.legal_action_mask)
         ours, ref = ours_step(ours, actions), ref_step(ref, actions)

@@ -13,10 +13,22 @@ import numpy as np
 import pytest
 
 import holdemjax
+from holdemjax.envs.play2048 import (
+    DOWN,
+    LEFT,
+    NUM_ACTIONS,
+    OBS_EMPTY_PLANE,
+    OBS_PLANES,
+    RIGHT,
+    SIZE,
+    UP,
+    Play2048,
+    Play2048State,
+    legal_moves,
+    place_tile,
+    slide,
+)
 from tests.envs.parity import markdown_table
-from holdemjax.envs.play2048 import (DOWN, LEFT, NUM_ACTIONS, OBS_EMPTY_PLANE, OBS_PLANES, RIGHT,
-                                     SIZE, UP, Play2048, Play2048State, legal_moves, place_tile,
-                                     slide)
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 GOLDEN = ROOT / "tests" / "envs" / "golden" / "2048.jsonl"

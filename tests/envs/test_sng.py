@@ -11,11 +11,14 @@ import pytest
 
 import holdemjax
 from holdemjax.envs import sng_obs
+from holdemjax.envs.sng import SitAndGo
 from holdemjax.poker import table as tb
+from holdemjax.poker import tournament as tn
 from holdemjax.poker.icm import icm
 from holdemjax.poker.structure import SNG_PAYOUTS, level_at
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
+T = SitAndGo.tournament  # the env's public accessor of its tournament engine state
 
 
 @functools.cache
@@ -34,7 +37,7 @@ def _play(env_id, batch, seed, policy="random", max_steps=2000, check=None):
     init, step = _fns(env_id)
     state = init(jax.random.split(jax.random.key(seed), batch))
     key = jax.random.key(seed + 1)
-    for t in range(max_steps):
+    for _ in range(max_steps):
         if bool(state.terminated.all()):
             return state
         key, sub = jax.random.split(key)
@@ -64,7 +67,7 @@ def _invariants(env):
     total = n * int(fmt.starting_stack)
 
     def check(prev, s):
-        t = s._table
+        t = T(s).table
         chips = np.asarray(t.stacks.sum(-1) + t.contrib.sum(-1) + t.dead)
         assert (chips == total).all(), "chips not conserved"
         live = ~np.asarray(s.terminated)
@@ -75,11 +78,11 @@ def _invariants(env):
         for name in ("in_hand", "folded", "allin"):
             flags = np.asarray(getattr(t, name))[rows, seat[rows]]
             assert (flags == (name == "in_hand")).all(), f"actor {name} wrong"
-        assert np.asarray(s._alive)[rows, seat[rows]].all()
+        assert np.asarray(T(s).alive)[rows, seat[rows]].all()
         assert (np.asarray(s.current_player)[rows]
-                == np.asarray(s._player_at)[rows, seat[rows]]).all()
+                == np.asarray(T(s).player_at)[rows, seat[rows]]).all()
         # Blind level = hands played // hands per level (the last level repeats).
-        want_bb = np.asarray(fmt.big_blinds)[np.asarray(level_at(fmt, s._hand))]
+        want_bb = np.asarray(fmt.big_blinds)[np.asarray(level_at(fmt, T(s).hand))]
         assert (np.asarray(t.big_blind)[rows] == want_bb[rows]).all()
         # Rewards: zero until the terminal step; there, scores that sum to 1.
         just = np.asarray(s.terminated) & ~np.asarray(prev.terminated)
@@ -87,7 +90,7 @@ def _invariants(env):
         assert not r[~just].any(), "rewards before the end"
         np.testing.assert_allclose(r[just].sum(-1), 1.0, atol=1e-5)
         # Dead players stay dead.
-        assert not (np.asarray(s._alive) & ~np.asarray(prev._alive)).any()
+        assert not (np.asarray(T(s).alive) & ~np.asarray(T(prev).alive)).any()
 
     return check
 
@@ -105,8 +108,8 @@ def test_places_complete_and_paid():
     each seat paid the mean payout of the places it spans (SPEC §2 payouts)."""
     env = _env("certify")
     s = _play("certify", 128, seed=5, policy="all_in")
-    place = np.asarray(s._place)
-    score = np.asarray(s._score)
+    place = np.asarray(T(s).place)
+    score = np.asarray(T(s).score)
     won = (place > 0).all(axis=1)
     assert won.sum() > 50, "all-in play should end most certify games before the cap"
     pay = np.asarray(SNG_PAYOUTS)
@@ -126,16 +129,16 @@ def test_hand_cap_settles_by_icm():
     """SPEC §2: seats still in at the hand cap settle by Malmuth-Harville ICM over the payouts
     of the places still open."""
     s = _play("certify", 64, seed=9, policy="call")
-    hand = np.asarray(s._hand)
+    hand = np.asarray(T(s).hand)
     capped = np.flatnonzero(hand == 7)
     assert capped.size > 0
     for i in capped:
-        alive = np.asarray(s._alive[i])
+        alive = np.asarray(T(s).alive[i])
         left = alive.sum()
-        stacks = np.where(alive, np.asarray(s._chips[i]), 0).astype(np.float32)
+        stacks = np.where(alive, np.asarray(T(s).table.stacks[i]), 0).astype(np.float32)
         open_pay = np.where(np.arange(6) < left, SNG_PAYOUTS, 0.0)
         want = np.asarray(icm(jnp.asarray(stacks), jnp.asarray(open_pay, jnp.float32)))
-        np.testing.assert_allclose(np.asarray(s._score[i])[alive], want[alive], atol=1e-6)
+        np.testing.assert_allclose(np.asarray(T(s).score[i])[alive], want[alive], atol=1e-6)
 
 
 def test_simultaneous_busts_ordered_by_starting_stack():
@@ -143,12 +146,11 @@ def test_simultaneous_busts_ordered_by_starting_stack():
     places higher; equal stacks share the places' payouts."""
     env = _env("sng-6")
     s = env.init(jax.random.key(0))
-    t = s._table.replace(start_stacks=jnp.array([500, 300, 300, 2000, 900, 2000], jnp.int32),
-                         stacks=jnp.array([0, 0, 0, 3000, 0, 3000], jnp.int32))
-    s = s.replace(_table=t)
+    t = T(s).table.replace(start_stacks=jnp.array([500, 300, 300, 2000, 900, 2000], jnp.int32),
+                           stacks=jnp.array([0, 0, 0, 3000, 0, 3000], jnp.int32))
     busted = jnp.array([True, True, True, False, True, False])
     alive = ~busted
-    score, place = env._places(s, busted, alive)
+    score, place = tn.places_of_busts(T(s).replace(table=t), busted, alive)
     # Six were in; four bust: places 3..6. Seat 4 (900) 3rd, seat 0 (500) 4th, seats 1, 2
     # (300 each) share 5th and 6th.
     assert np.asarray(place).tolist() == [4, 5, 5, 0, 3, 0]
@@ -159,18 +161,18 @@ def test_simultaneous_busts_ordered_by_starting_stack():
 def test_ring_ends_at_the_cap_with_chip_scores():
     """ring-9: at most 50 hands; score = chips at the end / chips in play."""
     s = _play("ring-9", 8, seed=3, policy="call")
-    assert (np.asarray(s._hand) == 49).any()
-    chips = np.asarray(s._chips).astype(np.float64)
+    assert (np.asarray(T(s).hand) == 49).any()
+    chips = np.asarray(T(s).table.stacks).astype(np.float64)
     want = (chips / chips.sum(-1, keepdims=True))
-    np.testing.assert_allclose(np.asarray(s._score), want, atol=1e-6)
+    np.testing.assert_allclose(np.asarray(T(s).score), want, atol=1e-6)
 
 
 def test_ring_ends_when_one_player_has_all_the_chips():
     s = _play("ring-9", 8, seed=4, policy="all_in")
-    chips = np.asarray(s._chips)
+    chips = np.asarray(T(s).table.stacks)
     one = (chips == 9 * 1500).any(axis=1)
-    assert one.any() and (np.asarray(s._hand)[one] < 49).all()
-    assert (np.asarray(s._score)[one].max(axis=1) == 1.0).all()
+    assert one.any() and (np.asarray(T(s).hand)[one] < 49).all()
+    assert (np.asarray(T(s).score)[one].max(axis=1) == 1.0).all()
 
 
 def test_zero_sum_option():
@@ -202,9 +204,9 @@ def test_fold_masked_when_checking_is_free_and_player_ids_not_seats():
     env = _env("sng-6")
     init, _ = _fns("sng-6")
     s = init(jax.random.split(jax.random.key(2), 64))
-    seats = np.asarray(s._player_at)
+    seats = np.asarray(T(s).player_at)
     assert len({tuple(r) for r in seats}) > 1, "seating must be random"
-    lg = jax.vmap(holdemjax.poker.table.legal)(s._table)
+    lg = jax.vmap(holdemjax.poker.table.legal)(T(s).table)
     free = np.asarray(lg.can_check)
     assert not np.asarray(s.legal_action_mask)[free, 0].any()
     assert env.num_actions == 9
@@ -249,21 +251,21 @@ def test_golden_tournaments():
             s = step(s, jnp.asarray([a], jnp.int32))
             total += np.asarray(s.rewards[0])
         assert bool(s.terminated[0])
-        assert int(s._hand[0]) + 1 == g["hands"]
-        assert np.asarray(s._place[0]).tolist() == g["place_by_seat"]
-        assert np.asarray(s._player_at[0]).tolist() == g["player_at_seat"]
-        assert np.asarray(s._chips[0]).tolist() == g["chips_by_seat"]
+        assert int(T(s).hand[0]) + 1 == g["hands"]
+        assert np.asarray(T(s).place[0]).tolist() == g["place_by_seat"]
+        assert np.asarray(T(s).player_at[0]).tolist() == g["player_at_seat"]
+        assert np.asarray(T(s).table.stacks[0]).tolist() == g["chips_by_seat"]
         np.testing.assert_allclose(total, g["rewards"], atol=2e-6)
         np.testing.assert_allclose(total.sum(), 1.0, atol=1e-5)
 
 
 def test_exact_actions_match_the_menu_step():
-    """`settle(act_exact(s, kind, amount))` with the engine action of a menu entry is `step(s, a)`
+    """`advance(act_exact(s, kind, amount))` with the engine action of a menu entry is `step(s, a)`
     (the series host and duplicate matches play exact amounts through the same flow), and the
     chips a decision put in are read back from the engine, also at a hand's end."""
     env = _env("certify")
     act = jax.jit(env.act_exact)
-    settle = jax.jit(env.settle)
+    advance = jax.jit(env.advance)
     step = jax.jit(env.step)
     key = jax.random.key(11)
     state = env.init(key)
@@ -273,21 +275,22 @@ def test_exact_actions_match_the_menu_step():
             break
         key, sub = jax.random.split(key)
         a = holdemjax.act_randomly(sub, state.legal_action_mask)
-        t = state._table
+        t = T(state).table
         _, amounts = env.menu.mask_and_amounts(t, tb.legal(t))
         kind, amount = env.menu.to_engine(a, amounts)
         mid = act(state, kind, amount)
         seat = int(t.to_act)
         street = int(t.street)
-        put_in = int(mid._street_chips[street, seat]) - int(state._street_chips[street, seat])
-        if bool(mid._table.hand_over):
+        put_in = (int(T(mid).street_chips[street, seat])
+                  - int(T(state).street_chips[street, seat]))
+        if bool(T(mid).table.hand_over):
             hand_ends += 1
             # stacks after = stacks before - chips put in + winnings (SPEC §2: exact chips)
-            assert int(mid._table.stacks[seat]) == (int(t.stacks[seat]) - put_in
-                                                    + int(mid._table.winnings[seat]))
+            assert int(T(mid).table.stacks[seat]) == (int(t.stacks[seat]) - put_in
+                                                      + int(T(mid).table.winnings[seat]))
         else:
-            assert put_in == int(t.stacks[seat]) - int(mid._table.stacks[seat])
-        via_exact = settle(mid)
+            assert put_in == int(t.stacks[seat]) - int(T(mid).table.stacks[seat])
+        via_exact = advance(mid)
         via_step = step(state, a)
         jax.tree.map(np.testing.assert_array_equal, via_exact, via_step)
         state = via_step
@@ -301,20 +304,20 @@ def test_stop_settles_by_icm_at_the_start_of_the_hand():
     stop = jax.jit(env.stop)
     state = env.init(jax.random.key(5))
     step = jax.jit(env.step)
-    while int(state._hand) < 3:  # a few hands in, with random play
+    while int(T(state).hand) < 3:  # a few hands in, with random play
         state = step(state, holdemjax.act_randomly(jax.random.key(int(state._step_count)),
                                                    state.legal_action_mask))
     assert not bool(state.terminated)
     ended = stop(state)
     assert bool(ended.terminated)
-    alive = np.asarray(state._alive)
-    start = np.asarray(state._table.start_stacks)
+    alive = np.asarray(T(state).alive)
+    start = np.asarray(T(state).table.start_stacks)
     open_places = np.asarray(SNG_PAYOUTS)[: alive.sum()]
     want = np.asarray(icm(np.where(alive, start, 0).astype(np.float32), open_places))
-    by_seat = np.asarray(ended.rewards)[np.asarray(state._player_at)]
+    by_seat = np.asarray(ended.rewards)[np.asarray(T(state).player_at)]
     np.testing.assert_allclose(by_seat[alive], want[alive], atol=1e-6)
     np.testing.assert_allclose(np.asarray(ended.rewards).sum(), 1.0, atol=1e-5)
-    assert int(ended._table.stacks.sum()) == 6 * 1000
+    assert int(T(ended).table.stacks.sum()) == 6 * 1000
     again = stop(ended)  # a finished game is unchanged
     jax.tree.map(np.testing.assert_array_equal, again, ended)
 
@@ -331,11 +334,11 @@ def test_formats_are_params_that_vmap():
     init = jax.jit(jax.vmap(env.init_with))
     step = jax.jit(jax.vmap(env.step))
     state = init(keys, fmts)
-    assert np.asarray(state._table.start_stacks[:, 0]).tolist() == [1000, 1500, 200]
+    assert np.asarray(T(state).table.start_stacks[:, 0]).tolist() == [1000, 1500, 200]
     own = [_env(n).init(k) for n, k in zip(names, keys)]
     for i, o in enumerate(own):  # row i is format i's own game
         np.testing.assert_array_equal(state.observation[i], o.observation)
-        np.testing.assert_array_equal(state._table.hole[i], o._table.hole)
+        np.testing.assert_array_equal(T(state).table.hole[i], T(o).table.hole)
     # row 2 (certify) follows certify's own env step for step, under the same actions
     own_step = _fns("certify")[1]
     mine = jax.tree.map(lambda x: x[None], own[2])
@@ -352,7 +355,7 @@ def test_formats_are_params_that_vmap():
         np.testing.assert_array_equal(state.observation[2], mine.observation[0])
         np.testing.assert_array_equal(state.rewards[2], mine.rewards[0])
     assert bool(state.terminated.all())
-    hands = np.asarray(state._hand) + 1
+    hands = np.asarray(T(state).hand) + 1
     assert hands[2] <= 8  # certify's hand cap, while the others are not bound by it
     np.testing.assert_allclose(total.sum(axis=1), 1.0, atol=1e-5)
     with pytest.raises(ValueError, match="num_seats is 9, the env was built for 6"):

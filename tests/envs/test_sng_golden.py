@@ -27,6 +27,7 @@ import pytest
 
 import holdemjax
 from holdemjax.bots import baseline, random_bot
+from holdemjax.envs.sng import SitAndGo
 from holdemjax.poker import table as tb
 from holdemjax.poker.structure import FORMATS, Format, make_format, stack_formats
 
@@ -42,20 +43,24 @@ CASES = {
 
 
 def canonical(state) -> dict:
-    """Every value of a tournament env state by a layout-independent name."""
-    s = state
+    """Every value of a tournament env state by a layout-independent name (the names of the
+    state layout the fixture was recorded with)."""
+    s, t = state, SitAndGo.tournament(state)
     d = {"current_player": s.current_player, "observation": s.observation,
          "rewards": s.rewards, "terminated": s.terminated, "truncated": s.truncated,
          "legal_action_mask": s.legal_action_mask, "step_count": s._step_count,
-         "key": s._key, "hand": s._hand, "player_at": s._player_at, "seat_of": s._seat_of,
-         "alive": s._alive, "score": s._score, "place": s._place,
-         "street_chips": s._street_chips, "street_raises": s._street_raises,
-         "decisions": s._decisions, "last_actor": s._last_actor, "icm_due": s._icm_due}
+         "key": t.key, "hand": t.hand, "player_at": t.player_at, "seat_of": t.seat_of,
+         "alive": t.alive, "score": t.score, "place": t.place,
+         "street_chips": t.street_chips, "street_raises": t.street_raises,
+         "decisions": t.decisions, "last_actor": t.last_actor, "icm_due": t.icm_due}
+    renamed = {"num_decisions": "num_actions"}  # Table fields renamed since the recording
     for f in dataclasses.fields(tb.Table):
-        d["table." + f.name] = getattr(s._table, f.name)
+        d["table." + renamed.get(f.name, f.name)] = getattr(t.table, f.name)
     for f in dataclasses.fields(Format):
         if f.metadata.get("pytree_node", True):
-            d["format." + f.name] = getattr(s._format, f.name)
+            d["format." + f.name] = getattr(t.format, f.name)
+    # recorded before `finished` existed: it is `terminated` (no illegal action is played)
+    assert t.finished.shape == s.terminated.shape
     return d
 
 

@@ -22,7 +22,8 @@ def test_api():
     holdemjax.api_test(ENV, num_games=16, max_steps=12)
 
 
-@pytest.mark.parametrize("moves", [(0, 3, 1, 4, 2), (2, 0, 4, 1, 6), (0, 1, 4, 2, 8), (1, 0, 4, 2, 7)])
+@pytest.mark.parametrize("moves", [(0, 3, 1, 4, 2), (2, 0, 4, 1, 6), (0, 1, 4, 2, 8),
+                                   (1, 0, 4, 2, 7)])
 def test_three_in_a_row_wins(moves):
     """Rule: three in a row (row, column or diagonal) wins; +1 to the mover, −1 to the other."""
     s = _play(moves, first=1)

@@ -165,8 +165,9 @@ def hands(draw):
     ante = draw(st.sampled_from([0, big]))
     button = draw(st.integers(0, SEATS - 1))
     deck = draw(st.permutations(range(52)))
-    moves = draw(st.lists(st.tuples(st.integers(-3, 5), st.integers(-2**31, 2**31 - 1)),
-                          min_size=1, max_size=60))
+    # a move: (kind, where the amount is: 0 as drawn, 1..5 at or next to the legal bounds)
+    moves = draw(st.lists(st.tuples(st.integers(-3, 5), st.integers(0, 5),
+                                    st.integers(-2**31, 2**31 - 1)), min_size=1, max_size=60))
     return dict(in_hand=in_hand, stacks=stacks, big=big, ante=ante, button=button, deck=deck,
                 moves=moves)
 
@@ -178,6 +179,11 @@ def _start(h):
     return start(jnp.asarray(h["stacks"], jnp.int32), alive, button, sb, bb, sb_posts,
                  jnp.int32(h["big"] // 2), jnp.int32(h["big"]), jnp.int32(h["ante"]),
                  jnp.asarray(h["deck"], jnp.int32))
+
+
+def _amount(mode, raw, lo, hi):
+    """The move's raise-to: as drawn, or just below, at or just above a bound of the range."""
+    return [raw, lo - 1, lo, hi, hi + 1, (lo + hi) // 2][mode]
 
 
 def _check_raises(table, kind, amount) -> bool:
@@ -202,11 +208,12 @@ def test_random_exact_actions_keep_chips_and_follow_the_clamping_rules(h):
     for i in range(400):
         if bool(table.hand_over):
             break
-        kind, amount = h["moves"][i % len(h["moves"])]
+        kind, mode, raw = h["moves"][i % len(h["moves"])]
         lg = legal(table)
         clamped_kind = min(max(kind, T.FOLD), T.RAISE)
         can_raise = bool(lg.can_raise)
         lo, hi = int(lg.min_raise_to), int(lg.max_raise_to)
+        amount = _amount(mode, raw, lo, hi)
         invalid = (kind not in (T.FOLD, T.CHECK_CALL, T.RAISE)
                    or (kind == T.RAISE and not (can_raise and lo <= amount <= hi)))
         assert _check_raises(table, kind, amount) == invalid, (kind, amount, lo, hi, can_raise)
@@ -240,7 +247,9 @@ def test_replies_the_parser_admits_pass_check_action(h, data):
             break
         info = P.legal_info(table)
         action = data.draw(st.sampled_from(P.ACTIONS))
-        amount = data.draw(st.one_of(st.integers(-10, 10**7), st.none()))
+        lo, hi = info["raise"] or (0, 0)
+        amount = data.draw(st.one_of(st.sampled_from([lo - 1, lo, hi, hi + 1]),
+                                     st.integers(-10, 10**7), st.none()))
         reply = {"action": action} if amount is None else {"action": action, "amount": amount}
         r = P.parse_reply(P.encode(reply), info)
         if r.outcome == "ok":
@@ -249,14 +258,16 @@ def test_replies_the_parser_admits_pass_check_action(h, data):
                 assert info["raise"][0] <= r.amount <= info["raise"][1]
         else:
             assert r.kind is None and r.outcome in ("illegal_action", "bad_amount")
-        kind, amount = h["moves"][i % len(h["moves"])]
-        table = act(table, jnp.int32(kind), jnp.int32(amount))
+        kind, mode, raw = h["moves"][i % len(h["moves"])]
+        lg = legal(table)
+        table = act(table, jnp.int32(kind),
+                    jnp.int32(_amount(mode, raw, int(lg.min_raise_to), int(lg.max_raise_to))))
 
 
 @pytest.mark.parametrize("amount", [True, 1.5, "20", None])
 def test_check_action_refuses_non_integer_amounts(amount):
     h = dict(in_hand=[True] * SEATS, stacks=[1000] * SEATS, big=20, ante=0, button=0,
-             deck=list(range(52)), moves=[(2, 40)])
+             deck=list(range(52)), moves=[(2, 0, 40)])
     table = _start(h)
     with pytest.raises(ValueError, match="amount"):
         T.check_action(table, T.RAISE, amount)

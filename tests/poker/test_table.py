@@ -258,7 +258,8 @@ def test_split_side_pot_each_pot_split_separately():
     button. Seat 1 (short) wins the main pot alone; seats 2 and 3 tie for the side pot."""
     holes = {0: "7c9d", 1: "AhAd", 2: "KhKd", 3: "KcKs"}
     board = "Qh8d5s3c2h"
-    t = start([1000, 51, 1000, 1000], button=0, sb=1, bb=2, holes=holes, board=board, blinds=(5, 10))
+    t = start([1000, 51, 1000, 1000], button=0, sb=1, bb=2, holes=holes, board=board,
+              blinds=(5, 10))
     t = play(t, (3, RAISE, 201), (0, CHECK_CALL, 0), (1, CHECK_CALL, 0), (2, CHECK_CALL, 0))
     # main: 4 x 51 = 204 -> seat 1; side: 3 x 150 = 450 -> seats 2 and 3, 225 each.
     t = check_down(t)
@@ -460,7 +461,8 @@ def random_actions(rng, lg):
     b = lg.can_raise.shape[0]
     kind = rng.integers(0, 3, b).astype(np.int32)
     lo, hi = np.asarray(lg.min_raise_to), np.asarray(lg.max_raise_to)
-    amount = np.where(rng.random(b) < 0.5, lo, rng.integers(0, np.maximum(hi, 1) + 30)).astype(np.int32)
+    amount = np.where(rng.random(b) < 0.5, lo,
+                      rng.integers(0, np.maximum(hi, 1) + 30)).astype(np.int32)
     return kind, amount
 
 

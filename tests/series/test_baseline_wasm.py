@@ -30,13 +30,13 @@ import pytest
 
 pytest.importorskip("wasmtime")
 
-import holdemjax  # noqa: E402
-from holdemjax.bots import baseline, random_bot  # noqa: E402
-from holdemjax.bots.random_bot import coordinate_key, coordinates  # noqa: E402
-from holdemjax.poker import table as tb  # noqa: E402
-from holdemjax.poker.actions import CHECK_CALL, FOLD  # noqa: E402
-from holdemjax.series import protocol as P  # noqa: E402
-from holdemjax.series.wasm import load_policy  # noqa: E402
+import holdemjax
+from holdemjax.bots import baseline, random_bot
+from holdemjax.bots.random_bot import coordinate_key, coordinates
+from holdemjax.poker import table as tb
+from holdemjax.poker.actions import CHECK_CALL, FOLD
+from holdemjax.series import protocol as P
+from holdemjax.series.wasm import load_policy
 
 POLICIES = pathlib.Path(__file__).resolve().parents[2] / "holdemjax" / "series" / "policies"
 SERIES_SEED, SLOT = 2024, 3
@@ -51,8 +51,9 @@ def _step_fn(env):
         base = baseline.act(env, state, game_key)
         chosen = jnp.where(is_base[state.current_player], base,
                            random_bot.act(env, state, bot_key))
-        _, amounts = env.menu.mask_and_amounts(state._table, tb.legal(state._table))
-        key = coordinate_key(game_key, *coordinates(state))
+        table = env.tournament(state).table
+        _, amounts = env.menu.mask_and_amounts(table, tb.legal(table))
+        key = coordinate_key(game_key, *coordinates(env.decision(state)))
         bits = jnp.stack([jax.random.bits(key, (), jnp.uint32),
                           jax.random.bits(jax.random.fold_in(key, 1), (), jnp.uint32)])
         return chosen, base, amounts[base], bits
@@ -63,6 +64,18 @@ def _step_fn(env):
         return jax.vmap(env.step)(states, chosen), base, amount, bits
 
     return step
+
+
+def _entry(before, after) -> list[int]:
+    """``[street, seat, code, to]`` of the decision between two tournaments of one hand, read
+    from the tournament's per-street counters (an oracle apart from `hand.HandLog`)."""
+    t = before.table
+    seat, street = int(t.to_act), int(t.street)
+    added = int(after.street_chips[street, seat]) - int(before.street_chips[street, seat])
+    raised = int(after.street_raises[street, seat]) > int(before.street_raises[street, seat])
+    folded = bool(after.table.folded[seat]) and not bool(t.folded[seat])
+    code = P.FOLD if folded else P.RAISE if raised else P.CALL if added > 0 else P.CHECK
+    return [street, seat, code, int(t.bets[seat]) + added]
 
 
 def decisions(env, games: int, seed: int, limit: int, every: int = 1):
@@ -85,15 +98,16 @@ def decisions(env, games: int, seed: int, limit: int, every: int = 1):
         host = jax.device_get(states)
         base, amount, bits = np.asarray(base), np.asarray(amount), np.asarray(bits)
         for g in range(games):
-            state = jax.tree.map(lambda x: x[g], host)  # noqa: B023
+            state = jax.tree.map(lambda x, g=g: x[g], host)
             if state.terminated:
                 continue
             before = previous[g]
-            if before is not None and int(before._hand) == int(state._hand):
-                history[g].append(P.history_entry(before, state))  # the step stayed in the hand
+            t_now = env.tournament(state)
+            if before is not None and int(before.hand) == int(t_now.hand):
+                history[g].append(_entry(before, t_now))  # the step stayed in the hand
             else:
                 history[g] = []
-            previous[g] = state
+            previous[g] = t_now
             seen += 1
             if seen % every:
                 continue
@@ -128,7 +142,8 @@ def expected_random(message: dict, bits) -> dict:
 
 def _started(name: str, env, tournaments: int):
     policy = load_policy(POLICIES / f"{name}.wasm", cache=False)
-    start = P.start_message(env, slot=SLOT, alias="Check", seed=P.slot_seed(SERIES_SEED, SLOT),
+    start = P.start_message(P.format_info(env.id, env.format), slot=SLOT, alias="Check",
+                            seed=P.slot_seed(SERIES_SEED, SLOT),
                             variant="cross-check", tournaments=tournaments)
     assert policy.start(P.encode(start)).outcome == "no_reply"
     return policy
@@ -143,7 +158,7 @@ def cross_check(env_id: str, games: int, seed: int, limit: int,
     seen = collections.Counter()
     with base_wasm, random_wasm:
         for t, state, history, action, amount, bits in decisions(env, games, seed, limit, every):
-            message = P.act_message(env, state, tournament=t, history=history)
+            message = P.act_message(env.decision(state), tournament=t, history=history)
             raw = P.encode(message)
             for policy, want in ((base_wasm, expected_baseline(message, action, amount)),
                                  (random_wasm, expected_random(message, bits))):

@@ -12,6 +12,7 @@ import holdemjax
 from holdemjax.poker import table as tb
 from holdemjax.poker.cards import parse_cards
 from holdemjax.series import protocol as P
+from holdemjax.series.hand import HandLog
 
 
 @pytest.fixture(scope="module")
@@ -27,15 +28,17 @@ def test_encode_is_canonical():
 
 
 def test_act_message_matches_the_engine(env):
-    """Every number of the act message is read from the engine's state (§5 `act`)."""
-    act, settle = jax.jit(env.act_exact), jax.jit(env.settle)
+    """Every number of the act message is read from the engine's state (§5 `act`), and the
+    host hand driver records each decision as the protocol codes it."""
+    act, advance = jax.jit(env.act_exact), jax.jit(env.advance)
     state = env.init(jax.random.key(2))
-    history = []
+    log = HandLog(env.tournament(state).table, 0)
     for i in range(12):
-        msg = P.act_message(env, state, tournament=7, history=history)
-        t = state._table
+        msg = P.act_message(env.decision(state), tournament=7, history=log.history)
+        t = env.tournament(state).table
         seat = int(t.to_act)
-        assert msg["seat"] == seat and msg["tournament"] == 7 and msg["hand"] == int(state._hand)
+        assert msg["seat"] == seat and msg["tournament"] == 7
+        assert msg["hand"] == int(env.tournament(state).hand)
         assert msg["pot"] == int(tb.pot_total(t))
         assert msg["stacks"] == np.asarray(t.stacks).tolist()
         assert parse_cards("".join(msg["hole"])) == np.asarray(t.hole[seat]).tolist()
@@ -45,27 +48,28 @@ def test_act_message_matches_the_engine(env):
         assert msg["legal"]["check"] == bool(lg.can_check)
         assert msg["legal"]["raise"] == ([int(lg.min_raise_to), int(lg.max_raise_to)]
                                          if bool(lg.can_raise) else None)
-        assert msg["decision"] == sum(1 for h in history if h[1] == seat)
+        assert msg["decision"] == sum(1 for h in log.history if h[1] == seat)
         assert json.loads(P.encode(msg)) == msg
         # play: raise to the minimum when open, else call
         kind = tb.RAISE if msg["legal"]["raise"] and i % 3 == 0 else tb.CHECK_CALL
         amount = msg["legal"]["raise"][0] if kind == tb.RAISE else 0
         mid = act(state, kind, amount)
-        entry = P.history_entry(state, mid)
+        event = log.action(t, lg, env.tournament(mid).table, kind)
+        entry = log.history[-1]
+        assert entry == [event[k] for k in ("street", "seat", "code", "to")]
         assert entry[:2] == [int(t.street), seat]
         assert entry[2] == (P.RAISE if kind == tb.RAISE else
                             P.CHECK if msg["legal"]["check"] else P.CALL)
         if kind == tb.RAISE:
             assert entry[3] == amount
-        history.append(entry)
-        state = settle(mid)
-        if int(state._hand) != msg["hand"]:
-            history = []
+        state = advance(mid)
+        if int(env.tournament(state).hand) != msg["hand"]:
+            log = HandLog(env.tournament(state).table, int(env.tournament(state).hand))
 
 
 def test_start_message(env):
-    msg = P.start_message(env, slot=3, alias="Ada", seed=P.slot_seed(11, 3), variant="series-10",
-                          tournaments=10)
+    msg = P.start_message(P.format_info(env.id, env.format), slot=3, alias="Ada",
+                          seed=P.slot_seed(11, 3), variant="series-10", tournaments=10)
     assert msg["format"]["levels"][0] == [10, 20, 0] and msg["format"]["levels"][4] == [60, 120,
                                                                                        120]
     assert sum(msg["format"]["payouts_ppm"]) == 1_000_000

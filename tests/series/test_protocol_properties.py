@@ -49,14 +49,17 @@ texts = st.text(alphabet=st.characters(codec="utf-8"), max_size=200)
 
 
 @st.composite
-def replies(draw):
-    """A reply object: every field present or not, of its type or of a wrong one."""
+def replies(draw, legal=None):
+    """A reply object: every field present or not, of its type or of a wrong one; amounts
+    often at or next to the bounds of ``legal``'s raise range."""
     obj = {}
     if draw(st.booleans()):
         obj["action"] = draw(st.one_of(st.sampled_from(P.ACTIONS), st.text(max_size=6),
                                        st.integers()))
     if draw(st.booleans()):
-        obj["amount"] = draw(st.one_of(st.integers(-10, 3 * 10**6), not_int))
+        lo, hi = (legal or {}).get("raise") or (1, 1)
+        obj["amount"] = draw(st.one_of(st.sampled_from([lo - 1, lo, hi, hi + 1]),
+                                       st.integers(-10, 3 * 10**6), not_int))
     if draw(st.booleans()):
         obj["say"] = draw(st.one_of(texts, st.integers()))
     if draw(st.booleans()):
@@ -108,8 +111,9 @@ def _clean(line: str) -> bool:
         unicodedata.category(ch) == "Cc" for ch in line)
 
 
-@given(obj=replies(), legal=st.one_of(st.none(), legals()))
-def test_reply_outcomes_follow_the_protocol_table(obj, legal):
+@given(legal=st.one_of(st.none(), legals()), data_=st.data())
+def test_reply_outcomes_follow_the_protocol_table(legal, data_):
+    obj = data_.draw(replies(legal))
     data = json.dumps(obj).encode("utf-8")
     r = P.parse_reply(data, legal)
     if len(data) > REPLY_LIMIT:

@@ -87,9 +87,7 @@ def test_phh_export_replays_in_pokerkit(series):
         for hh, h in zip(histories, tour["hands"]):
             dealt = [s for s, c in enumerate(h["hole"]) if c is not None]
             antes += h["blinds"][2] > 0
-            state = None
-            for state in hh:
-                pass
+            *_, state = hh  # the state after the last action
             got = {seat - 1: stack for seat, stack in zip(hh.seats, state.stacks)}
             assert got == {s: h["stacks_after"][s] for s in dealt}, (t, h["hand"])
             compared += 1

@@ -28,8 +28,8 @@ import pytest
 pytest.importorskip("ziglang")
 wasmtime = pytest.importorskip("wasmtime")
 
-from holdemjax.series import protocol as P  # noqa: E402
-from holdemjax.series.wasm import load_policy  # noqa: E402
+from holdemjax.series import protocol as P
+from holdemjax.series.wasm import load_policy
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 POLICIES = ROOT / "holdemjax" / "series" / "policies"
@@ -82,7 +82,8 @@ def test_build_refuses_a_policy_that_imports_wasi(tmp_path):
     source.write_text('#include <stdio.h>\n#include "holdem.h"\n'
                       "int64_t holdem_on_message(const char *m, int32_t n) {\n"
                       '    printf("%.*s", (int)n, m);\n    return 0;\n}\n')
-    with pytest.raises(build.BuildError, match=r"stdio\.c \(built\) imports .*wasi_snapshot_preview1\.fd_write"):
+    with pytest.raises(build.BuildError,
+                       match=r"stdio\.c \(built\) imports .*wasi_snapshot_preview1\.fd_write"):
         build.compile_policy(source, tmp_path / "stdio.wasm")
     assert not (tmp_path / "stdio.wasm").exists()
 
@@ -223,13 +224,16 @@ HOLDEM_EXPORT(t_reply) int64_t t_reply(const char *msg, int32_t len) {
     holdem_reply_begin();
     int64_t action;
     if (holdem_json_int(holdem_json_get(spec, "action"), &action))
-        holdem_reply_set_action((int)action, (int32_t)holdem_json_int_or(holdem_json_get(spec, "amount"), 0));
-    if (holdem_json_string(holdem_json_get(spec, "say"), text, sizeof text) >= 0) holdem_reply_say(text);
+        holdem_reply_set_action((int)action,
+                                (int32_t)holdem_json_int_or(holdem_json_get(spec, "amount"), 0));
+    if (holdem_json_string(holdem_json_get(spec, "say"), text, sizeof text) >= 0)
+        holdem_reply_say(text);
     holdem_iter it = holdem_iter_begin(holdem_json_get(spec, "chat"));
     holdem_json line;
     while (holdem_iter_next(&it, 0, &line))
         if (holdem_json_string(line, text, sizeof text) >= 0) holdem_reply_chat(text);
-    if (holdem_json_string(holdem_json_get(spec, "emote"), text, sizeof text) >= 0) holdem_reply_emote(text);
+    if (holdem_json_string(holdem_json_get(spec, "emote"), text, sizeof text) >= 0)
+        holdem_reply_emote(text);
     int sit = 0;
     if (holdem_json_bool(holdem_json_get(spec, "sit_in"), &sit) && sit) holdem_reply_sit_in();
     return holdem_reply_end();

@@ -271,7 +271,7 @@ def host(request, check_call_wasm):
     pytest.importorskip("wasmtime")
     if request.param == "series":
         try:
-            from holdemjax.series.wasm import load_policy  # noqa: F401
+            from holdemjax.series.wasm import load_policy  # noqa: F401 (whether it imports)
         except ImportError:
             pytest.skip("holdemjax.series.wasm.load_policy is not there yet")
         h = _SeriesHost(check_call_wasm)

@@ -11,9 +11,9 @@ import pytest
 import wasmtime
 
 from holdemjax.cli import main
+from holdemjax.series import output, runner
 from holdemjax.series import replay as RP
 from holdemjax.series import results as R
-from holdemjax.series import runner
 from holdemjax.series.policies import bundled
 from holdemjax.series.wasm import load_policy
 
@@ -96,7 +96,7 @@ def test_replay_reproduces_byte_for_byte(zoo_series, tmp_path):
     paths, series = zoo_series
     doc = R.summarize(series, planned=3)
     out = tmp_path / "out"
-    written = RP.write_all(series, doc, out)
+    written = output.write_all(series, doc, out)
     assert [p.name for p in written] == [RP.REPLAY_NAME, RP.VIEWER_NAME]
     same, report = RP.verify(out / RP.REPLAY_NAME)
     assert same, report

@@ -15,9 +15,8 @@ import pathlib
 
 import pytest
 
-from tests.browser import chromium_driver
-
 from holdemjax.series import viewer
+from tests.browser import chromium_driver
 
 DATA = pathlib.Path(__file__).parent / "data"
 HOSTILE = "</script><script>alert(1)</script>"

@@ -1,0 +1,350 @@
+"""The tournaments of one block of a series, decision by decision (`Game`).
+
+Per decision: the tournament engine (`holdemjax.poker.tournament`, jitted, exact amounts) says
+who acts; the seat's ``act`` message is built from the decision's view
+(`protocol.act_message`); the policy runs on its fuel budget; `hand.apply_outcome` turns the
+call into the protocol's rule; the engine plays the action; `hand.HandLog` records it and the
+public events go to every seat that is not faulted. No JAX runs inside a policy call, and
+nothing a policy does can stop the series.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import time
+
+import jax
+import numpy as np
+
+from holdemjax.poker import table as tb
+from holdemjax.poker import tournament as tn
+from holdemjax.poker.structure import FORMATS, Format, make_format
+from holdemjax.series import protocol as P
+from holdemjax.series.hand import HandLog, apply_outcome, default_action
+from holdemjax.series.results import SlotRecord
+
+__all__ = ["Engine", "engine", "Seat", "Game"]
+
+
+@dataclasses.dataclass(frozen=True)
+class Engine:
+    """The jitted tournament steps of one format; each returns ``(tournament, legal)``."""
+
+    name: str
+    format: Format
+    start: object
+    act: object
+    advance: object
+    next_hand: object  # one hand boundary at a time: the host sees hands nobody could act in
+    stop: object
+    end: object  # (final places by seat, scores by player id)
+
+
+@functools.cache
+def engine(env_id: str) -> Engine:
+    """The `Engine` of the format ``env_id`` (compiled once per process)."""
+    fmt = make_format(**FORMATS[env_id])
+
+    def with_legal(t):
+        return t, tb.legal(t.table)
+
+    return Engine(env_id, fmt,
+                  start=jax.jit(lambda k: with_legal(tn.start(k, fmt))),
+                  act=jax.jit(lambda t, k, a: with_legal(tn.act(t, k, a))),
+                  advance=jax.jit(lambda t: with_legal(tn.advance(t))),
+                  next_hand=jax.jit(lambda t: with_legal(tn.next_hand(t))),
+                  stop=jax.jit(lambda t: with_legal(tn.stop(t))),
+                  end=jax.jit(lambda t: (tn.final_places(t), tn.player_scores(t))))
+
+
+class Seat:
+    """A slot's live status during the series."""
+
+    def __init__(self, policy, clock: P.Clock, record: SlotRecord):
+        self.policy = policy
+        self.record = record
+        self.events: list = []
+        self.clock = clock  # for the whole series: away and a run of timeouts carry over
+        self.chat_this_hand = 0
+
+    @property
+    def faulted(self) -> bool:
+        return self.record.faulted_at is not None
+
+
+class Game:
+    """Plays tournaments for `runner.run_series` (kept between tournaments: the seats)."""
+
+    def __init__(self, eng: Engine, seats, timer, seed):
+        self.eng = eng
+        self.seats, self.timer, self.seed = seats, timer, seed
+        self.n = eng.format.num_seats
+        self._current = None
+        self._pending_chat = None
+        self._last_used = 0
+        self._device = (None, None)  # (host copy, device original) of the latest engine state
+        self.hands_played = 0
+
+    # ------------------------------------------------------------------ engine calls (timed)
+    def _engine(self, fn, *args):
+        """Run a jitted engine step; returns host (numpy) copies of (tournament, legal). The
+        device original of the latest tournament is kept and passed back in its place (saves a
+        transfer), and leaves are read one by one (``np.asarray``: ~8x cheaper than
+        ``jax.device_get`` on a pytree of this size)."""
+        t0 = time.perf_counter()
+        last_host, last_device = self._device
+        args = [last_device if a is last_host else a for a in args]
+        state, legal = fn(*args)
+        host = jax.tree.map(np.asarray, (state, legal))
+        self._device = (host[0], state)
+        self.timer["engine"] += time.perf_counter() - t0
+        return host
+
+    def _call(self, seat: Seat, message: dict, budget: int):
+        t0 = time.perf_counter()
+        try:
+            result = seat.policy.call(P.encode(message), budget)
+        finally:
+            self.timer["policy"] += time.perf_counter() - t0
+        seat.record.fuel_ns += int(result.used_ns)
+        return result
+
+    # ------------------------------------------------------------------------------ events
+    def _public(self, event: dict, replay_hand: dict | None) -> None:
+        for s in self.seats:
+            if not s.faulted:
+                s.events.append(event)
+        if replay_hand is not None:
+            replay_hand["events"].append(event)
+
+    def _fault(self, slot: int, cause: str, hand: dict | None) -> None:
+        rec = self.seats[slot].record
+        if rec.faulted_at is None:
+            rec.faulted_at = self.t
+            rec.fault = cause
+            rec.faults.append((self.t, rec.fault))
+            self.seats[slot].events = []
+            self._public({"type": "faulted", "seat": self.seat_of[slot]}, hand)
+
+    def _outcome(self, slot: int, outcome: str) -> None:
+        d = self.seats[slot].record.outcomes
+        d[outcome] = d.get(outcome, 0) + 1
+
+    def _chat(self, slot: int, reply: P.Reply, say: str | None, hand: dict | None,
+              folded_or_out: bool) -> None:
+        s = self.seats[slot]
+        seat = self.seat_of[slot]
+        if say:
+            self._public({"type": "chat", "seat": seat, "text": say, "say": True}, hand)
+        for line in reply.chat:
+            if s.chat_this_hand >= P.CHAT_LINES_PER_HAND:
+                s.record.chat_dropped += 1
+                continue
+            s.chat_this_hand += 1
+            self._public({"type": "chat", "seat": seat, "text": line, "say": False}, hand)
+        if reply.emote is not None:
+            if folded_or_out:
+                self._public({"type": "emote", "seat": seat, "emote": reply.emote}, hand)
+            else:
+                s.record.chat_dropped += 1
+
+    def _notify(self, message_type: str, extra: dict, hand: dict | None, folded) -> None:
+        """hand_end / tournament_end to every seat that is not faulted (5 ms, no bank)."""
+        for slot, s in enumerate(self.seats):
+            if s.faulted:
+                continue
+            msg = {"type": message_type, "events": s.events, "tournament": self.t, **extra}
+            s.events = []
+            out = apply_outcome(self._call(s, msg, P.NOTIFY_NS), notify=message_type)
+            if out.fault:
+                self._fault(slot, out.fault, hand)
+            elif out.reply is not None:
+                self._chat(slot, out.reply, None, hand, bool(folded[self.seat_of[slot]]))
+
+    # ------------------------------------------------------------------------- one tournament
+    def play(self, t: int, deadline, progress):
+        self.t = t
+        eng = self.eng
+        state, legal = self._engine(eng.start, jax.random.fold_in(jax.random.key(self.seed), t))
+        self.seat_of = np.asarray(state.seat_of).tolist()  # slot (player id) -> seat
+        player_at = self.player_at = np.asarray(state.player_at).tolist()  # seat -> slot
+        for s in self.seats:
+            s.clock.new_tournament()
+            if hasattr(s.policy, "new_tournament"):
+                s.policy.new_tournament()
+        aliases = [self.seats[p].record.alias for p in player_at]
+        replay = {"tournament": t, "env": eng.name, "player_at_seat": player_at,
+                  "aliases": aliases, "hands": [], "stopped_early": False}
+        for slot, s in enumerate(self.seats):
+            s.events.append({"type": "tournament_start", "tournament": t,
+                             "seat": self.seat_of[slot], "aliases": aliases,
+                             "stacks": np.asarray(state.table.stacks).astype(int).tolist()})
+        self._current = (state, replay)
+        cut = False
+        hand_index = -1
+        hand = log = None
+        while not bool(state.finished):
+            if int(state.hand) != hand_index:
+                hand_index = int(state.hand)
+                if hand is not None:
+                    self.hands_played += 1
+                    if progress is not None:
+                        progress({"tournament": t, "hands": self.hands_played})
+                if deadline is not None and time.perf_counter() > deadline and hand is not None:
+                    state, legal = self._engine(eng.stop, state)
+                    replay["stopped_early"] = cut = True
+                    break
+                hand, log = self._start_hand(state, replay)
+            slot = player_at[int(state.table.to_act)]
+            kind, amount, auto = self._decide(state, legal, slot, log, hand)
+            mid, mid_legal = self._engine(eng.act, state, np.int32(kind), np.int32(amount))
+            event = log.action(state.table, legal, mid.table, kind, auto)
+            hand["actions"].append({**event, "used_ns": self._last_used})
+            self._public(event, hand)
+            self._after_action(hand)
+            if bool(mid.table.hand_over):
+                for e in log.board(mid.table):
+                    self._public(e, hand)
+                self._end_hand(mid, hand, log)
+                state, legal = self._next_hands(mid, hand, replay, progress, t)
+            else:  # nothing to advance inside a hand: the host reads only the table
+                state, legal = mid, mid_legal
+                for e in log.board(state.table):
+                    self._public(e, hand)
+        if not cut:
+            self.hands_played += 1
+        if progress is not None:
+            progress({"tournament": t, "hands": self.hands_played, "tournament_done": True})
+        self._end_tournament(state, replay, hand)
+        self._current = None
+        return replay, cut
+
+    def _next_hands(self, ended, hand, replay, progress, t):
+        """From a finished hand to the next decision (or the end), one hand boundary at a time:
+        a hand in which nobody could act (everyone all-in from the blinds) is recorded too."""
+        prev = ended
+        while True:
+            nxt, legal = self._engine(self.eng.next_hand, prev)
+            self._eliminations(prev, nxt, hand)
+            if bool(nxt.finished) or not bool(nxt.table.hand_over):
+                break
+            self.hands_played += 1
+            if progress is not None:
+                progress({"tournament": t, "hands": self.hands_played})
+            hand, log = self._start_hand(nxt, replay)  # dealt and already over: record it
+            for e in log.board(nxt.table):
+                self._public(e, hand)
+            self._end_hand(nxt, hand, log)
+            prev = nxt
+        return self._engine(self.eng.advance, nxt)
+
+    def finish_interrupted(self):
+        """Ctrl-C: end the tournament in progress as at the wall-time stop."""
+        state, replay = self._current
+        state, _ = self._engine(self.eng.stop, state)
+        replay["stopped_early"] = True
+        self._end_tournament(state, replay, None, notify=False)
+        return replay, True
+
+    def _start_hand(self, state, replay) -> tuple[dict, HandLog]:
+        tbl = state.table
+        log = HandLog(tbl, int(state.hand))
+        in_hand = np.asarray(tbl.in_hand).astype(bool)
+        hole = log.hole()
+        base = log.start_event()
+        hand = {"hand": base["hand"], "button": base["button"], "sb": base["sb"],
+                "bb": base["bb"], "blinds": base["blinds"], "stacks": base["stacks"],
+                "hole": [hole[s] if in_hand[s] else None for s in range(self.n)],
+                "board": log.board_cards(),
+                "actions": [], "events": [base]}
+        replay["hands"].append(hand)
+        self._current = (state, replay)
+        for slot, s in enumerate(self.seats):
+            s.chat_this_hand = 0
+            seat = self.seat_of[slot]
+            s.events.append({**base, "hole": hand["hole"][seat]})
+            if s.clock.away and in_hand[seat]:
+                s.record.away_hands += 1
+        return hand, log
+
+    def _decide(self, state, legal, slot: int, log: HandLog, hand):
+        """(kind, amount, auto) for the slot to act, running its policy when it may."""
+        s = self.seats[slot]
+        lg = P.legal_info(legal)
+        self._last_used = 0
+        if s.faulted:
+            return (*default_action(lg), "fault")
+        budget = s.clock.decision_budget()
+        away = s.clock.away
+        view = tn.decision_at(state.table, state.hand, state.decisions, state.street_raises,
+                              alive=state.alive, legal=legal)
+        msg = P.act_message(view, tournament=self.t, history=log.history, events=s.events,
+                            budget_ns=budget, bank_ns=s.clock.bank_ns, away=away)
+        s.events = []
+        result = self._call(s, msg, budget)
+        self._last_used = int(result.used_ns)
+        out = apply_outcome(result, lg, s.clock)
+        if away:
+            if out.fault:
+                self._fault(slot, out.fault, hand)
+            elif out.reply is not None:
+                self._chat(slot, out.reply, None, hand, True)
+                if out.sat_in:
+                    self._public({"type": "back", "seat": self.seat_of[slot]}, hand)
+            return out.kind, out.amount, out.auto
+        if out.went_away:
+            self._public({"type": "away", "seat": self.seat_of[slot]}, hand)
+        if out.auto == "timeout":
+            s.record.timeouts += 1
+        if out.fault:
+            self._fault(slot, out.fault, hand)
+        else:
+            self._outcome(slot, out.recorded)
+        if out.auto is None:
+            self._pending_chat = (slot, out.reply)
+        elif out.reply is not None:  # a reply that was read but not admitted: its chat counts
+            self._chat(slot, out.reply, None, hand, False)
+        return out.kind, out.amount, out.auto
+
+    def _after_action(self, hand) -> None:
+        pending, self._pending_chat = self._pending_chat, None
+        if pending is not None:
+            slot, reply = pending
+            self._chat(slot, reply, reply.say, hand, reply.kind == tb.FOLD)
+
+    def _end_hand(self, mid, hand, log: HandLog) -> None:
+        m = mid.table
+        for e in log.end(m):
+            self._public(e, hand)
+        winnings = np.asarray(m.winnings).astype(int).tolist()
+        stacks = np.asarray(m.stacks).astype(int).tolist()
+        hand["winnings"], hand["stacks_after"] = winnings, stacks
+        start = np.asarray(m.start_stacks)
+        for seat in range(self.n):
+            slot = self.player_at[seat]
+            self.seats[slot].record.chips_won += int(stacks[seat]) - int(start[seat])
+        self._notify("hand_end", {"hand": hand["hand"]}, hand, np.asarray(m.folded)
+                     | ~np.asarray(m.in_hand))
+
+    def _eliminations(self, mid, state, hand) -> None:
+        before = np.asarray(mid.place)
+        after = np.asarray(state.place)
+        for seat in np.flatnonzero((after > 0) & (before == 0)).tolist():
+            self._public({"type": "eliminated", "seat": seat, "place": int(after[seat])}, hand)
+
+    def _end_tournament(self, state, replay, hand, notify: bool = True) -> None:
+        places, rewards = (np.asarray(x) for x in self.eng.end(state))
+        place = places.astype(int)
+        score = np.asarray(state.score, np.float64)
+        rewards = rewards.astype(np.float64)  # by player id = slot
+        for slot, s in enumerate(self.seats):
+            s.record.scores.append(float(rewards[slot]))
+            s.record.places.append(int(place[self.seat_of[slot]]))
+        replay["places"] = place.tolist()
+        replay["scores"] = [round(float(x), 6) for x in score]
+        replay["hands_played"] = len(replay["hands"])
+        if notify:
+            self._notify("tournament_end", {"places": place.tolist(),
+                                            "scores_ppm": [int(round(x * 1e6)) for x in score]},
+                         hand, np.ones(self.n, bool))

@@ -1,0 +1,64 @@
+"""What a finished series leaves on disk, and the certification's verdict.
+
+`write_all` writes the replay file (`replay.replay_document`, canonical JSON), the viewer page
+(`viewer.render`) and each slot's ``holdem.log`` lines into the output folder next to
+``results.json`` (`results.write_results`). `certify_verdict` judges one policy's line of a
+certification series (PROTOCOL.md §4): it passes when it never faulted, never timed out and every
+reply was an admitted action.
+"""
+
+from __future__ import annotations
+
+import pathlib
+
+from holdemjax.series import replay as RP
+from holdemjax.series import viewer
+
+__all__ = ["write_all", "write_logs", "certify_verdict"]
+
+
+def write_all(series, results: dict, out_dir, policies=()) -> list[pathlib.Path]:
+    """Write ``replay.json``, ``viewer.html`` and the logs of ``policies`` (`write_logs`) into
+    ``out_dir``; returns the paths written, in that order."""
+    out = pathlib.Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    doc = RP.replay_document(series, results)
+    replay_path = out / RP.REPLAY_NAME
+    replay_path.write_bytes(RP.encode_replay(doc))
+    viewer_path = out / RP.VIEWER_NAME
+    viewer_path.write_text(viewer.render(results, doc), encoding="utf-8")
+    return [replay_path, viewer_path, *write_logs(policies, out)]
+
+
+def write_logs(policies, out_dir) -> list[pathlib.Path]:
+    """``logs/slot<i>.log`` for every slot whose policy wrote ``holdem.log`` lines (its
+    ``logs``: ``(tournament, text)`` pairs), one ``[t<tournament>] <text>`` line each."""
+    written = []
+    for slot, policy in enumerate(policies):
+        lines = getattr(policy, "logs", None)
+        if lines:
+            log = pathlib.Path(out_dir) / "logs" / f"slot{slot}.log"
+            log.parent.mkdir(parents=True, exist_ok=True)
+            log.write_text("".join(f"[t{t}] {text}\n" for t, text in lines), encoding="utf-8")
+            written.append(log)
+    return written
+
+
+def certify_verdict(results: dict, slot: int = 0, name: str | None = None) -> tuple[bool, str]:
+    """(passed, the one-line verdict) of the policy in ``slot`` of a certification series'
+    results document (``name``: how to call it, default its recorded policy path)."""
+    mine = results["slots"][slot]
+    problems = []
+    if mine["faults"]:
+        problems.append(f"fault in game {mine['faulted_at']}: {mine['faults'][0]['cause']}")
+    if mine["timeouts"]:
+        problems.append(f"{mine['timeouts']} timeouts")
+    bad = {k: v for k, v in mine["replies"].items() if k not in ("ok", "timeout")}
+    if bad:
+        problems.append("replies not admitted: " + ", ".join(f"{k} x{v}" for k, v in bad.items()))
+    name = mine["policy"] if name is None else name
+    if problems:
+        return False, f"FAILED: {name}: " + "; ".join(problems)
+    return True, (f"PASSED: {name}: {results['tournaments_played']} games, "
+                  f"{sum(mine['replies'].values())} decisions, no fault, no timeout, every "
+                  "action admitted")

@@ -1,0 +1,193 @@
+"""The wasmtime side of the series host (private to `holdemjax.series.wasm`, which loads and
+calls policies): the one deterministic engine, the cache of compiled modules, the checks of a
+module's imports and exports, and the fast call path.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+import hashlib
+import importlib.metadata
+import os
+import pathlib
+import re
+import tempfile
+
+import wasmtime
+
+from holdemjax.series.protocol import MEMORY_LIMIT_BYTES
+
+try:  # the fast call path below uses wasmtime-py internals; without them, the public API
+    from wasmtime import _ffi as _wffi
+    from wasmtime._func import enter_wasm as _enter_wasm
+except ImportError:  # pragma: no cover - another wasmtime-py layout
+    _wffi = _enter_wasm = None
+
+MAX_WASM_STACK = 512 * 1024  # wasmtime's default, pinned: it decides where STACK_OVERFLOW hits
+CACHE_MAGIC = b"HJXCWASM1\n"  # cache file = magic + sha256(payload) + payload
+
+
+# ------------------------------------------------------------------------------- the engine
+# Proposals off beyond the protocol's set. reference-types and multi-value stay on: LLVM (zig cc,
+# clang, rustc) emits them by default, and wasmtime aborts the process on some combinations
+# without reference types. Nothing left on is nondeterministic.
+FEATURES_OFF = ("wasm_threads", "shared_memory", "wasm_simd", "wasm_relaxed_simd",
+                 "wasm_memory64", "wasm_multi_memory", "wasm_custom_page_sizes", "wasm_gc",
+                 "wasm_function_references", "wasm_exceptions", "wasm_stack_switching",
+                 "wasm_tail_call", "wasm_wide_arithmetic", "wasm_component_model")
+
+
+def config_settings() -> dict:
+    settings = {"consume_fuel": True, "cranelift_nan_canonicalization": True,
+                "max_wasm_stack": MAX_WASM_STACK}
+    settings.update({name: False for name in FEATURES_OFF if hasattr(wasmtime.Config, name)})
+    return settings
+
+
+@functools.cache
+def engine() -> wasmtime.Engine:
+    """The process's one deterministic engine (fuel on, NaNs canonical, no threads/SIMD)."""
+    config = wasmtime.Config()
+    for name, value in config_settings().items():
+        setattr(config, name, value)
+    return wasmtime.Engine(config)
+
+
+def fast_call(store: wasmtime.Store, func: wasmtime.Func, params: tuple[str, ...],
+               result: str):
+    """A caller of ``func`` (i32/i64 params, one i32/i64 result) with the same FFI call and trap
+    handling as ``Func.__call__`` but without its per-call type introspection and value boxing,
+    which were 3/4 of a decision's host time. Falls back to the public call if the internals
+    of this wasmtime-py version differ."""
+    if _wffi is None or _enter_wasm is None or not hasattr(func, "_func"):
+        return lambda *values: func(store, *values)
+    kind = {"i32": _wffi.WASMTIME_I32.value, "i64": _wffi.WASMTIME_I64.value}
+    args = (_wffi.wasmtime_val_t * max(1, len(params)))()
+    for slot, ty in zip(args, params):
+        slot.kind = kind[ty]
+    out = (_wffi.wasmtime_val_t * 1)()
+    ref, n, call = ctypes.byref(func._func), len(params), _wffi.wasmtime_func_call
+
+    def fast(*values: int) -> int:
+        for slot, ty, value in zip(args, params, values):
+            setattr(slot.of, ty, value)  # ctypes wraps to the signed width, as wasm does
+        with _enter_wasm(store) as trap:  # raises the Trap, or a host import's exception
+            error = call(store._context(), ref, args, n, out, 1, trap)
+            if error:
+                raise wasmtime.WasmtimeError._from_ptr(error)
+        return getattr(out[0].of, result)
+
+    return fast
+
+
+@functools.cache
+def wasmtime_version() -> str:
+    """The installed wasmtime-py version: it fixes the fuel accounting (record it in results)."""
+    return importlib.metadata.version("wasmtime")
+
+
+def cache_path(sha256: str) -> pathlib.Path:
+    root = os.environ.get("HOLDEMJAX_CACHE")
+    base = pathlib.Path(root) if root else pathlib.Path.home() / ".cache" / "holdemjax"
+    settings = ",".join(f"{k}={v}" for k, v in sorted(config_settings().items()))
+    tag = hashlib.sha256(settings.encode()).hexdigest()[:12]  # a config change misses the cache
+    return base / "wasm" / f"{sha256}-wasmtime{wasmtime_version()}-{tag}.cwasm"
+
+
+def read_cache(path: pathlib.Path) -> wasmtime.Module | None:
+    """The cached module, or None when missing, unreadable, corrupt or from another engine."""
+    try:
+        blob = path.read_bytes()
+        head = len(CACHE_MAGIC)
+        digest, payload = blob[head:head + 32], blob[head + 32:]
+        # wasmtime trusts a deserialized artifact; the checksum keeps a damaged file out of it.
+        if blob[:head] != CACHE_MAGIC or hashlib.sha256(payload).digest() != digest:
+            return None
+        return wasmtime.Module.deserialize(engine(), payload)
+    except (OSError, wasmtime.WasmtimeError):
+        return None
+
+
+def write_cache(path: pathlib.Path, module: wasmtime.Module) -> None:
+    """Write atomically (temp file + rename); a cache that cannot be written is skipped."""
+    try:
+        payload = bytes(module.serialize())
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".cwasm")
+        try:
+            with os.fdopen(fd, "wb") as out:
+                out.write(CACHE_MAGIC + hashlib.sha256(payload).digest() + payload)
+            os.replace(tmp, path)
+        except BaseException:
+            os.unlink(tmp)
+            raise
+    except (OSError, wasmtime.WasmtimeError):
+        pass
+
+
+def wasmtime_message(exc: Exception) -> str:
+    """wasmtime's multi-line error ("x\\n\\nCaused by:\\n    y") as one line "x: y"."""
+    lines = [re.sub(r"^\d+: ", "", line.strip()) for line in str(exc).splitlines()]
+    return ": ".join(line for line in lines if line and line != "Caused by:")
+
+
+# ------------------------------------------------------------------------- the module checks
+def _sig(ty: wasmtime.FuncType) -> str:
+    return f"({', '.join(map(str, ty.params))}) -> ({', '.join(map(str, ty.results))})"
+
+
+def _kind(ty) -> str:
+    return {wasmtime.FuncType: "a function", wasmtime.MemoryType: "a memory",
+            wasmtime.GlobalType: "a global", wasmtime.TableType: "a table"}.get(type(ty), "other")
+
+
+GRANTED = {("holdem", "log"): "(i32, i32) -> ()", ("holdem", "time_left_ns"): "() -> (i64)"}
+REQUIRED = {"holdem_abi_version": "() -> (i32)", "holdem_alloc": "(i32) -> (i32)",
+             "holdem_on_message": "(i32, i32) -> (i64)"}
+OPTIONAL = {"_initialize": "() -> ()", "holdem_start": "() -> ()"}
+
+
+def check_imports(module: wasmtime.Module) -> str | None:
+    """Why the imports are refused, or None."""
+    refused = []
+    for imp in module.imports:
+        want = GRANTED.get((imp.module, imp.name))
+        if want is None:
+            refused.append(f"{imp.module}.{imp.name}")
+        elif not isinstance(imp.type, wasmtime.FuncType) or _sig(imp.type) != want:
+            got = _sig(imp.type) if isinstance(imp.type, wasmtime.FuncType) else _kind(imp.type)
+            return f"imports {imp.module}.{imp.name} as {got}, expected {want}"
+    if refused:
+        more = f" and {len(refused) - 4} more" if len(refused) > 4 else ""
+        shown = ", ".join(refused[:4]) + more
+        return f"imports {shown}, only holdem.log and holdem.time_left_ns are granted"
+    return None
+
+
+def check_exports(module: wasmtime.Module) -> str | None:
+    """Why the exports are refused, or None (memory, the three functions, the optional two)."""
+    exports = {e.name: e.type for e in module.exports}
+    memory = exports.get("memory")
+    if not isinstance(memory, wasmtime.MemoryType):
+        return ("does not export its memory as \"memory\"" if memory is None
+                else f"exports \"memory\" as {_kind(memory)}, expected a memory")
+    initial = memory.limits.min * 65_536
+    if initial > MEMORY_LIMIT_BYTES:
+        return (f"memory starts at {memory.limits.min} pages ({initial} bytes), above the "
+                f"{MEMORY_LIMIT_BYTES}-byte (64 MiB) limit")
+    for name, want in {**REQUIRED, **OPTIONAL}.items():
+        ty = exports.get(name)
+        if ty is None:
+            if name in REQUIRED:
+                return f"does not export {name} {want}"
+        elif not isinstance(ty, wasmtime.FuncType) or _sig(ty) != want:
+            got = _sig(ty) if isinstance(ty, wasmtime.FuncType) else _kind(ty)
+            return f"exports {name} as {got}, expected {want}"
+    return None
+
+
+def trap_text(trap: wasmtime.Trap) -> str:
+    """The trap code's name (UNREACHABLE, STACK_OVERFLOW, ...) or wasmtime's first line."""
+    code = trap.trap_code
+    return code.name if code is not None else (trap.message.splitlines() or ["trap"])[0]

@@ -1,0 +1,33 @@
+"""Host-side checks of user-given values, with errors that name the bad value.
+
+One validator for the integer arguments of every room (formats, series, duplicate matches,
+training configs): ``require_int("seed", seed, 0)`` returns ``int(seed)`` or raises
+``ValueError("seed must be >= 0, got -1")``. A bool is not an integer here, although
+Python says it is: ``hands=True`` is a mistake, not 1.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["is_int", "require_int"]
+
+
+def is_int(value) -> bool:
+    """``value`` is a Python or numpy integer, and not a bool."""
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
+def require_int(name: str, value, lo: int | None = None, hi: int | None = None, *,
+                what: str | None = None) -> int:
+    """``int(value)`` when it is an integer (`is_int`) in ``[lo, hi]`` (either bound may be
+    None). Else ValueError: ``"<name> must be an integer, got 1.5"``, ``"<name> must be
+    2..9, got 10"`` (or ``>= lo``, ``<= hi``); ``what`` words the requirement instead
+    (``"<name> must be <what>, got <value!r>"``)."""
+    if not is_int(value):
+        raise ValueError(f"{name} must be {what or 'an integer'}, got {value!r}")
+    if (lo is not None and value < lo) or (hi is not None and value > hi):
+        bound = what or (f"{lo}..{hi}" if lo is not None and hi is not None
+                         else f">= {lo}" if lo is not None else f"<= {hi}")
+        raise ValueError(f"{name} must be {bound}, got {value!r}")
+    return int(value)

@@ -1,0 +1,132 @@
+"""The host hand driver (holdemjax/series/hand.py): a policy call's outcome mapped to the
+protocol's rule (PROTOCOL.md §3-§4), exact-action legality, the board events. The series,
+duplicate matches and seat rotation all go through it (tests/series/test_golden_series.py and
+tests/duplicate/test_golden_lines.py replay recorded lines through each)."""
+
+from __future__ import annotations
+
+import json
+import types
+
+import numpy as np
+import pytest
+
+from holdemjax.poker import table as tb
+from holdemjax.series import protocol as P
+from holdemjax.series.hand import (
+    STREET_OF_BOARD,
+    HandLog,
+    apply_outcome,
+    check_exact,
+    default_action,
+    is_exact,
+)
+from holdemjax.series.wasm import FAULTS, CallResult
+
+FACING = {"fold": True, "check": False, "call": 20, "raise": [40, 1000]}
+FREE = {"fold": True, "check": True, "call": 0, "raise": None}
+
+
+def _ok(reply: dict, used: int = 1_000) -> CallResult:
+    return CallResult("ok", json.dumps(reply).encode(), used)
+
+
+def test_an_admitted_reply_is_played_and_charged_to_the_bank():
+    clock = P.Clock()
+    out = apply_outcome(_ok({"action": "raise", "amount": 60, "say": "hi"}, 30 * P.MS), FACING,
+                        clock)
+    assert (out.kind, out.amount, out.auto, out.recorded) == (tb.RAISE, 60, None, "ok")
+    assert out.reply.say == "hi" and out.fault is None
+    assert clock.bank_ns == P.BANK_NS - 10 * P.MS  # used - shot clock
+
+
+@pytest.mark.parametrize("result, recorded", [
+    (CallResult("no_reply", None, 5), "no_reply"),
+    (CallResult("bad_alloc", None, 5), "bad_alloc"),
+    (CallResult("ok", b"{not json", 5), "bad_reply"),
+    (CallResult("ok", b'{"action":"check"}', 5), "illegal_action"),
+    (CallResult("ok", b'{"action":"raise","amount":1}', 5), "bad_amount"),
+])
+def test_bad_replies_take_the_default_action_and_are_recorded(result, recorded):
+    out = apply_outcome(result, FACING, P.Clock())
+    assert (out.kind, out.amount, out.auto, out.recorded) == (tb.FOLD, 0, "bad_reply", recorded)
+    assert out.fault is None
+    # a reply that was read (not garbage) keeps its chat; garbage and transport failures do not
+    assert (out.reply is not None) == (recorded in ("illegal_action", "bad_amount"))
+
+
+def test_two_timeouts_make_the_seat_away_and_sit_in_brings_it_back():
+    clock = P.Clock()
+    first = apply_outcome(CallResult("timeout", None, 5), FREE, clock)
+    assert (first.kind, first.auto, first.recorded, first.went_away) == (tb.CHECK_CALL,
+                                                                        "timeout", "timeout",
+                                                                        False)
+    second = apply_outcome(CallResult("timeout", None, 5), FREE, clock)
+    assert second.went_away and clock.away
+    away = apply_outcome(_ok({"sit_in": True, "chat": ["back"]}), FACING, clock)
+    assert (away.kind, away.auto, away.recorded, away.sat_in) == (tb.FOLD, "away", None, True)
+    assert not clock.away and away.reply.chat == ("back",)
+
+
+@pytest.mark.parametrize("fault", FAULTS)
+def test_a_fault_benches_the_policy_with_its_cause(fault):
+    out = apply_outcome(CallResult(fault, None, 9, "UNREACHABLE"), FACING, P.Clock())
+    assert (out.auto, out.recorded, out.fault) == ("fault", fault, f"{fault}: UNREACHABLE")
+    note = apply_outcome(CallResult(fault, None, 9, ""), notify="hand_end")
+    assert note.fault == fault
+
+
+def test_a_notification_out_of_compute_is_a_fault_and_its_chat_is_read():
+    out = apply_outcome(CallResult("timeout", None, P.NOTIFY_NS), notify="hand_end")
+    assert out.fault == f"out_of_compute: hand_end used its {P.NOTIFY_NS} ns"
+    chat = apply_outcome(_ok({"emote": "gg"}), notify="tournament_end")
+    assert chat.fault is None and chat.reply.emote == "gg"
+    assert apply_outcome(CallResult("no_reply", None, 1), notify="hand_end") == \
+        type(chat)()  # nothing to do
+
+
+def test_exact_actions_are_those_the_table_plays_as_given():
+    assert default_action(FACING) == (tb.FOLD, 0) and default_action(FREE) == (tb.CHECK_CALL, 0)
+    assert is_exact(tb.FOLD, 0, FACING) and is_exact(tb.CHECK_CALL, 0, FREE)
+    assert is_exact(tb.RAISE, 40, FACING) and is_exact(np.int32(tb.RAISE), 1000, FACING)
+    assert not is_exact(tb.RAISE, 39, FACING) and not is_exact(tb.RAISE, 1001, FACING)
+    assert not is_exact(tb.RAISE, 40, FREE)  # raising closed
+    assert not is_exact(True, 0, FACING) and not is_exact(tb.RAISE, 40.0, FACING)
+    assert not is_exact(3, 0, FACING)
+    with pytest.raises(ValueError, match=r"bot 'x' chose \(2, 39\), not legal"):
+        check_exact(tb.RAISE, 39, FACING, "bot 'x'")
+
+
+def test_board_events_show_each_street_once_with_its_cards():
+    assert STREET_OF_BOARD == {3: tb.FLOP, 4: tb.TURN, 5: tb.RIVER}
+    board = np.array([0, 1, 2, 3, 51])
+    table = types.SimpleNamespace(stacks=np.zeros(6), board=board, revealed=np.int32(0))
+    log = HandLog(table, 0)
+    assert log.board(table) == []
+    table.revealed = np.int32(4)  # flop and turn at once (an all-in run-out)
+    assert log.board(table) == [{"type": "board", "street": 1, "cards": ["2c", "2d", "2h"]},
+                                {"type": "board", "street": 2, "cards": ["2s"]}]
+    table.revealed = np.int32(5)
+    assert log.board(table) == [{"type": "board", "street": 3, "cards": ["As"]}]
+    assert log.board(table) == []
+
+
+def test_the_street_map_and_the_fault_causes_are_written_once():
+    """Issue 14: one definition each (`hand.STREET_OF_BOARD`, `protocol.FAULTS` re-exported as
+    `wasm.FAULTS`), found by reading every source file of the library."""
+    import ast
+    import pathlib
+
+    root = pathlib.Path(__file__).resolve().parents[2]
+    faults, streets = [], []
+    for top in ("holdemjax", "envs", "training"):
+        for path in (root / top).rglob("*.py"):
+            for node in ast.walk(ast.parse(path.read_text())):
+                if isinstance(node, ast.Tuple) and [getattr(e, "value", None)
+                                                    for e in node.elts] == list(FAULTS):
+                    faults.append(path.name)
+                if isinstance(node, ast.Dict) and [getattr(k, "value", None)
+                                                   for k in node.keys] == [3, 4, 5]:
+                    streets.append(path.name)
+    assert faults == ["protocol.py"] and streets == ["hand.py"]
+    assert P.FAULTS is FAULTS

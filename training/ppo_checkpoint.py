@@ -1,0 +1,91 @@
+"""PPO checkpoints (one msgpack file: params, config, info) and the policies of a trained
+network. Part of `holdemjax.training.ppo`, which re-exports them.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import pathlib
+from typing import Any
+
+import flax.serialization
+import jax
+import jax.numpy as jnp
+
+from holdemjax.bots.random_bot import coordinate_key, coordinates
+from holdemjax.training.networks import masked_logits
+from holdemjax.training.ppo_config import CHECKPOINT_FORMAT, Config, make_env, make_network
+
+__all__ = ["save_checkpoint", "load_checkpoint", "checkpoint_info", "policy", "action_probs"]
+
+
+# --------------------------------------------------------------------------- checkpoints
+def save_checkpoint(path, params, config: Config, **info) -> pathlib.Path:
+    """Write ``params`` and ``config`` (plus JSON-able ``info``) to one msgpack file."""
+    path = pathlib.Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    payload = {"format": CHECKPOINT_FORMAT, "config": json.dumps(config.to_dict()),
+               "info": json.dumps(info),
+               "params": flax.serialization.to_state_dict(jax.device_get(params))}
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_bytes(flax.serialization.msgpack_serialize(payload))
+    tmp.replace(path)  # never leave a half-written checkpoint under the real name
+    return path
+
+
+def load_checkpoint(path) -> tuple[Any, Config]:
+    """``(params, config)`` from a file written by `save_checkpoint` (or the trainer)."""
+    path = pathlib.Path(path)
+    try:
+        payload = flax.serialization.msgpack_restore(path.read_bytes())
+    except FileNotFoundError:
+        raise
+    except Exception as err:  # msgpack raises several kinds on a damaged file
+        raise ValueError(f"{path}: not a readable checkpoint ({err})") from err
+    if not isinstance(payload, dict) or payload.get("format") != CHECKPOINT_FORMAT:
+        raise ValueError(f"{path}: not a {CHECKPOINT_FORMAT} checkpoint")
+    config = Config.from_dict(json.loads(payload["config"]))
+    params = jax.tree.map(jnp.asarray, payload["params"])
+    return params, config
+
+
+def checkpoint_info(path) -> dict:
+    """The ``info`` stored with a checkpoint (iteration, env steps, ...)."""
+    payload = flax.serialization.msgpack_restore(pathlib.Path(path).read_bytes())
+    return json.loads(payload.get("info", "{}"))
+
+
+# ----------------------------------------------------------------------- trained policies
+@functools.cache
+def policy(config: Config, greedy: bool = False):
+    """``act(params, state, key) -> int32`` menu action of a network trained with ``config``.
+
+    Sampled from the masked softmax (``greedy``: its most likely action). The draw is addressed
+    by the decision's coordinates (`holdemjax.bots.coordinate_key`) like the reference bots',
+    so ``key`` is a per-tournament key and lines that differ elsewhere do not shift it. One
+    function per (config, greedy), so evaluating several checkpoints compiles once.
+    """
+    env = make_env(config)
+    net = make_network(config, env)
+
+    def act(params, state, key):
+        logits, _ = net.apply(params, state.observation)
+        logits = masked_logits(logits, state.legal_action_mask)
+        if greedy:
+            return jnp.argmax(logits).astype(jnp.int32)
+        k = coordinate_key(key, *coordinates(env.decision(state)))
+        return jax.random.categorical(k, logits).astype(jnp.int32)
+
+    return act
+
+
+def action_probs(config: Config):
+    """``probs(params, state) -> [A] float32``: the masked softmax of a trained network."""
+    net = make_network(config)
+
+    def probs(params, state):
+        logits, _ = net.apply(params, state.observation)
+        return jax.nn.softmax(masked_logits(logits, state.legal_action_mask))
+
+    return probs

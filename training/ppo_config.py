@@ -1,0 +1,122 @@
+"""PPO's configuration (`Config`: everything that defines a run, saved in every checkpoint),
+the env and the network a config trains. Part of `holdemjax.training.ppo`, which re-exports it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import holdemjax
+from holdemjax.training.networks import ActorCritic
+from holdemjax.validate import is_int, require_int
+
+__all__ = ["ENV_IDS", "CHECKPOINT_FORMAT", "LEARNER", "POOL", "BASELINE", "TABLE_KINDS",
+           "SHAPINGS", "Config", "make_env", "make_network"]
+
+ENV_IDS = ("sng-6", "sng-6-turbo", "certify")
+CHECKPOINT_FORMAT = "holdemjax-ppo-v1"
+
+# Who controls a player id at a table, and what a table's non-learner ids play.
+LEARNER, POOL, BASELINE = 0, 1, 2
+TABLE_KINDS = ("self", "pool", "baseline")  # index = table kind; self tables are all LEARNER
+SHAPINGS = ("none", "icm", "chips")
+
+
+# ------------------------------------------------------------------------------- the config
+@dataclasses.dataclass(frozen=True)
+class Config:
+    """Everything that defines a training run (saved in every checkpoint).
+
+    The defaults are CPU-sized (a few minutes on two cores); docs/training.md has GPU settings.
+    """
+
+    env_id: str = "sng-6"
+    num_tables: int = 256  # tables played in parallel
+    rollout_steps: int = 32  # decisions per table per iteration
+    iterations: int = 150
+    epochs: int = 3
+    minibatches: int = 4
+    learning_rate: float = 3e-4
+    gamma: float = 1.0  # per own decision; a tournament is a finite episode
+    gae_lambda: float = 0.95
+    clip_eps: float = 0.2
+    value_coef: float = 0.5
+    entropy_coef: float = 0.01
+    max_grad_norm: float = 0.5
+    hidden: tuple[int, ...] = (128, 128)
+    learners: int = 1  # player ids the current policy controls at pool and baseline tables
+    opp_self: float = 0.1  # share of tables in self-play
+    opp_pool: float = 0.2  # ... against past snapshots
+    opp_baseline: float = 0.7  # ... against the baseline bot
+    pool_size: int = 4
+    pool_every: int = 10  # iterations between snapshots
+    shaping: str = "none"  # potential-based reward shaping: "none", "icm" or "chips"
+    seed: int = 0
+
+    def __post_init__(self):
+        if self.env_id not in ENV_IDS:
+            raise ValueError(f"env_id {self.env_id!r} is not supported; known: "
+                             f"{', '.join(ENV_IDS)}")
+        ints = ("num_tables", "rollout_steps", "iterations", "epochs", "minibatches",
+                "learners", "pool_size", "pool_every")
+        for name in ints:
+            require_int(name, getattr(self, name), 1, what="an int >= 1")
+        require_int("seed", self.seed, what="an int")
+        floats = ("learning_rate", "gamma", "gae_lambda", "clip_eps", "value_coef",
+                  "entropy_coef", "max_grad_norm", "opp_self", "opp_pool", "opp_baseline")
+        for name in floats:
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or \
+                    not math.isfinite(value) or value < 0:
+                raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
+        if self.learning_rate <= 0 or self.clip_eps <= 0:
+            raise ValueError("learning_rate and clip_eps must be > 0")
+        if self.gamma > 1 or self.gae_lambda > 1:
+            raise ValueError(f"gamma and gae_lambda must be <= 1, got {self.gamma}, "
+                             f"{self.gae_lambda}")
+        if self.shaping not in SHAPINGS:
+            raise ValueError(f"shaping {self.shaping!r} is not known; known: {', '.join(SHAPINGS)}")
+        if self.opp_self + self.opp_pool + self.opp_baseline <= 0:
+            raise ValueError("opp_self + opp_pool + opp_baseline must be > 0")
+        hidden = tuple(self.hidden)
+        if not hidden or any(not is_int(h) or h < 1 for h in hidden):
+            raise ValueError(f"hidden must be a non-empty list of layer widths >= 1, got "
+                             f"{self.hidden!r}")
+        object.__setattr__(self, "hidden", tuple(int(h) for h in hidden))
+        seats = 6  # every supported env has six seats
+        if self.learners > seats:
+            raise ValueError(f"learners must be at most {seats}, got {self.learners}")
+        batch = self.num_tables * self.rollout_steps
+        if batch % self.minibatches:
+            raise ValueError(f"num_tables * rollout_steps = {batch} is not divisible by "
+                             f"minibatches = {self.minibatches}")
+
+    def to_dict(self) -> dict:
+        """The config as JSON-able values."""
+        d = dataclasses.asdict(self)
+        d["hidden"] = list(self.hidden)
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict) -> Config:
+        """Inverse of `to_dict`; unknown keys raise `ValueError` naming them."""
+        known = {f.name for f in dataclasses.fields(cls)}
+        extra = set(d) - known
+        if extra:
+            raise ValueError(f"unknown config keys: {sorted(extra)}")
+        d = dict(d)
+        if "hidden" in d:
+            d["hidden"] = tuple(d["hidden"])
+        return cls(**d)
+
+
+def make_env(config: Config):
+    """The env a config trains on (zero-sum rewards)."""
+    return holdemjax.make(config.env_id, zero_sum=True)
+
+
+def make_network(config: Config, env=None) -> ActorCritic:
+    env = make_env(config) if env is None else env
+    return ActorCritic(num_actions=env.num_actions, hidden=config.hidden,
+                       num_seats=env.num_players)

@@ -1,0 +1,320 @@
+"""PPO's compiled trainer (`Trainer`): rollout, per-player GAE and clipped-PPO updates, one
+jitted function per iteration; the pytrees it carries. Part of `holdemjax.training.ppo` (the
+module docstring there describes the tables, rewards and shaping), which re-exports it.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any, NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import optax
+
+import holdemjax
+from holdemjax.bots import baseline
+from holdemjax.poker.tournament import open_payouts, open_places_icm, player_scores
+from holdemjax.training.networks import masked_logits
+from holdemjax.training.ppo_config import (
+    BASELINE,
+    LEARNER,
+    POOL,
+    TABLE_KINDS,
+    Config,
+    make_env,
+    make_network,
+)
+
+__all__ = ["Setup", "TrainState", "Transition", "Trainer"]
+
+
+# --------------------------------------------------------------------------- pytrees
+class Setup(NamedTuple):
+    """What sits at one table for the current tournament."""
+
+    kind: jax.Array  # [] int32 index into TABLE_KINDS
+    controller: jax.Array  # [N] int32 LEARNER / POOL / BASELINE per player id
+    pool_index: jax.Array  # [] int32 the pool snapshot playing at a pool table
+    bot_key: jax.Array  # [2] uint32 the baseline's per-tournament key
+
+
+class TrainState(NamedTuple):
+    params: Any
+    opt_state: Any
+    env_state: Any  # [B] batched SngState
+    setup: Setup  # [B] batched
+    pool: Any  # params stacked on a leading [pool_size] axis
+    pool_count: jax.Array  # [] int32 snapshots taken so far (slots filled: min(count, size))
+    key: jax.Array
+    iteration: jax.Array  # [] int32
+
+
+class Transition(NamedTuple):
+    obs: jax.Array  # [OBS] float32
+    mask: jax.Array  # [A] bool
+    action: jax.Array  # [] int32
+    logp: jax.Array  # [] float32 log-probability under the current policy (learner rows)
+    value: jax.Array  # [] float32
+    actor: jax.Array  # [] int32 player id that decided
+    learn: jax.Array  # [] bool decided by the current policy
+    rewards: jax.Array  # [N] float32 rewards of the step (tournament end only)
+    shaped: jax.Array  # [N] float32 rewards + potential difference (what GAE uses)
+    done: jax.Array  # [] bool the tournament ended with this step
+    kind: jax.Array  # [] int32 table kind of the tournament the decision belongs to
+    controller: jax.Array  # [N] int32
+
+
+# ------------------------------------------------------------------------------ the trainer
+class Trainer:
+    """The compiled pieces of one `Config`: `init(key) -> TrainState` and the jitted
+    ``step(TrainState) -> (TrainState, metrics)`` (one full iteration). `Trainer.of(config)`
+    returns one shared instance per config, so its compiled programs are reused."""
+
+    @classmethod
+    @functools.lru_cache(maxsize=8)
+    def of(cls, config: Config) -> Trainer:
+        """The shared trainer of ``config`` (compiles once per process)."""
+        return cls(config)
+
+    def __init__(self, config: Config):
+        self.config = config
+        self.env = make_env(config)
+        self.net = make_network(config, self.env)
+        self.n = self.env.num_players
+        self.num_actions = self.env.num_actions
+        total = config.opp_self + config.opp_pool + config.opp_baseline
+        self.kind_probs = np.asarray([config.opp_self, config.opp_pool, config.opp_baseline],
+                                     np.float32) / total
+        schedule = config.learning_rate  # constant: runs are short, resumes stay simple
+        self.tx = optax.chain(optax.clip_by_global_norm(config.max_grad_norm),
+                              optax.adam(schedule, eps=1e-5))
+        self.step = jax.jit(self._step, donate_argnums=0)
+        self._init_envs = jax.jit(jax.vmap(self.env.init))
+        self.compiled = None  # `step` compiled ahead of time by `train`
+        # Env.step reports only the step's own rewards, so the terminal rewards auto_reset
+        # copies onto a new game's first state are not repeated later.
+        self._step_env = jax.vmap(holdemjax.auto_reset(self.env.step, self.env.init))
+
+    # ------------------------------------------------------------------------------- init
+    def init_params(self, key) -> Any:
+        """Fresh network parameters."""
+        obs = jnp.zeros(self.env.observation_shape, jnp.float32)
+        return self.net.init(key, obs)
+
+    def init(self, key=None, params=None) -> TrainState:
+        """The state before iteration 0 (fresh parameters unless ``params`` are given)."""
+        c = self.config
+        key = jax.random.key(c.seed) if key is None else key
+        k_params, k_env, k_setup, key = jax.random.split(key, 4)
+        # A copy of given params: the step donates its state, which must not delete the
+        # caller's arrays.
+        params = (self.init_params(k_params) if params is None
+                  else jax.tree.map(lambda x: jnp.array(x, copy=True), params))
+        env_state = self._init_envs(jax.random.split(k_env, c.num_tables))
+        setup = jax.vmap(self._draw_setup)(jax.random.split(k_setup, c.num_tables),
+                                           jnp.ones(c.num_tables, jnp.int32))
+        pool = jax.tree.map(lambda x: jnp.broadcast_to(x, (c.pool_size,) + x.shape), params)
+        return TrainState(params, self.tx.init(params), env_state, setup, pool,
+                          jnp.int32(1), key, jnp.int32(0))
+
+    def _draw_setup(self, key, pool_count) -> Setup:
+        c = self.config
+        k_kind, k_ids, k_pool, k_bot = jax.random.split(key, 4)
+        kind = jax.random.choice(k_kind, 3, p=jnp.asarray(self.kind_probs)).astype(jnp.int32)
+        learner_ids = jax.random.permutation(k_ids, self.n)[:c.learners]
+        is_learner = jnp.zeros(self.n, bool).at[learner_ids].set(True)
+        other = jnp.where(kind == 1, POOL, BASELINE)
+        controller = jnp.where((kind == 0) | is_learner, LEARNER, other).astype(jnp.int32)
+        filled = jnp.clip(pool_count, 1, c.pool_size)
+        pool_index = jax.random.randint(k_pool, (), 0, filled).astype(jnp.int32)
+        return Setup(kind, controller, pool_index, jax.random.key_data(k_bot))
+
+    # ---------------------------------------------------------------------------- rollout
+    def _potential(self, state):
+        """``# [B, N]`` shaping potential by player id: the expected score - 1/6 from the
+        stacks at the start of the current hand (ICM over the open places, or the chip share),
+        a placed player's score once out. Trainer-side only: the policy never sees it."""
+        if self.config.shaping == "none":
+            return jnp.zeros(state.rewards.shape, jnp.float32)
+
+        def one(s):
+            t = self.env.tournament(s)
+            alive = t.alive
+            if self.config.shaping == "icm":
+                equity = open_places_icm(t.table.start_stacks, alive, t.format.payouts)
+            else:  # chips: the share of the chips in play, scaled to the payouts still open
+                chips = jnp.where(alive, t.table.start_stacks, 0).astype(jnp.float32)
+                open_total = open_payouts(alive, t.format.payouts).sum()
+                equity = chips / jnp.maximum(chips.sum(), 1.0) * open_total
+            # by player id, less 1/N: the env's zero-sum score of these scores
+            score = jnp.where(alive, equity, t.score)
+            return player_scores(t.replace(score=score), zero_sum=True)
+
+        return jax.vmap(one)(state)
+
+    def _rollout(self, ts: TrainState):
+        c, B = self.config, self.config.num_tables
+        rows = jnp.arange(B)
+
+        def one(carry, _):
+            state, setup, key = carry
+            key, k_learn, k_pool, k_env, k_setup = jax.random.split(key, 5)
+            obs, mask = state.observation, state.legal_action_mask
+            logits, value = self.net.apply(ts.params, obs)
+            logits = masked_logits(logits, mask)
+            a_learn = jax.random.categorical(k_learn, logits).astype(jnp.int32)
+            logp = jax.nn.log_softmax(logits)[rows, a_learn]
+            # Every pool snapshot on every row (a few small MLPs), then each row's own one.
+            # A table kind with probability 0 is left out of the program (config is static).
+            a_pool = a_base = a_learn
+            if c.opp_pool > 0:
+                pool_logits = jax.vmap(lambda p: self.net.apply(p, obs)[0])(ts.pool)
+                pool_logits = masked_logits(pool_logits[setup.pool_index, rows], mask)
+                a_pool = jax.random.categorical(k_pool, pool_logits).astype(jnp.int32)
+            if c.opp_baseline > 0:
+                a_base = jax.vmap(baseline.act, in_axes=(None, 0, 0))(self.env, state,
+                                                                      setup.bot_key)
+            ctrl = setup.controller[rows, state.current_player]
+            action = jnp.select([ctrl == LEARNER, ctrl == POOL], [a_learn, a_pool], a_base)
+            nxt = self._step_env(state, action, jax.random.split(k_env, B))
+            done = nxt.terminated | nxt.truncated
+            fresh = jax.vmap(self._draw_setup, in_axes=(0, None))(
+                jax.random.split(k_setup, B), ts.pool_count)
+            new_setup = jax.tree.map(
+                lambda a, b: jnp.where(done.reshape((B,) + (1,) * (a.ndim - 1)), a, b),
+                fresh, setup)
+            # Potential-based shaping: the potential of a finished game is 0, so a tournament's
+            # shaped rewards still sum to its score - 1/6 (the potential at the start is 0).
+            shaped = (nxt.rewards + jnp.where(done[:, None], 0.0, self._potential(nxt))
+                      - self._potential(state))
+            tr = Transition(obs, mask, action, logp, value, state.current_player,
+                            ctrl == LEARNER, nxt.rewards, shaped, done, setup.kind,
+                            setup.controller)
+            return (nxt, new_setup, key), tr
+
+        key, k_roll = jax.random.split(ts.key)
+        (env_state, setup, _), traj = jax.lax.scan(
+            one, (ts.env_state, ts.setup, k_roll), None, length=c.rollout_steps)
+        return ts._replace(env_state=env_state, setup=setup, key=key), traj
+
+    def _advantages(self, traj: Transition):
+        """Per-player GAE over each table's decisions, backwards in time (see module doc)."""
+        c, n = self.config, self.n
+        B = c.num_tables
+        zeros = jnp.zeros((B, n), jnp.float32)
+
+        def back(carry, tr):
+            next_value, next_adv, reward, known = carry
+            d = tr.done[:, None]
+            # A tournament ended here: what follows in the rollout is another tournament.
+            next_value = jnp.where(d, 0.0, next_value)
+            next_adv = jnp.where(d, 0.0, next_adv)
+            reward = jnp.where(d, tr.shaped, reward + tr.shaped)
+            known = known | d
+            mine = (jnp.arange(n) == tr.actor[:, None]) & tr.learn[:, None]  # [B, N]
+            pick = lambda x: (x * mine).sum(1)
+            has_next = (known & mine).any(1)
+            delta = pick(reward) + c.gamma * pick(next_value) - tr.value
+            adv = jnp.where(has_next, delta + c.gamma * c.gae_lambda * pick(next_adv), 0.0)
+            next_value = jnp.where(mine, tr.value[:, None], next_value)
+            next_adv = jnp.where(mine, adv[:, None], next_adv)
+            reward = jnp.where(mine, 0.0, reward)
+            known = known | mine
+            return (next_value, next_adv, reward, known), (adv, tr.learn & has_next)
+
+        init = (zeros, zeros, zeros, jnp.zeros((B, n), bool))
+        _, (adv, train) = jax.lax.scan(back, init, traj, reverse=True)
+        return adv, train
+
+    # ----------------------------------------------------------------------------- update
+    def _loss(self, params, batch):
+        c = self.config
+        obs, mask, action, old_logp, adv, ret, w = batch
+        logits, value = self.net.apply(params, obs)
+        logp_all = jax.nn.log_softmax(masked_logits(logits, mask))
+        logp = jnp.take_along_axis(logp_all, action[:, None], axis=1)[:, 0]
+        count = jnp.maximum(w.sum(), 1.0)
+        mean = lambda x: (w * x).sum() / count
+        adv_mean = mean(adv)
+        adv = (adv - adv_mean) / (jnp.sqrt(mean((adv - adv_mean) ** 2)) + 1e-8)
+        log_ratio = logp - old_logp
+        ratio = jnp.exp(log_ratio)
+        clipped = jnp.clip(ratio, 1 - c.clip_eps, 1 + c.clip_eps)
+        pg_loss = mean(-jnp.minimum(ratio * adv, clipped * adv))
+        v_loss = 0.5 * mean((value - ret) ** 2)
+        # Masked actions have probability exactly 0 and a finite log-probability: no NaN.
+        entropy = mean(-(jnp.exp(logp_all) * logp_all).sum(1))
+        total = pg_loss + c.value_coef * v_loss - c.entropy_coef * entropy
+        approx_kl = mean((ratio - 1) - log_ratio)
+        clip_frac = mean((jnp.abs(ratio - 1) > c.clip_eps).astype(jnp.float32))
+        return total, dict(pg_loss=pg_loss, v_loss=v_loss, entropy=entropy,
+                           approx_kl=approx_kl, clip_frac=clip_frac)
+
+    def _update(self, params, opt_state, data, key):
+        c = self.config
+        size = c.num_tables * c.rollout_steps
+        grad_fn = jax.grad(self._loss, has_aux=True)
+
+        def epoch(carry, k):
+            params, opt_state = carry
+            perm = jax.random.permutation(k, size)
+            mbs = jax.tree.map(lambda x: x[perm].reshape((c.minibatches, -1) + x.shape[1:]),
+                               data)
+
+            def minibatch(carry, mb):
+                params, opt_state = carry
+                grads, aux = grad_fn(params, mb)
+                updates, opt_state = self.tx.update(grads, opt_state, params)
+                return (optax.apply_updates(params, updates), opt_state), aux
+
+            return jax.lax.scan(minibatch, (params, opt_state), mbs)
+
+        (params, opt_state), aux = jax.lax.scan(epoch, (params, opt_state),
+                                                jax.random.split(key, c.epochs))
+        return params, opt_state, jax.tree.map(jnp.mean, aux)
+
+    # ------------------------------------------------------------------------ one iteration
+    def _step(self, ts: TrainState):
+        c, n = self.config, self.n
+        ts, traj = self._rollout(ts)
+        adv, train = self._advantages(traj)
+        ret = adv + traj.value
+        flat = lambda x: x.reshape((-1,) + x.shape[2:])
+        data = (flat(traj.obs), flat(traj.mask), flat(traj.action), flat(traj.logp),
+                flat(adv), flat(ret), flat(train).astype(jnp.float32))
+        key, k_upd = jax.random.split(ts.key)
+        params, opt_state, losses = self._update(ts.params, ts.opt_state, data, k_upd)
+
+        # Snapshots into the pool every pool_every iterations (oldest slot replaced).
+        it = ts.iteration + 1
+        take = (it % c.pool_every) == 0
+        slot = ts.pool_count % c.pool_size
+        pool = jax.tree.map(lambda p, x: jnp.where(take, p.at[slot].set(x), p), ts.pool, params)
+        pool_count = ts.pool_count + take.astype(jnp.int32)
+
+        # Rollout statistics: the current policy's mean score per finished tournament, by kind.
+        learner = traj.controller == LEARNER  # [T, B, N]
+        score = (traj.rewards + 1.0 / n) * learner  # back to scores in [0, 1]
+        per_table = score.sum(-1) / jnp.maximum(learner.sum(-1), 1)
+        stats = {}
+        for k, name in enumerate(TABLE_KINDS):
+            ended = traj.done & (traj.kind == k)
+            stats[f"tournaments_{name}"] = ended.sum()
+            stats[f"score_sum_{name}"] = (per_table * ended).sum()
+            stats[f"score_sq_{name}"] = (per_table ** 2 * ended).sum()
+        illegal = ~jnp.take_along_axis(traj.mask, traj.action[..., None], axis=-1)[..., 0]
+        metrics = dict(losses, **stats,
+                       decisions=jnp.int32(traj.done.size),
+                       learner_decisions=traj.learn.sum(),
+                       trained_decisions=train.sum(),
+                       illegal_actions=illegal.sum(),
+                       # Checks: rewards only at tournament ends; potentials sum to zero.
+                       stray_rewards=jnp.abs(jnp.where(traj.done[..., None], 0.0,
+                                                       traj.rewards)).sum(),
+                       shaped_sum_max=jnp.abs(traj.shaped.sum(-1)).max(),
+                       value_mean=traj.value.mean(),
+                       pool_count=pool_count)
+        ts = TrainState(params, opt_state, ts.env_state, ts.setup, pool, pool_count, key, it)
+        return ts, metrics
