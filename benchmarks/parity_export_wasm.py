@@ -36,9 +36,9 @@ def main(argv=None) -> int:
     args = p.parse_args(argv)
 
     import jax
-    from holdemjax.training import export_parity, export_wasm
 
     from holdemjax.series.wasm import wasmtime_version
+    from holdemjax.training import export_parity, export_wasm
 
     start = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp:

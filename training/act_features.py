@@ -34,6 +34,7 @@ level, ``hands_per_level`` = ``hand_cap`` = the match's hands, every seat alive.
 from __future__ import annotations
 
 import numpy as np
+
 from holdemjax.envs import sng_obs
 
 __all__ = ["RANKS", "SUITS", "card_id", "observation", "street_chips", "street_raises"]

@@ -2,7 +2,8 @@
 
 Tournaments are played in JAX (vmapped, jitted) by a mix of the checkpoint's sampled policy,
 random bots, calling stations (check/call: many post-flop decisions) and, optionally, the
-baseline (the policy's share varying by game, so that many kinds of states occur). At every ``every``-th decision:
+baseline (the policy's share varying by game, so that many kinds of states occur). At every
+``every``-th decision:
 
 * JAX: ``ppo.policy(config, greedy)(params, state, game_key)`` for both modes, with
   ``game_key = fold_in(slot key, tournament)`` (what the module derives from its seed);
@@ -25,14 +26,14 @@ import json
 import jax
 import jax.numpy as jnp
 import numpy as np
-from holdemjax.training import act_features, ppo
-from holdemjax.training.networks import features, masked_logits
 
 import holdemjax
 from holdemjax.bots import baseline, random_bot
 from holdemjax.poker import table as tb
 from holdemjax.poker.actions import CHECK_CALL, FOLD
 from holdemjax.series import protocol as P
+from holdemjax.training import act_features, ppo
+from holdemjax.training.networks import features, masked_logits
 
 __all__ = ["SERIES_SEED", "SLOT", "ParityResult", "expected_reply", "run_parity"]
 

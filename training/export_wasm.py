@@ -32,10 +32,10 @@ import pathlib
 import jax
 import jax.numpy as jnp
 import numpy as np
-from holdemjax.training import act_features, ppo
-from holdemjax.training.networks import masked_logits
 
 from holdemjax.bots.random_bot import coordinate_key
+from holdemjax.training import act_features, ppo
+from holdemjax.training.networks import masked_logits
 
 __all__ = [
     "SOURCE",

@@ -20,10 +20,9 @@ import pytest
 pytest.importorskip("wasmtime")
 pytest.importorskip("ziglang")
 
-from holdemjax.training import act_features, export_parity, export_wasm
-
 from holdemjax import cli
 from holdemjax.series import protocol as P
+from holdemjax.training import act_features, export_parity, export_wasm
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 CHECKPOINT = ROOT / "training" / "checkpoints" / "sng6_example.msgpack"
