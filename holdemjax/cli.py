@@ -242,6 +242,13 @@ def _export_wasm(args: argparse.Namespace) -> int:
     return 0
 
 
+def _checkpoint_hero(path: str):
+    """A PPO checkpoint's greedy JAX policy in a duplicate hero seat (docs/export.md)."""
+    from holdemjax.training.export_wasm import CheckpointHero
+
+    return CheckpointHero(path)
+
+
 def _series_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=0, help="series seed (default 0)")
     p.add_argument("--out", help="output folder (default VARIANT-seedSEED)")
@@ -306,8 +313,10 @@ def build_parser() -> argparse.ArgumentParser:
                         "likely action)")
     export.set_defaults(func=_export_wasm)
     from holdemjax.duplicate.cli import add_parser as add_duplicate_parser
+    from holdemjax.duplicate.cli import register_hero
 
     add_duplicate_parser(sub)
+    register_hero(".msgpack", _checkpoint_hero)
     return parser
 
 

@@ -17,9 +17,19 @@ import pathlib
 import re
 import sys
 
-__all__ = ["add_parser", "main"]
+__all__ = ["add_parser", "main", "register_hero"]
 
 DEFAULT_STORE = "duplicate.sqlite"
+
+#: File suffix -> factory(path) of a hero for ``duplicate run`` beyond .wasm files and the
+#: registered bots. The rooms above this one register theirs (the `holdemjax` command adds
+#: ``.msgpack``: a PPO checkpoint's JAX policy, docs/export.md), so this room imports none of them.
+HERO_LOADERS: dict = {}
+
+
+def register_hero(suffix: str, factory) -> None:
+    """Let ``duplicate run MATCH FILE`` play FILE (ending in ``suffix``) as ``factory(FILE)``."""
+    HERO_LOADERS[suffix] = factory
 
 
 def _console():
@@ -102,16 +112,15 @@ def _run(args, store, con) -> int:
     source = args.policy
     if source in M.bot_names():
         hero, name = M.BotHero(source), args.name or source
-    elif source.endswith(".msgpack") and pathlib.Path(source).is_file():
-        # a trained PPO checkpoint: its JAX policy plays the line (docs/export.md)
-        from holdemjax.training.export_wasm import CheckpointHero
-
-        hero, name = CheckpointHero(source), args.name or pathlib.Path(source).stem
+    elif pathlib.Path(source).suffix in HERO_LOADERS and pathlib.Path(source).is_file():
+        hero = HERO_LOADERS[pathlib.Path(source).suffix](source)
+        name = args.name or pathlib.Path(source).stem
     elif pathlib.Path(source).is_file():
         hero, name = WasmHero(source), args.name or pathlib.Path(source).stem
     else:
         con.print(f"{source!r} is neither a .wasm file nor a registered bot "
-                  f"({', '.join(M.bot_names())}) nor a .msgpack checkpoint", style="red")
+                  f"({', '.join(M.bot_names())}) nor a file of kind "
+                  f"{', '.join(sorted(HERO_LOADERS)) or '-'}", style="red")
         return 2
     try:
         status = M.play_line(store, args.match, name, hero)
