@@ -52,6 +52,7 @@ from flax import struct
 from holdemjax.api import Array, Env, State
 from holdemjax.envs._go_record import GoRecord, area_scores, from_sgf, render_svg, to_sgf
 from holdemjax.sparse import sparse_cond
+from holdemjax.validate import is_real
 
 __all__ = ["Go", "GoState", "SIZES", "KOMI", "HISTORY", "NUM_PLANES", "OBS_MINE", "OBS_THEIRS",
            "OBS_COLOR", "BLACK", "WHITE", "zobrist", "board_array", "to_sgf", "from_sgf",
@@ -120,7 +121,7 @@ class Go(Env):
     def __init__(self, *, komi: float = KOMI, _size: int = 19):
         if _size not in SIZES:
             raise ValueError(f"go size must be one of {SIZES}, got {_size!r}")
-        if isinstance(komi, bool) or not isinstance(komi, (int, float)) or not np.isfinite(komi):
+        if not is_real(komi) or not np.isfinite(komi):
             raise ValueError(f"komi must be a finite number, got {komi!r}")
         self.size = _size
         self.komi = float(komi)

@@ -3,19 +3,29 @@
 One validator for the integer arguments of every room (formats, series, duplicate matches,
 training configs): ``require_int("seed", seed, 0)`` returns ``int(seed)`` or raises
 ``ValueError("seed must be >= 0, got -1")``. A bool is not an integer here, although
-Python says it is: ``hands=True`` is a mistake, not 1.
+Python says it is: ``hands=True`` is a mistake, not 1. `is_real` is the same test for the real
+numbers (komi, pot fractions, learning rates): an int, float or Fraction, and not a bool.
 """
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import numpy as np
 
-__all__ = ["is_int", "require_int"]
+__all__ = ["is_int", "is_real", "require_int"]
 
 
 def is_int(value) -> bool:
     """``value`` is a Python or numpy integer, and not a bool."""
     return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
+def is_real(value) -> bool:
+    """``value`` is a Python or numpy integer or float, or a Fraction, and not a bool (it may
+    still be infinite or NaN: the caller says whether those are allowed)."""
+    return (isinstance(value, (int, float, Fraction, np.integer, np.floating))
+            and not isinstance(value, (bool, np.bool_)))
 
 
 def require_int(name: str, value, lo: int | None = None, hi: int | None = None, *,

@@ -1,11 +1,14 @@
-"""The one integer validator (holdemjax/validate.py) every room's argument checks use."""
+"""The one validator (holdemjax/validate.py) every room's argument checks use: integers and real
+numbers."""
 
 from __future__ import annotations
+
+from fractions import Fraction
 
 import numpy as np
 import pytest
 
-from holdemjax.validate import is_int, require_int
+from holdemjax.validate import is_int, is_real, require_int
 
 
 @pytest.mark.parametrize("value", [0, -3, 2**40, np.int32(5), np.uint8(7), np.int64(-1)])
@@ -36,3 +39,28 @@ def test_what_words_the_requirement():
         require_int("hands", 0, 1, what="a positive count")
     with pytest.raises(ValueError, match=r"^hands must be a positive count, got 'x'$"):
         require_int("hands", "x", 1, what="a positive count")
+
+
+@pytest.mark.parametrize("value", [0, -2, 1.5, float("inf"), Fraction(3, 4), np.float32(0.5),
+                                   np.int16(3)])
+def test_ints_floats_and_fractions_are_real(value):
+    assert is_real(value)
+
+
+@pytest.mark.parametrize("value", [True, np.bool_(False), "1.5", None, 1j, [0.5]])
+def test_bools_strings_and_complex_are_not_real(value):
+    assert not is_real(value)
+
+
+def test_the_real_checks_of_the_rooms_refuse_a_bool():
+    # komi (envs/go.py), a pot fraction (poker/actions.py), a PPO float (training/ppo_config.py)
+    import holdemjax
+    from holdemjax.poker.actions import Menu
+    from holdemjax.training.ppo_config import Config
+
+    with pytest.raises(ValueError, match=r"komi must be a finite number, got True"):
+        holdemjax.make("go_9x9", komi=True)
+    with pytest.raises(ValueError, match=r"raise sizes must be positive pot fractions, got True"):
+        Menu((True,))
+    with pytest.raises(ValueError, match=r"gamma must be a finite number >= 0, got True"):
+        Config(gamma=True)

@@ -9,7 +9,7 @@ import math
 
 import holdemjax
 from holdemjax.training.networks import ActorCritic
-from holdemjax.validate import is_int, require_int
+from holdemjax.validate import is_int, is_real, require_int
 
 __all__ = ["ENV_IDS", "CHECKPOINT_FORMAT", "LEARNER", "POOL", "BASELINE", "TABLE_KINDS",
            "SHAPINGS", "Config", "make_env", "make_network"]
@@ -67,8 +67,7 @@ class Config:
                   "entropy_coef", "max_grad_norm", "opp_self", "opp_pool", "opp_baseline")
         for name in floats:
             value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or \
-                    not math.isfinite(value) or value < 0:
+            if not is_real(value) or not math.isfinite(value) or value < 0:
                 raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
         if self.learning_rate <= 0 or self.clip_eps <= 0:
             raise ValueError("learning_rate and clip_eps must be > 0")

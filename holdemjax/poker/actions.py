@@ -28,6 +28,7 @@ from holdemjax.poker.table import CHECK_CALL as KIND_CALL
 from holdemjax.poker.table import FOLD as KIND_FOLD
 from holdemjax.poker.table import RAISE as KIND_RAISE
 from holdemjax.poker.table import Legal, Table, pot_total
+from holdemjax.validate import is_real
 
 __all__ = ["MenuAction", "FOLD", "CHECK_CALL", "MIN_RAISE", "DEFAULT_SIZES", "Menu"]
 
@@ -56,7 +57,7 @@ class Menu:
         sizes = tuple(sizes)
         ratios = []
         for s in sizes:
-            if not isinstance(s, (int, float, Fraction)) or isinstance(s, bool) or not s > 0:
+            if not is_real(s) or not s > 0:
                 raise ValueError(f"raise sizes must be positive pot fractions, got {s!r}")
             if not s <= MAX_RAISE_SIZE:  # the int32 raise-to arithmetic below must not overflow
                 raise ValueError(f"raise sizes must be at most {MAX_RAISE_SIZE} x pot, got {s!r}")
