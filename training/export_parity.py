@@ -32,6 +32,7 @@ from holdemjax.bots import baseline, random_bot
 from holdemjax.poker import table as tb
 from holdemjax.poker.actions import CHECK_CALL, FOLD
 from holdemjax.series import protocol as P
+from holdemjax.series.hand import HandLog
 from holdemjax.training import act_features, ppo
 from holdemjax.training.networks import features, masked_logits
 
@@ -88,7 +89,8 @@ def _step_fn(env, config, with_baseline):
         if with_baseline:  # the baseline bot compiles slowly: only when asked for
             other = jnp.where(kind == 1, baseline.act(env, state, bot_key), other)
         chosen = jnp.where(kind == 0, s, other)
-        _, amounts = env.menu.mask_and_amounts(state._table, tb.legal(state._table))
+        table = env.tournament(state).table
+        _, amounts = env.menu.mask_and_amounts(table, tb.legal(table))
         return chosen, g, s, amounts, logits, feats
 
     @jax.jit
@@ -118,7 +120,7 @@ def _decisions(env, config, params, games, seed, limit, every, with_baseline):
     game_keys = jax.vmap(lambda t: jax.random.key_data(jax.random.fold_in(slot_key, t)))(
         jnp.arange(games))
     step = _step_fn(env, config, with_baseline)
-    previous, history = [None] * games, [[] for _ in range(games)]
+    previous, logs = [None] * games, [None] * games
     count = seen = 0
     while not bool(states.terminated.all()):
         nxt, g, s, amounts, logits, feats = step(params, states, bot_keys, who, game_keys)
@@ -130,16 +132,21 @@ def _decisions(env, config, params, games, seed, limit, every, with_baseline):
             if done[i]:
                 continue
             state = jax.tree.map(lambda x: x[i], host)  # noqa: B023
-            before = previous[i]
-            if before is not None and int(before._hand) == int(state._hand):
-                history[i].append(P.history_entry(before, state))
+            now, before = env.tournament(state), previous[i]
+            if before is not None and int(before.hand) == int(now.hand):
+                # the decision between the two states, as the series host logs it
+                t = before.table
+                street, seat = int(t.street), int(t.to_act)
+                raised = int(now.street_raises[street, seat]) > int(before.street_raises[
+                    street, seat])
+                logs[i].action(t, tb.legal(t), now.table, tb.RAISE if raised else tb.CHECK_CALL)
             else:
-                history[i] = []
-            previous[i] = state
+                logs[i] = HandLog(now.table, int(now.hand))
+            previous[i] = now
             seen += 1
             if seen % every:
                 continue
-            yield (i, state, list(history[i]), int(g[i]), int(s[i]), amounts[i], logits[i],
+            yield (i, state, list(logs[i].history), int(g[i]), int(s[i]), amounts[i], logits[i],
                    feats[i])
             count += 1
             if count >= limit:
@@ -164,8 +171,8 @@ def run_parity(checkpoint, greedy_wasm, sampled_wasm, *, env_id: str | None = No
 
     params, config = ppo.load_checkpoint(checkpoint)
     env = holdemjax.make(env_id or config.env_id)
-    fmt = P.format_info(env)
-    start = P.encode(P.start_message(env, slot=SLOT, alias="Export",
+    fmt = P.format_info(env.id, env.format)
+    start = P.encode(P.start_message(fmt, slot=SLOT, alias="Export",
                                      seed=P.slot_seed(SERIES_SEED, SLOT), variant="parity",
                                      tournaments=games))
     res = ParityResult()
@@ -176,7 +183,7 @@ def run_parity(checkpoint, greedy_wasm, sampled_wasm, *, env_id: str | None = No
             assert mod.start(start).outcome == "no_reply"
         for t, state, hist, g, s, amounts, logits, feats in _decisions(
                 env, config, params, games, seed, limit, every, with_baseline):
-            message = P.act_message(env, state, tournament=t, history=hist)
+            message = P.act_message(env.decision(state), tournament=t, history=hist)
             res.decisions += 1
             obs = act_features.observation(message, fmt)
             if not np.array_equal(obs.view(np.uint32),
