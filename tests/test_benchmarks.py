@@ -1,0 +1,255 @@
+"""The benchmark harness (holdemjax.bench): fair peer drivers, statistics, results files, docs.
+
+Speed itself is measured by the benchmarks (benchmarks/*.py), never here: these tests check
+properties that do not depend on the machine's load.
+"""
+
+import importlib.util
+import inspect
+import json
+import pathlib
+import random
+import sys
+
+import pytest
+
+from holdemjax import bench
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+
+
+def _load(name):
+    path = ROOT / "benchmarks" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+# ------------------------------------------------------------------ OpenSpiel driver: O(1)
+class _Legal:
+    """OpenSpiel's full-game legal actions ``[0 (facing a bet), 1, lo..hi]`` without the list:
+    counts every read and refuses the reads that cost O(n) (iteration, `in`, copies)."""
+
+    def __init__(self, fold: bool, lo: int, hi: int, reads: dict):
+        self.head = [0, 1] if fold else [1]
+        self.lo, self.hi, self.reads = lo, hi, reads
+
+    def __len__(self):
+        self.reads["len"] += 1
+        return len(self.head) + self.hi - self.lo + 1
+
+    def __getitem__(self, i):
+        self.reads["getitem"] += 1
+        if not 0 <= i < len(self.head) + self.hi - self.lo + 1:
+            raise IndexError(i)
+        return self.head[i] if i < len(self.head) else self.lo + i - len(self.head)
+
+    def __iter__(self):
+        raise AssertionError("the driver iterated over the legal actions")
+
+    def __contains__(self, item):
+        raise AssertionError("the driver searched the legal actions")
+
+
+class _FakeHand:
+    """A hand shaped like universal_poker's: 3 chance nodes, then decisions until a fold
+    ends it; `stack` sets how many raise-to amounts are legal."""
+
+    def __init__(self, stack: int, calls: dict, reads: dict):
+        self.stack, self.calls, self.reads = stack, calls, reads
+        self.chance, self.decisions = 3, 0
+
+    def current_player(self):
+        self.calls["current_player"] += 1
+        if self.chance:
+            return -1
+        return -4 if self.decisions >= 5 else self.decisions % 6
+
+    def legal_actions(self):
+        self.calls["legal_actions"] += 1
+        if self.chance:
+            return _Legal(False, 2, 40, self.reads)  # cards (any ids > 1)
+        return _Legal(self.decisions % 2 == 1, 40, self.stack, self.reads)
+
+    def apply_action(self, action):
+        self.calls["apply_action"] += 1
+        if self.chance:
+            self.chance -= 1
+        else:
+            assert action in (0, 1) or 40 <= action <= self.stack
+            self.decisions += 1
+
+
+def _drive(stack: int, decisions: int = 200):
+    calls = {"current_player": 0, "legal_actions": 0, "apply_action": 0}
+    reads = {"len": 0, "getitem": 0}
+    lines = [0]
+    code = bench.play_openspiel.__code__
+
+    def tracer(frame, event, arg):
+        if frame.f_code is code:
+            def local(frame, event, arg):
+                if event == "line":
+                    lines[0] += 1
+                return local
+            return local
+        return None
+
+    state = _FakeHand(stack, calls, reads)
+    sys.settrace(tracer)
+    try:
+        bench.play_openspiel(lambda: _FakeHand(stack, calls, reads), state, decisions,
+                             random.Random(0).random, bench.RAISE_SLOTS_MENU)
+    finally:
+        sys.settrace(None)
+    return calls, reads, lines[0]
+
+
+def test_openspiel_driver_work_per_decision_does_not_grow_with_the_legal_actions():
+    # 60 raise-to amounts against 6 million: the driver makes the same calls, reads the same
+    # number of entries and runs the same number of Python lines.
+    small, big = _drive(100), _drive(6_000_000)
+    assert small == big
+    calls, reads, lines = small
+    assert calls["apply_action"] == 200 + 3 * 40  # every decision and chance node applied once
+    assert reads["getitem"] <= 2 * calls["legal_actions"]  # at most two entries read per node
+
+
+def test_openspiel_driver_real_game_same_work_at_two_stack_depths():
+    pyspiel = pytest.importorskip("pyspiel")  # the bench extra's peer; the fake above runs always
+
+    def lines_per_decision(stack):
+        game = pyspiel.load_game(bench.openspiel_game_string(6, stack, (10, 20)))
+        code, counts = bench.play_openspiel.__code__, {}
+
+        def tracer(frame, event, arg):
+            if frame.f_code is not code:
+                return None
+
+            def local(frame, event, arg):
+                if event == "line":
+                    counts[frame.f_lineno] = counts.get(frame.f_lineno, 0) + 1
+                return local
+            return local
+
+        sys.settrace(tracer)
+        try:
+            bench.play_openspiel(game.new_initial_state, game.new_initial_state(), 300,
+                                 random.Random(1).random, bench.RAISE_SLOTS_MENU)
+        finally:
+            sys.settrace(None)
+        return counts
+
+    shallow, deep = lines_per_decision(200), lines_per_decision(20_000)  # ~180 vs ~20,000 raises
+    # The lines of the decision branch run exactly once per decision at both depths.
+    decision_lines = [n for n, c in shallow.items() if c == 300]
+    assert len(decision_lines) >= 5
+    assert all(deep.get(n) == 300 for n in decision_lines)
+    # and no line runs more often than the loop turns (no inner loop over the actions).
+    source, first = inspect.getsourcelines(bench.play_openspiel)
+    turn = first + next(i for i, line in enumerate(source) if "state.current_player()" in line)
+    for counts in (shallow, deep):
+        assert max(counts.values()) <= counts[turn] + 1
+
+
+# ------------------------------------------------------------------------ statistics
+class _Fixed(bench.Side):
+    def __init__(self, name, rates, log):
+        super().__init__()
+        self.name, self.rates, self.log = name, list(rates), log
+
+    def _run(self, seconds):
+        if seconds == 0:
+            return {"count": 0, "seconds": 0.0}
+        self.log.append(self.name)
+        return {"count": self.rates.pop(0), "seconds": 1.0}
+
+
+def test_interleave_rotates_and_medians_compare():
+    log = []
+    a = _Fixed("a", [10, 30, 20, 1000, 25], log)
+    b = _Fixed("b", [10, 10, 10, 10, 5], log)
+    bench.interleave([a, b], seconds=5, windows=5)
+    assert log == ["a", "b", "b", "a", "a", "b", "b", "a", "a", "b"]
+    ca, cb = a.cell(), b.cell()
+    assert ca.median == 25 and cb.median == 10  # medians: an outlier window does not move them
+    comp = bench.compare("a vs b", ca, cb, goal=2.0)
+    assert comp.ratio == 2.5
+    assert comp.round_ratios == [1.0, 3.0, 2.0, 100.0, 5.0]
+    assert comp.q1 == 2.0 and comp.met is True
+    assert bench.compare("a vs b", ca, cb, goal=2.5).met is False  # q1 under the goal
+    t = bench.target("a", ca, 20)
+    assert t["value"] == 25 and t["met"] is True and bench.target("a", ca, 26)["met"] is False
+
+
+def test_write_results_keeps_every_window(tmp_path):
+    log = []
+    a, b = _Fixed("a", [3, 4, 5], log), _Fixed("b", [1, 2, 1], log)
+    bench.interleave([a, b], 3, 3)
+    comp = bench.compare("k", a.cell(), b.cell(), 2.0)
+    path = bench.write_results("t", title="T", cells=[a.cell(), b.cell()], comparisons=[comp],
+                               out_dir=tmp_path, command="python x.py --seconds 1")
+    doc = json.loads(path.read_text())
+    for key in ("date", "machine", "versions", "command", "cells", "comparisons", "statistic"):
+        assert key in doc
+    assert doc["versions"]["jax"] and doc["machine"]["cores"] >= 1
+    assert [w["count"] for w in doc["cells"][0]["windows"]] == [3, 4, 5]
+    assert doc["comparisons"][0]["ratio"] == 4.0 and doc["comparisons"][0]["met"] is True
+
+
+# --------------------------------------------------------------- committed results, docs
+# Speed results (written by holdemjax.bench.write_results); other results files there (the
+# PokerKit oracle's) have no cells.
+RESULTS = [p for p in sorted((ROOT / "benchmarks" / "results").glob("*.json"))
+           if "cells" in json.loads(p.read_text())]
+
+
+def test_committed_results_are_complete_and_their_ratios_follow_from_the_windows():
+    assert RESULTS, "benchmarks/results/ has no results files"
+    for path in RESULTS:
+        doc = json.loads(path.read_text())
+        assert doc["name"] == path.stem
+        for key in ("date", "machine", "versions", "command", "cells"):
+            assert doc.get(key), f"{path.name}: no {key}"
+        cells = {}
+        for c in doc["cells"]:
+            assert c["windows"], f"{path.name}: {c['side']} has no windows"
+            cell = bench.Cell(c["side"], c["unit"], c["windows"])
+            assert cell.median == pytest.approx(c["median"], rel=1e-12)
+            cells.setdefault(c["side"], []).append(cell)
+        for comp in doc.get("comparisons", []):
+            # The medians the ratio divides are those of windows in this file.
+            assert any(o.median == pytest.approx(comp["ours_median"], rel=1e-12)
+                       for o in cells[comp["ours"]]), f"{path.name}: {comp['key']}"
+            assert any(p.median == pytest.approx(comp["peer_median"], rel=1e-12)
+                       for p in cells[comp["peer"]]), f"{path.name}: {comp['key']}"
+            assert comp["ratio"] == pytest.approx(comp["ours_median"] / comp["peer_median"])
+
+
+def test_benchmarks_doc_and_readme_table_are_generated_from_the_results():
+    make = _load("make_benchmarks_doc")
+    assert (ROOT / "docs" / "benchmarks.md").read_text() == make.render_doc(), (
+        "docs/benchmarks.md is stale: run python benchmarks/make_benchmarks_doc.py")
+    readme = (ROOT / "README.md").read_text()
+    assert make.render_readme(readme) == readme, (
+        "the README's benchmark table is stale: run python benchmarks/make_benchmarks_doc.py")
+
+
+def test_check_floors_passes_and_fails(tmp_path):
+    floors = _load("check_floors")
+    log = []
+    a, b = _Fixed("holdemjax", [30, 30, 30], log), _Fixed("pgx", [10, 10, 10], log)
+    bench.interleave([a, b], 3, 3)
+    a.info, b.info = {"env": "e", "batch": 8}, {"env": "e", "batch": 8}
+    bench.write_results("fake", title="F", cells=[a.cell(), b.cell()],
+                        comparisons=[bench.compare("e B=8", a.cell(), b.cell())],
+                        out_dir=tmp_path)
+    kind = bench.machine()["platform"]
+    ok = floors.check({kind: {("fake", "e B=8"): 2.5}}, tmp_path)
+    bad = floors.check({kind: {("fake", "e B=8"): 3.5}}, tmp_path)
+    missing = floors.check({kind: {("fake", "other"): 1.0}}, tmp_path)
+    assert [r["ok"] for r in ok] == [True]
+    assert [r["ok"] for r in bad] == [False]
+    assert [r["ok"] for r in missing] == [False] and "no result" in missing[0]["why"]
