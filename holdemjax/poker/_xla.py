@@ -19,11 +19,10 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from holdemjax.threefry import hash2x32
+
 __all__ = ["unfused", "threefry2x32", "fast_threefry", "split_key_data", "sort_keys",
            "stable_rank_exact", "sort_rank", "items_at", "permutation"]
-
-
-_ROTATIONS = ((13, 15, 26, 6), (17, 29, 16, 24))
 
 
 def unfused(x: jax.Array) -> jax.Array:
@@ -47,16 +46,7 @@ def threefry2x32(k1, k2, x1, x2):
     copies between them; unrolled, XLA fuses the whole hash into one elementwise kernel. The
     arithmetic is the same (uint32, wrapping), so are the bits.
     """
-    u32 = lambda v: jnp.asarray(v, jnp.uint32)
-    ks = (k1, k2, k1 ^ k2 ^ u32(0x1BD11BDA))
-    x1, x2 = x1 + ks[0], x2 + ks[1]
-    for step in range(5):
-        for r in _ROTATIONS[step % 2]:
-            x1 = x1 + x2
-            x2 = x1 ^ ((x2 << u32(r)) | (x2 >> u32(32 - r)))
-        x1 = x1 + ks[(step + 1) % 3]
-        x2 = x2 + ks[(step + 2) % 3] + u32(step + 1)
-    return x1, x2
+    return hash2x32(k1, k2, x1, x2)
 
 
 def fast_threefry(key: jax.Array) -> bool:
