@@ -1,5 +1,10 @@
-"""Sit & go and ring envs: conformance, tournament invariants on every step, places, ICM at the
-cap, ring endings, options. Rules cited from SPEC §2 and holdemjax.envs.sng's docstring."""
+"""Sit & go and ring envs: places, ICM at the cap, ring endings, options, the exact-amount flow,
+the stop rule, formats as params. Rules cited from SPEC §2 and holdemjax.envs.sng's docstring.
+
+The conformance test on whole tournaments and the invariants on every step (4,096 tournaments per
+format) are in test_sng_invariants.py. Compiling the batched programs dominates these tests' time,
+so every test of one env uses that env's one batch size (`BATCH`): one compiled init and step
+each."""
 
 import functools
 import pathlib
@@ -15,10 +20,11 @@ from holdemjax.envs.sng import SitAndGo
 from holdemjax.poker import table as tb
 from holdemjax.poker import tournament as tn
 from holdemjax.poker.icm import icm
-from holdemjax.poker.structure import SNG_PAYOUTS, level_at
+from holdemjax.poker.structure import SNG_PAYOUTS
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 T = SitAndGo.tournament  # the env's public accessor of its tournament engine state
+BATCH = {"certify": 128, "sng-6": 64, "ring-9": 8}  # the one batch size of each env's programs
 
 
 @functools.cache
@@ -28,13 +34,31 @@ def _env(env_id, **opts):
 
 @functools.cache
 def _fns(env_id):
+    """The env's batched init (from keys [BATCH]) and step, compiled once."""
     env = _env(env_id)
-    return jax.jit(jax.vmap(env.init)), jax.jit(jax.vmap(env.step))
+    init, step = jax.jit(jax.vmap(env.init)), jax.jit(jax.vmap(env.step))
+
+    def checked(fn):
+        def run(x, *args):
+            lead = jax.tree.leaves(x)[0].shape[0]
+            assert lead == BATCH[env_id], f"{env_id}: batch {lead}, use BATCH"
+            return fn(x, *args)
+        return run
+
+    return checked(init), checked(step)
 
 
-def _play(env_id, batch, seed, policy="random", max_steps=2000, check=None):
-    """Play `batch` games to the end; `check(prev, state)` runs after every step."""
+@functools.cache
+def _solo(env_id):
+    """The env's unbatched init and step, compiled once."""
+    env = _env(env_id)
+    return jax.jit(env.init), jax.jit(env.step)
+
+
+def _play(env_id, seed, policy="random", max_steps=2000):
+    """Play a batch of `BATCH[env_id]` games to the end."""
     init, step = _fns(env_id)
+    batch = BATCH[env_id]
     state = init(jax.random.split(jax.random.key(seed), batch))
     key = jax.random.key(seed + 1)
     for _ in range(max_steps):
@@ -48,66 +72,15 @@ def _play(env_id, batch, seed, policy="random", max_steps=2000, check=None):
             action = mask.shape[-1] - 1 - jnp.argmax(mask[:, ::-1], axis=-1)
         else:  # "call": always check/call
             action = jnp.ones(batch, jnp.int32)
-        nxt = step(state, action.astype(jnp.int32))
-        if check is not None:
-            check(state, nxt)
-        state = nxt
+        state = step(state, action.astype(jnp.int32))
     raise AssertionError("games did not end")
-
-
-@pytest.mark.parametrize("env_id", ["sng-6", "sng-6-turbo", "certify", "ring-9"])
-def test_api(env_id):
-    # certify runs long enough for games to end, so the terminal rules are exercised.
-    holdemjax.api_test(_env(env_id), num_games=4, max_steps=48 if env_id == "certify" else 12)
-
-
-def _invariants(env):
-    fmt = env.format
-    n = fmt.num_seats
-    total = n * int(fmt.starting_stack)
-
-    def check(prev, s):
-        t = T(s).table
-        chips = np.asarray(t.stacks.sum(-1) + t.contrib.sum(-1) + t.dead)
-        assert (chips == total).all(), "chips not conserved"
-        live = ~np.asarray(s.terminated)
-        seat = np.asarray(t.to_act)
-        rows = np.flatnonzero(live)
-        # Busted players never act; the actor is live and can act.
-        assert (seat[rows] >= 0).all()
-        for name in ("in_hand", "folded", "allin"):
-            flags = np.asarray(getattr(t, name))[rows, seat[rows]]
-            assert (flags == (name == "in_hand")).all(), f"actor {name} wrong"
-        assert np.asarray(T(s).alive)[rows, seat[rows]].all()
-        assert (np.asarray(s.current_player)[rows]
-                == np.asarray(T(s).player_at)[rows, seat[rows]]).all()
-        # Blind level = hands played // hands per level (the last level repeats).
-        want_bb = np.asarray(fmt.big_blinds)[np.asarray(level_at(fmt, T(s).hand))]
-        assert (np.asarray(t.big_blind)[rows] == want_bb[rows]).all()
-        # Rewards: zero until the terminal step; there, scores that sum to 1.
-        just = np.asarray(s.terminated) & ~np.asarray(prev.terminated)
-        r = np.asarray(s.rewards)
-        assert not r[~just].any(), "rewards before the end"
-        np.testing.assert_allclose(r[just].sum(-1), 1.0, atol=1e-5)
-        # Dead players stay dead.
-        assert not (np.asarray(T(s).alive) & ~np.asarray(T(prev).alive)).any()
-
-    return check
-
-
-@pytest.mark.parametrize("env_id,batch", [("certify", 128), ("sng-6", 16), ("ring-9", 16)])
-def test_invariants_on_every_step(env_id, batch):
-    """SPEC §2: chips conserved, busted players never act, blinds follow the hand count,
-    rewards only at the end and summing to 1."""
-    env = _env(env_id)
-    _play(env_id, batch, seed=11, check=_invariants(env))
 
 
 def test_places_complete_and_paid():
     """Tournaments won outright: places 1..6 all given (shared places span the tied ranks),
     each seat paid the mean payout of the places it spans (SPEC §2 payouts)."""
     env = _env("certify")
-    s = _play("certify", 128, seed=5, policy="all_in")
+    s = _play("certify", seed=5, policy="all_in")
     place = np.asarray(T(s).place)
     score = np.asarray(T(s).score)
     won = (place > 0).all(axis=1)
@@ -128,7 +101,7 @@ def test_places_complete_and_paid():
 def test_hand_cap_settles_by_icm():
     """SPEC §2: seats still in at the hand cap settle by Malmuth-Harville ICM over the payouts
     of the places still open."""
-    s = _play("certify", 64, seed=9, policy="call")
+    s = _play("certify", seed=9, policy="call")
     hand = np.asarray(T(s).hand)
     capped = np.flatnonzero(hand == 7)
     assert capped.size > 0
@@ -144,8 +117,7 @@ def test_hand_cap_settles_by_icm():
 def test_simultaneous_busts_ordered_by_starting_stack():
     """SPEC §2: players busting in the same hand — the one who started the hand with more chips
     places higher; equal stacks share the places' payouts."""
-    env = _env("sng-6")
-    s = env.init(jax.random.key(0))
+    s = _solo("sng-6")[0](jax.random.key(0))
     t = T(s).table.replace(start_stacks=jnp.array([500, 300, 300, 2000, 900, 2000], jnp.int32),
                            stacks=jnp.array([0, 0, 0, 3000, 0, 3000], jnp.int32))
     busted = jnp.array([True, True, True, False, True, False])
@@ -160,7 +132,7 @@ def test_simultaneous_busts_ordered_by_starting_stack():
 
 def test_ring_ends_at_the_cap_with_chip_scores():
     """ring-9: at most 50 hands; score = chips at the end / chips in play."""
-    s = _play("ring-9", 8, seed=3, policy="call")
+    s = _play("ring-9", seed=3, policy="call")
     assert (np.asarray(T(s).hand) == 49).any()
     chips = np.asarray(T(s).table.stacks).astype(np.float64)
     want = (chips / chips.sum(-1, keepdims=True))
@@ -168,7 +140,7 @@ def test_ring_ends_at_the_cap_with_chip_scores():
 
 
 def test_ring_ends_when_one_player_has_all_the_chips():
-    s = _play("ring-9", 8, seed=4, policy="all_in")
+    s = _play("ring-9", seed=4, policy="all_in")
     chips = np.asarray(T(s).table.stacks)
     one = (chips == 9 * 1500).any(axis=1)
     assert one.any() and (np.asarray(T(s).hand)[one] < 49).all()
@@ -203,7 +175,7 @@ def test_custom_raise_sizes_change_the_menu():
 def test_fold_masked_when_checking_is_free_and_player_ids_not_seats():
     env = _env("sng-6")
     init, _ = _fns("sng-6")
-    s = init(jax.random.split(jax.random.key(2), 64))
+    s = init(jax.random.split(jax.random.key(2), BATCH["sng-6"]))
     seats = np.asarray(T(s).player_at)
     assert len({tuple(r) for r in seats}) > 1, "seating must be random"
     lg = jax.vmap(holdemjax.poker.table.legal)(T(s).table)
@@ -242,13 +214,14 @@ def test_golden_tournaments():
         g = json.loads(line)
         env = _env(g["env"])
         init, step = _fns(g["env"])
-        # Replayed as a batch of one through the batched step, to share compiled code.
-        s = init(jax.random.key(g["seed"])[None])
+        # Replayed in every row of the env's one batch size, to share its compiled programs.
+        batch = BATCH[g["env"]]
+        s = init(jnp.repeat(jax.random.key(g["seed"])[None], batch))
         total = np.zeros(env.num_players)
         for a in g["actions"]:
             assert not bool(s.terminated[0])
             assert bool(s.legal_action_mask[0, a]), "a recorded action is no longer legal"
-            s = step(s, jnp.asarray([a], jnp.int32))
+            s = step(s, jnp.full(batch, a, jnp.int32))
             total += np.asarray(s.rewards[0])
         assert bool(s.terminated[0])
         assert int(T(s).hand[0]) + 1 == g["hands"]
@@ -266,9 +239,11 @@ def test_exact_actions_match_the_menu_step():
     env = _env("certify")
     act = jax.jit(env.act_exact)
     advance = jax.jit(env.advance)
-    step = jax.jit(env.step)
+    init, step = _solo("certify")
+    menu = jax.jit(lambda t: env.menu.mask_and_amounts(t, tb.legal(t))[1])
+    to_engine = jax.jit(env.menu.to_engine)
     key = jax.random.key(11)
-    state = env.init(key)
+    state = init(key)
     hand_ends = 0
     for _ in range(300):
         if bool(state.terminated):
@@ -276,8 +251,7 @@ def test_exact_actions_match_the_menu_step():
         key, sub = jax.random.split(key)
         a = holdemjax.act_randomly(sub, state.legal_action_mask)
         t = T(state).table
-        _, amounts = env.menu.mask_and_amounts(t, tb.legal(t))
-        kind, amount = env.menu.to_engine(a, amounts)
+        kind, amount = to_engine(a, menu(t))
         mid = act(state, kind, amount)
         seat = int(t.to_act)
         street = int(t.street)
@@ -302,8 +276,8 @@ def test_stop_settles_by_icm_at_the_start_of_the_hand():
     in take ICM over the open places on their stacks before this hand's blinds."""
     env = _env("sng-6")
     stop = jax.jit(env.stop)
-    state = env.init(jax.random.key(5))
-    step = jax.jit(env.step)
+    init, step = _solo("sng-6")
+    state = init(jax.random.key(5))
     while int(T(state).hand) < 3:  # a few hands in, with random play
         state = step(state, holdemjax.act_randomly(jax.random.key(int(state._step_count)),
                                                    state.legal_action_mask))
@@ -335,13 +309,13 @@ def test_formats_are_params_that_vmap():
     step = jax.jit(jax.vmap(env.step))
     state = init(keys, fmts)
     assert np.asarray(T(state).table.start_stacks[:, 0]).tolist() == [1000, 1500, 200]
-    own = [_env(n).init(k) for n, k in zip(names, keys)]
+    own = [_solo(n)[0](k) for n, k in zip(names, keys)]
     for i, o in enumerate(own):  # row i is format i's own game
         np.testing.assert_array_equal(state.observation[i], o.observation)
         np.testing.assert_array_equal(T(state).table.hole[i], T(o).table.hole)
     # row 2 (certify) follows certify's own env step for step, under the same actions
-    own_step = _fns("certify")[1]
-    mine = jax.tree.map(lambda x: x[None], own[2])
+    own_step = _solo("certify")[1]
+    mine = own[2]
     key = jax.random.key(9)
     total = np.zeros((3, 6))
     for _ in range(400):
@@ -351,9 +325,9 @@ def test_formats_are_params_that_vmap():
         actions = holdemjax.act_randomly(sub, state.legal_action_mask)
         state = step(state, actions)
         total += np.asarray(state.rewards)
-        mine = own_step(mine, actions[2:3])
-        np.testing.assert_array_equal(state.observation[2], mine.observation[0])
-        np.testing.assert_array_equal(state.rewards[2], mine.rewards[0])
+        mine = own_step(mine, actions[2])
+        np.testing.assert_array_equal(state.observation[2], mine.observation)
+        np.testing.assert_array_equal(state.rewards[2], mine.rewards)
     assert bool(state.terminated.all())
     hands = np.asarray(T(state).hand) + 1
     assert hands[2] <= 8  # certify's hand cap, while the others are not bound by it
