@@ -10,7 +10,9 @@ the counts come back.
 Actions: a uniform random legal action from our mask; with probability `illegal_rate`, when the
 row has an illegal action, a uniform random illegal one instead (so the illegal-action rule and the
 observation after it are compared too). Chance: both envs get the same init keys and, for games
-with chance inside a step (`step_keys`), the same step keys. Where our env draws its chance
+with chance inside a step (`step_keys`), the same step keys. Before playing, the fields' dtypes
+and shapes are compared too (`layout`): equal values in another dtype (an ``int8`` board for a
+``bool`` one) are a difference. Where our env draws its chance
 differently from the peer (a cheaper coin for the first player), `prepare(ours, theirs) -> ours`
 copies the peer's draw into our batch after `init` (the observation is then computed again).
 `prepare` may also return `(ours, theirs)`: both batches replaced, e.g. to start some games
@@ -58,13 +60,17 @@ class ParityReport:
     endings: dict[str, int]  # ending kind -> games
     unfinished: int  # games still live after max_steps
     events: dict[str, int] = dataclasses.field(default_factory=dict)  # event -> (game, step)s
+    #: field -> "ours <dtype><shape>, peer <dtype><shape>" where the layouts differ
+    layout: dict[str, str] = dataclasses.field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
-        return self.mismatched_games == 0 and self.unfinished == 0
+        return self.mismatched_games == 0 and self.unfinished == 0 and not self.layout
 
     def __str__(self) -> str:
         lines = [f"{self.label}: {self.games} games, {self.game_steps} game-steps compared"]
+        for name, what in self.layout.items():
+            lines.append(f"  {name:18s} LAYOUT DIFFERS: {what}")
         for name, count in self.mismatches.items():
             lines.append(f"  {name:18s} mismatching (game, step) pairs: {count}")
         lines.append(f"  games with any mismatch: {self.mismatched_games}"
@@ -108,6 +114,7 @@ def run_parity(ours, peer, *, games: int, max_steps: int, batch: int | None = No
                            ending, len(names), pick, events, len(event_names)),
                    static_argnums=1)
 
+    layout = _layout_differences(ours, peer, fields, seed)
     mismatches = dict.fromkeys(fields, 0)
     endings = np.zeros(len(names), np.int64)
     happened = np.zeros(len(event_names), np.int64)
@@ -134,7 +141,21 @@ def run_parity(ours, peer, *, games: int, max_steps: int, batch: int | None = No
                         mismatched_games=bad_games, first_mismatch=first,
                         endings={k: int(v) for k, v in zip(names, endings)},
                         unfinished=unfinished,
-                        events={k: int(v) for k, v in zip(event_names, happened)})
+                        events={k: int(v) for k, v in zip(event_names, happened)},
+                        layout=layout)
+
+
+def _layout_differences(ours, peer, fields, seed) -> dict[str, str]:
+    """The fields whose dtype or shape differ between the two envs' initial states (traced
+    only: nothing is compiled)."""
+    key = jax.random.key(seed)
+    a, b = jax.eval_shape(ours.init, key), jax.eval_shape(peer.init, key)
+    out = {}
+    for name in fields:
+        x, y = getattr(a, name), getattr(b, name)
+        if x.dtype != y.dtype or x.shape != y.shape:
+            out[name] = f"ours {x.dtype}{list(x.shape)}, peer {y.dtype}{list(y.shape)}"
+    return out
 
 
 def _player(ours, peer, fields, max_steps, illegal_rate, prepare, step_keys, ending, n_kinds,

@@ -47,6 +47,29 @@ def test_a_planted_difference_is_found_on_its_field_only():
     assert report.first_mismatch is not None and report.first_mismatch[1] >= 5
 
 
+class _Int8Board(_Shifted):
+    """tic_tac_toe whose observation has the right values in the wrong dtype (int8, not bool)."""
+
+    def _int8(self, state):
+        return state.replace(observation=state.observation.astype(jnp.int8))
+
+    def init(self, key):
+        return self._int8(self.env.init(key))
+
+    def step(self, state, action, key=None):
+        return self._int8(self.env.step(state.replace(observation=state.observation != 0),
+                                        action))
+
+
+def test_equal_values_in_another_dtype_are_a_difference():
+    env = holdemjax.make("tic_tac_toe")
+    report = run_parity(_Int8Board(), env, games=8, max_steps=9)
+    assert report.mismatched_games == 0  # the values agree (int8 1 == True) ...
+    assert not report.ok and list(report.layout) == ["observation"]  # ... the dtypes do not
+    assert "ours int8[3, 3, 2], peer bool[3, 3, 2]" in str(report)
+    assert run_parity(env, env, games=8, max_steps=9).layout == {}
+
+
 def test_a_game_that_does_not_end_within_the_bound_is_reported():
     env = holdemjax.make("tic_tac_toe")
     report = run_parity(env, env, games=8, max_steps=3)

@@ -13,6 +13,8 @@ FIELDS = ("current_player", "legal_action_mask", "observation", "rewards", "term
 def assert_same(ours, theirs, step: int, fields=FIELDS) -> None:
     for name in fields:
         a, b = np.asarray(getattr(ours, name)), np.asarray(getattr(theirs, name))
+        x, y = getattr(ours, name), getattr(theirs, name)
+        assert x.dtype == y.dtype, f"step {step}: {name} dtypes {x.dtype} vs {y.dtype}"
         assert a.shape == b.shape, f"step {step}: {name} shapes {a.shape} vs {b.shape}"
         bad = np.flatnonzero((a != b).reshape(a.shape[0], -1).any(axis=1))
         assert bad.size == 0, (f"step {step}: {name} differs in {bad.size} games, "
