@@ -32,6 +32,55 @@ def register_hero(suffix: str, factory) -> None:
     HERO_LOADERS[suffix] = factory
 
 
+def _keys_path(store) -> pathlib.Path:
+    return pathlib.Path(store.path + ".keys.json")
+
+
+def _key(store, match_id: str, name: str, *, new: bool = False) -> str | None:
+    """The key of line ``name`` kept beside the store (``STORE.keys.json``, mode 0600) by the
+    command that joined it; ``new`` makes (and keeps) one. The store itself keeps only hashes:
+    the lines this machine's commands played resume with these keys."""
+    import secrets
+
+    path = _keys_path(store)
+    keys = json.loads(path.read_text()) if path.exists() else {}
+    if not new:
+        return keys.get(match_id, {}).get(name)
+    key = keys.setdefault(match_id, {}).setdefault(name, secrets.token_urlsafe(24))
+    path.touch(mode=0o600)
+    path.write_text(json.dumps(keys, indent=1))
+    return key
+
+
+def _line_key(store, match_id: str, name: str) -> str | None:
+    """The key to play ``name`` with: the kept one, a new one for a new name, or MatchError."""
+    if store.participant(match_id, name) is None:
+        return _key(store, match_id, name, new=True)
+    key = _key(store, match_id, name)
+    if key is None:
+        from holdemjax.duplicate.match import MatchError
+
+        raise MatchError(f"{name!r} joined match {match_id} from elsewhere: its key is not in "
+                         f"{_keys_path(store)}")
+    return key
+
+
+def _progress_bar(con, what: str):
+    """A callback ``(done, total)`` that prints ``what`` done/total on one line (a tty) or
+    every tenth of the way (a log)."""
+    step = [0]
+
+    def show(done: int, total: int) -> None:
+        if sys.stdout.isatty():
+            print(f"\r{what}: {done}/{total} hands", end="" if done < total else "\n",
+                  flush=True)
+        elif done * 10 // total > step[0] or done == total:
+            step[0] = done * 10 // total
+            con.print(f"{what}: {done}/{total} hands")
+
+    return show
+
+
 def _console():
     from rich.console import Console
 
@@ -83,6 +132,8 @@ def _status(args, store, con) -> int:
               f"{s.participants if s.participants is not None else 'open'}; deadline "
               f"{s.deadline or 'none'}")
     con.print(f"commitment {m.commitment}")
+    if m.field_closed and state == "open":
+        con.print("field closed: nobody else can join")
     for p in store.participants(args.match):
         # Sealed: another participant's line shows only that they took part.
         con.print(f"  {p.name}: " + (p.status if state == "closed" else "took part"))
@@ -95,7 +146,8 @@ def _close(args, store, con) -> int:
     m = store.match(args.match)
     if m.state == "closed":
         con.print(f"match {m.id} was already closed ({m.close_reason}, {m.closed_at})")
-    m = store.close_match(args.match, "closed")
+    m = store.close_match(args.match, "closed",
+                          progress=_progress_bar(con, "reference lines"))
     for p in store.participants(args.match):
         if p.status == "unfinished":
             done, _ = store.progress(args.match, p.name)
@@ -123,7 +175,8 @@ def _run(args, store, con) -> int:
                   f"{', '.join(sorted(HERO_LOADERS)) or '-'}", style="red")
         return 2
     try:
-        status = M.play_line(store, args.match, name, hero)
+        status = M.play_line(store, args.match, name, hero,
+                             key=_line_key(store, args.match, name))
     except PolicyLoadError as exc:
         con.print(f"{exc}: it does not join the match", style="red")
         return 2
@@ -137,8 +190,25 @@ def _play(args, store, con) -> int:
 
     from holdemjax.duplicate.play import play
 
-    play(store, args.match, args.name or getpass.getuser(), console=Console())  # card markup
+    name = args.name or getpass.getuser()
+    play(store, args.match, name, key=_line_key(store, args.match, name),
+         console=Console())  # card markup
     return 0
+
+
+def _close_field(args, store, con) -> int:
+    state = store.close_field(args.match)
+    con.print(f"match {args.match}: field closed; "
+              + ("every line was finished, so it closed" if state == "closed" else
+                 "it closes once every line that joined is finished (or at its deadline)"))
+    return 0
+
+
+def _serve(args, store, con) -> int:
+    from holdemjax.duplicate.service import serve
+
+    store.close()  # the service opens its own connection
+    return serve(args.store, host=args.host, port=args.port, max_lines=args.max_lines)
 
 
 def _leaderboard(args, store, con) -> int:
@@ -252,7 +322,8 @@ def _verify(args, store, con) -> int:
     elif result["ok"]:
         con.print(f"verified: seed {result['seed']}, salt {result['salt']} -> commitment "
                   f"{result['recomputed']}; {result['hands_checked']} stored hands hold the cards "
-                  f"of the decks recomputed from the seed", style="green")
+                  f"of the decks recomputed from the seed, and {result['hands_replayed']} replay "
+                  "with every reference-bot decision decided again", style="green")
     else:
         for problem in result["problems"]:
             con.print(problem, style="red")
@@ -295,7 +366,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                 match=False)
     p.add_argument("--seats", type=int, default=6, help="2..9 (default 6)")
     p.add_argument("--hands", type=int, default=100, help="hands in the match (default 100)")
-    p.add_argument("--seed", type=int, help="0..2**32-1 (default: drawn at random)")
+    p.add_argument("--seed", type=int, help="0..2**128-1 (default: 128 bits drawn at random)")
     p.add_argument("--small-blind", type=int, default=10)
     p.add_argument("--big-blind", type=int, default=20)
     p.add_argument("--ante", type=int, default=0, help="big-blind ante (default 0)")
@@ -305,7 +376,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--bots", help="tiers of the other seats in seat order, comma-separated, or "
                    "one tier for all (default intermediate)")
     p.add_argument("--participants", type=int, help="how many may join; the match closes when "
-                   "they all finished (default: open until close or the deadline)")
+                   "they all finished (default: open until close-field, close or the deadline)")
     p.add_argument("--deadline", help="ISO 8601 time (UTC unless it says) or +30m / +2h / +3d")
     p.add_argument("--json", action="store_true", help='print {"match": ..., "commitment": ...}')
     command("status", _status, "the match's settings and who took part (results stay sealed)")
@@ -316,6 +387,14 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                    "policy), or a bot: beginner, intermediate, advanced, random, jax-baseline, "
                    "jax-random")
     p.add_argument("--name", help="participant name (default: the file's stem or the bot name)")
+    command("close-field", _close_field, "take no more participants: the match closes as "
+            "soon as every line that joined is finished")
+    p = command("serve", _serve, "the web service: create, join, play and read matches in a "
+                "browser or over its JSON API (the server alone holds the seeds)", match=False)
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    p.add_argument("--port", type=int, default=8765, help="port (default 8765)")
+    p.add_argument("--max-lines", type=int, default=24, help="lines played at once; one more is "
+                   "refused with 503 (default 24)")
     command("close", _close, "close the match now: unfinished lines close as played so far; "
             "the seed is revealed")
     p = command("leaderboard", _leaderboard, "raw, relative and matchpoint scores (closed "
