@@ -14,6 +14,7 @@ from holdemjax.duplicate.store import Sealed, Store
 
 T0 = dt.datetime(2030, 1, 1, 12, tzinfo=dt.UTC)
 SPEC = dict(seats=6, hands=3)
+KEY = "a-line-key"
 
 
 def test_schema_version_and_foreign_files(tmp_path):
@@ -23,7 +24,7 @@ def test_schema_version_and_foreign_files(tmp_path):
     db.execute("UPDATE meta SET value = '99' WHERE key = 'schema_version'")
     db.commit()
     db.close()
-    with pytest.raises(ValueError, match="schema version 99, this holdemjax reads version 1"):
+    with pytest.raises(ValueError, match="schema version 99, this holdemjax reads versions 1 and 2"):
         Store(path)
     other = tmp_path / "other.sqlite"
     sqlite3.connect(other).execute("CREATE TABLE t (x)").connection.close()
@@ -58,18 +59,21 @@ def test_a_crash_loses_at_most_the_action_in_flight(tmp_path):
         m = s.create_match(M.MatchSpec(**SPEC), seed=3)
         M.play_line(s, m.id, "whole", M.BotHero("advanced"))
         with pytest.raises(_Crash):
-            M.play_line(s, m.id, "crashed", _CrashingBot("advanced", at=4))
+            M.play_line(s, m.id, "crashed", _CrashingBot("advanced", at=4), key=KEY)
+        hand, stored = s.progress(m.id, "crashed", KEY)
+        with pytest.raises(M.MatchError, match="started by advanced"):
+            M.play_line(s, m.id, "crashed", M.BotHero("random"), key=KEY)  # only its own policy
+        with pytest.raises(M.MatchError, match="is a bot participant, not a person"):
+            M.play_line(s, m.id, "crashed", _Script(1), key=KEY)
+        with pytest.raises(M.MatchError, match="no line 'crashed' with that key"):
+            M.play_line(s, m.id, "crashed", M.BotHero("advanced"))
+        assert M.play_line(s, m.id, "crashed", M.BotHero("advanced"), key=KEY) == "finished"
+        s.close_match(m.id)
         whole = s.lines(m.id)["whole"].hands
-        hand, stored = s.progress(m.id, "crashed")
         played = [a for h in range(hand) for a in whole[h]["actions"]] + stored
         flat = [a for h in range(3) for a in whole[h]["actions"]]
         hero_before = sum(1 for a in played if a[1] == 0)
         assert hero_before == 3 and played == flat[:len(played)]  # everything up to the crash
-        with pytest.raises(M.MatchError, match="started by advanced"):
-            M.play_line(s, m.id, "crashed", M.BotHero("random"))  # only its own policy resumes
-        with pytest.raises(M.MatchError, match="is a bot participant, not a person"):
-            M.play_line(s, m.id, "crashed", _Script(1))
-        assert M.play_line(s, m.id, "crashed", M.BotHero("advanced")) == "finished"
         assert s.lines(m.id)["crashed"].hands == whole  # resumed, same line
 
 
@@ -133,14 +137,15 @@ def test_sealed_until_the_deadline_then_unfinished_lines_are_kept(tmp_path):
         m = s.create_match(M.MatchSpec(**SPEC, deadline="2030-01-01T13:00Z"), seed=5, now=T0)
         assert M.play_line(s, m.id, "bot", M.BotHero("beginner"), now=lambda: clock[0]) \
             == "finished"
-        assert M.play_line(s, m.id, "eve", _Script(3), now=lambda: clock[0]) == "paused"
+        assert M.play_line(s, m.id, "eve", _Script(3), now=lambda: clock[0], key=KEY) \
+            == "paused"
         with pytest.raises(Sealed, match="sealed until it closes.*deadline 2030-01-01T13:00"):
             s.require_closed(m.id, now=T0)
-        hand, stored = s.progress(m.id, "eve")
+        hand, stored = s.progress(m.id, "eve", KEY)
         clock[0] = T0 + dt.timedelta(hours=2)
         # resuming after the deadline: the match closes instead, keeping the line
         with pytest.raises(M.MatchError, match="closed \\(deadline\\).*kept as played"):
-            M.play_line(s, m.id, "eve", _Script(50), now=lambda: clock[0])
+            M.play_line(s, m.id, "eve", _Script(50), now=lambda: clock[0], key=KEY)
         record = s.require_closed(m.id, now=clock[0])
         assert record.close_reason == "deadline"
         eve = s.participant(m.id, "eve")
