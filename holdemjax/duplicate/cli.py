@@ -228,24 +228,36 @@ def _leaderboard(args, store, con) -> int:
         z = "–" if score["z"] is None else f"{score['z']:+.2f}"
         return f"{score['bb_per_100']:+.1f} ± {se}", z
 
+    head = board["headline"]
+    con.print(f"divergent hands: {board['divergent_hands']} of {board['hands_compared']} "
+              f"compared ({board['identical_hands']} identical, reported apart)")
+    if head["kind"] == "head_to_head":
+        pct = "–" if head["percent"] is None else f"{head['percent']:.1f}%"
+        z = "–" if head["z"] is None else f"{head['z']:+.2f}"
+        se = "–" if head["se"] is None else f"{100 * head['se']:.1f}"
+        con.print(f"headline: {head['a']} vs {head['b']}: {pct} ± {se} matchpoints over the "
+                  f"{head['divergent_hands']} divergent hands, z {z}")
+    else:
+        con.print(f"headline: matchpoints over the divergent hands ({head['note']})")
     t = Table(title=f"match {m.id}: bb/100 ± SE, z against the field")
-    for col in ("#", "name", "hands", "raw", "z", "relative", "z", "2σ hands raw/rel", "MP %",
-                "z"):
+    for col in ("#", "name", "hands", "raw", "z", "relative", "z", "2σ hands raw/rel",
+                "div. MP %", "z", "think ms"):
         t.add_column(col, justify="left" if col == "name" else "right")
     for rank, p in enumerate(board["participants"], 1):
-        mp = p["matchpoints"]
+        mp = p["divergent_matchpoints"]
         t.add_row(str(rank), p["name"] + (" (ref)" if p["kind"] == "reference" else ""),
                   str(p["hands"]), *cell(p["raw"]), *cell(p["relative"]),
                   f"{p['raw']['hands_for_2sigma'] or '–'} / "
                   f"{p['relative']['hands_for_2sigma'] or '–'}",
                   "–" if mp["percent"] is None else f"{mp['percent']:.1f}",
-                  "–" if mp["z"] is None else f"{mp['z']:+.2f}")
+                  "–" if mp["z"] is None else f"{mp['z']:+.2f}",
+                  "–" if p["thinking"]["median_ms"] is None
+                  else f"{p['thinking']['median_ms']:.0f}")
     con.print(t)
-    con.print(f"divergent hands: {board['divergent_hands']} of {board['hands_compared']} compared")
     for h in board["head_to_head"]:
         con.print(f"  {h['a']} vs {h['b']}: {h['a_wins']}-{h['b_wins']}-{h['ties']} on "
                   f"{h['divergent_hands']} divergent hands, chips {h['chips_a_minus_b']:+d}")
-    con.print(f"({board['note']})")
+    con.print(f"({board['note']}; {board['thinking_note']})")
     return 0
 
 
