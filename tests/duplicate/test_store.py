@@ -24,7 +24,8 @@ def test_schema_version_and_foreign_files(tmp_path):
     db.execute("UPDATE meta SET value = '99' WHERE key = 'schema_version'")
     db.commit()
     db.close()
-    with pytest.raises(ValueError, match="schema version 99, this holdemjax reads versions 1 and 2"):
+    with pytest.raises(ValueError, match="schema version 99, this holdemjax reads versions 1 "
+                       "and 2"):
         Store(path)
     other = tmp_path / "other.sqlite"
     sqlite3.connect(other).execute("CREATE TABLE t (x)").connection.close()
