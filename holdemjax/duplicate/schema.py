@@ -27,6 +27,9 @@ CREATE TABLE hands (
     match_id TEXT NOT NULL, name TEXT NOT NULL, hand INTEGER NOT NULL,
     hero_net INTEGER NOT NULL, record TEXT NOT NULL,
     PRIMARY KEY (match_id, name, hand));
+CREATE TABLE doors (
+    match_id TEXT NOT NULL, token_hash TEXT NOT NULL PRIMARY KEY,
+    kind TEXT NOT NULL CHECK (kind IN ('share', 'invite')), name TEXT, used_by TEXT);
 """
 
 # version 1 -> 2: seeds as text (128 bits do not fit SQLite's integers), versions, the field
@@ -44,5 +47,8 @@ INSERT INTO matches SELECT id, created_at, spec, CAST(seed AS TEXT), salt, commi
 DROP TABLE matches_v1;
 ALTER TABLE participants ADD COLUMN key_hash TEXT NOT NULL DEFAULT '';
 ALTER TABLE actions ADD COLUMN think_ms INTEGER;
+CREATE TABLE doors (
+    match_id TEXT NOT NULL, token_hash TEXT NOT NULL PRIMARY KEY,
+    kind TEXT NOT NULL CHECK (kind IN ('share', 'invite')), name TEXT, used_by TEXT);
 UPDATE meta SET value = '2' WHERE key = 'schema_version'
 """

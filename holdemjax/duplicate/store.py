@@ -31,13 +31,14 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-import hashlib
 import json
 import os
 import secrets
 import sqlite3
 
 from holdemjax.duplicate import match as M
+from holdemjax.duplicate.doors import Doors
+from holdemjax.duplicate.doors import key_hash as _key_hash
 from holdemjax.duplicate.schema import SCHEMA, UPGRADE_1
 from holdemjax.duplicate.seat import Seat
 from holdemjax.validate import require_int
@@ -100,11 +101,9 @@ class Line:
         return self.participant.kind == "reference"
 
 
-def _key_hash(key: str) -> str:
-    return hashlib.sha256(key.encode()).hexdigest()
 
 
-class Store:
+class Store(Doors):
     """One store file (created with its schema if missing). Use as a context manager or `close`."""
 
     def __init__(self, path: str | os.PathLike):

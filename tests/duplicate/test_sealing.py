@@ -39,6 +39,10 @@ def _calls(m, store):
         "lines": lambda: store.lines(m.id), "refresh": lambda: store.refresh(m.id),
         "require_closed": lambda: store.require_closed(m.id),
         "verify": lambda: store.verify(m.id),
+        "add_door": lambda: store.add_door(m.id, "invite"),
+        "door": lambda: store.door(m.id, "no-such-token"),
+        "join_by_door": lambda: store.join_by_door(m.id, store.add_door(m.id), "erin", "api",
+                                                   "http", M.utcnow()),
         "close_field": None, "close_match": None,  # they close: checked apart below
     }
 
