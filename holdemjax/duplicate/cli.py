@@ -17,6 +17,8 @@ import pathlib
 import re
 import sys
 
+from holdemjax.duplicate import keyring
+
 __all__ = ["add_parser", "main", "register_hero"]
 
 DEFAULT_STORE = "duplicate.sqlite"
@@ -32,53 +34,26 @@ def register_hero(suffix: str, factory) -> None:
     HERO_LOADERS[suffix] = factory
 
 
-def _keys_path(store) -> pathlib.Path:
-    return pathlib.Path(store.path + ".keys.json")
-
-
-def _key(store, match_id: str, name: str, *, new: bool = False) -> str | None:
-    """The key of line ``name`` kept beside the store (``STORE.keys.json``, mode 0600) by the
-    command that joined it; ``new`` makes (and keeps) one. The store itself keeps only hashes:
-    the lines this machine's commands played resume with these keys."""
-    import secrets
-
-    path = _keys_path(store)
-    keys = json.loads(path.read_text()) if path.exists() else {}
-    if not new:
-        return keys.get(match_id, {}).get(name)
-    key = keys.setdefault(match_id, {}).setdefault(name, secrets.token_urlsafe(24))
-    path.touch(mode=0o600)
-    path.write_text(json.dumps(keys, indent=1))
-    return key
-
-
-def _line_key(store, match_id: str, name: str) -> str | None:
-    """The key to play ``name`` with: the kept one, a new one for a new name, or MatchError."""
-    if store.participant(match_id, name) is None:
-        return _key(store, match_id, name, new=True)
-    key = _key(store, match_id, name)
-    if key is None:
-        from holdemjax.duplicate.match import MatchError
-
-        raise MatchError(f"{name!r} joined match {match_id} from elsewhere: its key is not in "
-                         f"{_keys_path(store)}")
-    return key
-
-
 def _progress_bar(con, what: str):
     """A callback ``(done, total)`` that prints ``what`` done/total on one line (a tty) or
     every tenth of the way (a log)."""
     step = [0]
 
     def show(done: int, total: int) -> None:
-        if sys.stdout.isatty():
+        if con.file.isatty():
             print(f"\r{what}: {done}/{total} hands", end="" if done < total else "\n",
-                  flush=True)
+                  flush=True, file=con.file)
         elif done * 10 // total > step[0] or done == total:
             step[0] = done * 10 // total
             con.print(f"{what}: {done}/{total} hands")
 
     return show
+
+
+def _console_err():
+    from rich.console import Console
+
+    return Console(stderr=True, highlight=False, markup=False)
 
 
 def _console():
@@ -111,6 +86,9 @@ def _create(args, store, con) -> int:
                      big_blind=args.big_blind, ante=args.ante, stack=args.stack, hero=args.hero,
                      bots=bots, participants=args.participants, deadline=_deadline(args.deadline))
     m = store.create_match(spec, args.seed)
+    if args.references == "create":  # the long part of a long match, with its progress shown
+        store.play_references(m.id, progress=_progress_bar(
+            con if not args.json else _console_err(), "reference lines"))
     if args.json:
         print(json.dumps({"match": m.id, "commitment": m.commitment}))
     else:
@@ -176,7 +154,7 @@ def _run(args, store, con) -> int:
         return 2
     try:
         status = M.play_line(store, args.match, name, hero,
-                             key=_line_key(store, args.match, name))
+                             key=keyring.line_key(store, args.match, name))
     except PolicyLoadError as exc:
         con.print(f"{exc}: it does not join the match", style="red")
         return 2
@@ -191,7 +169,7 @@ def _play(args, store, con) -> int:
     from holdemjax.duplicate.play import play
 
     name = args.name or getpass.getuser()
-    play(store, args.match, name, key=_line_key(store, args.match, name),
+    play(store, args.match, name, key=keyring.line_key(store, args.match, name),
          console=Console())  # card markup
     return 0
 
@@ -391,6 +369,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                    "they all finished (default: open until close-field, close or the deadline)")
     p.add_argument("--deadline", help="ISO 8601 time (UTC unless it says) or +30m / +2h / +3d")
     p.add_argument("--json", action="store_true", help='print {"match": ..., "commitment": ...}')
+    p.add_argument("--references", choices=("create", "close"), default="create",
+                   help="play the reference lines now, showing progress (default), or at close")
     command("status", _status, "the match's settings and who took part (results stay sealed)")
     p = command("play", _play, "play the hero seat in the terminal; resumes where you stopped")
     p.add_argument("--name", help="your participant name (default: your login)")

@@ -60,9 +60,9 @@ def status_page(st: dict) -> str:
     seed = (f'<p id="seed">seed {st["seed"]} (hex {st["seed_hex"]}), salt {_e(st["salt"])}</p>'
             if closed else '<p id="sealed-note">Sealed: only participation shows until the '
             'match closes.</p>')
-    closing = ("" if not st["closing"] else
-               f'<p id="closing">reference lines: {st["closing"][0]}/{st["closing"][1]} '
-               'hands</p>')
+    refs = st["references"]
+    closing = ("" if not refs else f'<p id="references">reference lines: {refs[0]}/{refs[1]} '
+               f'hands{" (playing…)" if st["preparing"] else ""}</p>')
     links = " · ".join(f'<a href="/m/{_e(st["match"])}/{w}" class="result-link" '
                        f'id="link-{w}">{w}</a>' for w in RESULTS)
     ops = ('<div id="operator"><h3>Operator</h3><label>token <input id="op-token" '
@@ -79,7 +79,8 @@ def status_page(st: dict) -> str:
             f'{_e(", ".join(spec["bots"]))}</p><p id="commitment">commitment '
             f'{_e(st["commitment"])}</p>{seed}{closing}<h3>Took part</h3><ul>{who}</ul>'
             f'<p>{links}</p>{ops}')
-    return _page(f"match {st['match']}", body, script="app.js", data={"match": st["match"]})
+    return _page(f"match {st['match']}", body, script="app.js",
+                 data={"match": st["match"], "preparing": st["preparing"]})
 
 
 def join_page(st: dict, token: str, door: dict) -> str:

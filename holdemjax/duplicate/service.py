@@ -37,6 +37,7 @@ import secrets
 import threading
 import time
 
+import anyio
 from fastapi import Body, FastAPI, HTTPException, Request
 from fastapi.responses import HTMLResponse, JSONResponse
 
@@ -55,13 +56,38 @@ class _Service:
     """The store, its lock (one connection, one request at a time in it) and the live lines."""
 
     def __init__(self, path: str, operator: str, max_lines: int):
+        self.path = path
         self.store = Store(path)
+        self.jobs: dict[str, threading.Thread] = {}
         self.lock = threading.RLock()
         self.operator, self.max_lines = operator, max_lines
         self.live: dict[tuple[str, str], tuple[LiveLine, float]] = {}
         self.progress: dict[str, tuple[int, int]] = {}  # match -> reference hands done/total
 
+    def start_references(self, match_id: str) -> None:
+        """Play the reference lines in the background, on a connection of their own; the
+        status shows their progress (the long part of creating a long match)."""
+        def run():
+            with Store(self.path) as own:
+                own.play_references(match_id, progress=lambda done, total: self.progress
+                                    .__setitem__(match_id, (done, total)))
+
+        job = self.jobs[match_id] = threading.Thread(target=run, daemon=True)
+        job.start()
+
+    def ready(self, match_id: str) -> None:
+        """Wait for the match's reference lines (before anything that may close it)."""
+        job = self.jobs.get(match_id)
+        if job is not None:
+            job.join()
+            self.jobs.pop(match_id, None)
+
+    def preparing(self, match_id: str) -> bool:
+        job = self.jobs.get(match_id)
+        return job is not None and job.is_alive()
+
     def line(self, match_id: str, name: str, key: str | None) -> LiveLine:
+        self.ready(match_id)
         now = time.monotonic()
         found = self.live.get((match_id, name))
         if found is not None:
@@ -117,15 +143,17 @@ def create_app(path: str, *, operator: str | None = None, max_lines: int = 24):
             raise HTTPException(403, "the operator token is required (header X-Operator)")
 
     def status(match_id: str) -> dict:
+        preparing = svc.preparing(match_id)
         m = svc.store.match(match_id)
-        state = svc.store.refresh(match_id)
+        state = m.state if preparing else svc.store.refresh(match_id)
         m = svc.store.match(match_id)
         return {"match": m.id, "state": state, "spec": m.spec.as_dict(),
                 "commitment": m.commitment, "created_at": m.created_at,
                 "closed_at": m.closed_at, "close_reason": m.close_reason,
                 "field_closed": m.field_closed, "seed": m.seed, "salt": m.salt,
                 "seed_hex": None if m.seed is None else f"{m.seed:032x}",
-                "versions": m.versions, "closing": svc.progress.get(match_id),
+                "versions": m.versions, "references": svc.progress.get(match_id),
+                "preparing": preparing,
                 "participants": [{"name": p.name, "kind": p.kind, "status": p.status}
                                  for p in svc.store.participants(match_id)]}
 
@@ -137,6 +165,7 @@ def create_app(path: str, *, operator: str | None = None, max_lines: int = 24):
             m = svc.store.create_match(M.MatchSpec.from_dict(
                 {**body, "bots": tuple(body.get("bots", ()))}))
             share = svc.store.add_door(m.id, "share")
+        svc.start_references(m.id)
         return {"match": m.id, "commitment": m.commitment, "share": share,
                 "share_url": f"/join/{m.id}/{share}"}
 
@@ -194,13 +223,18 @@ def create_app(path: str, *, operator: str | None = None, max_lines: int = 24):
     async def entrant(match_id: str, request: Request, name: str, bot: str | None = None):
         operator_only(request)
         data = await request.body()
-        with svc.lock:
-            return {"name": name, "status": pages.play_entrant(svc.store, match_id, name, bot,
-                                                                data)}
+        svc.ready(match_id)
+
+        def run():  # in a worker thread: a whole line must not block the event loop
+            with svc.lock:
+                return pages.play_entrant(svc.store, match_id, name, bot, data)
+
+        return {"name": name, "status": await anyio.to_thread.run_sync(run)}
 
     @app.post("/api/matches/{match_id}/close-field")
     def close_field(match_id: str, request: Request):
         operator_only(request)
+        svc.ready(match_id)
         with svc.lock:
             svc.store.close_field(match_id)
             return status(match_id)
@@ -208,6 +242,7 @@ def create_app(path: str, *, operator: str | None = None, max_lines: int = 24):
     @app.post("/api/matches/{match_id}/close")
     def close(match_id: str, request: Request):
         operator_only(request)
+        svc.ready(match_id)
         with svc.lock:
             svc.store.close_match(match_id, "closed", progress=lambda d, t: svc.progress
                                   .__setitem__(match_id, (d, t)))

@@ -380,9 +380,14 @@ class Store(Doors):
         self._ensure_references(match_id, progress)
         return self.match(match_id)
 
+    def play_references(self, match_id: str, progress=None) -> None:
+        """Play what is missing of the reference lines (sealed like every line; played at
+        creation by the CLI and the service, else at close): one per tier, ``"ref:<tier>"``
+        in the hero seat with the hero seat's key, over every hand; the style table's bot rows
+        and the comparison of a one-participant match. ``progress(done, total)`` in hands."""
+        self._ensure_references(match_id, progress)
+
     def _ensure_references(self, match_id: str, progress=None) -> None:
-        # A reference line per tier ("ref:<tier>" in the hero seat, the hero seat's key) over
-        # every hand: the style table's bot rows and the comparison of a one-participant match.
         tiers = M.tier_names()
         hands = self.match(match_id).spec.hands
         for i, tier in enumerate(tiers):

@@ -94,7 +94,7 @@ def _problem(s) -> str | None:
 def test_create_accepts_exactly_the_documented_settings(s):
     with tempfile.TemporaryDirectory() as tmp:
         store = os.path.join(tmp, "m.sqlite")
-        argv = ["create", "--store", store, "--json"]
+        argv = ["create", "--store", store, "--json", "--references", "close"]
         for name, value in s.items():
             if value is not None:
                 argv += [f"--{name.replace('_', '-')}", str(value)]
@@ -116,7 +116,8 @@ def test_create_accepts_exactly_the_documented_settings(s):
        name=st.sampled_from(["seats", "hands", "stack", "seed", "hero"]))
 def test_non_integers_are_refused_by_the_parser(value, name):
     with tempfile.TemporaryDirectory() as tmp:
-        argv = ["create", "--store", os.path.join(tmp, "m.sqlite"), f"--{name}", value]
+        argv = ["create", "--store", os.path.join(tmp, "m.sqlite"), "--references", "close",
+                f"--{name}", value]
         code, text = _run(argv)
     try:
         int(value)

@@ -43,6 +43,7 @@ def _calls(m, store):
         "door": lambda: store.door(m.id, "no-such-token"),
         "join_by_door": lambda: store.join_by_door(m.id, store.add_door(m.id), "erin", "api",
                                                    "http", M.utcnow()),
+        "play_references": lambda: store.play_references(m.id),
         "close_field": None, "close_match": None,  # they close: checked apart below
     }
 

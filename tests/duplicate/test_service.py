@@ -54,6 +54,9 @@ def test_only_the_operator_creates(client):
 def test_a_match_played_over_the_api_then_closed(client):
     m = _create(client)
     mid, share = m["match"], m["share"]
+    client.app.state.service.ready(mid)  # the reference lines, played in the background
+    assert client.get(f"/api/matches/{mid}").json()["references"] == [6, 6]  # 3 tiers x 2
+    assert "reference lines: 6/6 hands" in client.get(f"/m/{mid}").text
     salt, seed = sqlite3.connect(client.store_path).execute(
         "SELECT salt, seed FROM matches").fetchone()
     ann = client.post(f"/api/matches/{mid}/join", json={"token": share, "name": "ann"}).json()

@@ -72,3 +72,6 @@ if (ops) {
     } catch (err) { text("op-out", err.message); }
   }));
 }
+
+// While the reference lines are being played, the status page shows their progress.
+if (pageData.preparing) setTimeout(() => location.reload(), 1500);
