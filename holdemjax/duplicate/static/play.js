@@ -33,7 +33,9 @@
     document.getElementById("actions").append(b);
   }
 
+  let turn = 0;
   function show(st) {
+    document.body.dataset.turn = ++turn;  // one more answer shown (tests wait on it)
     events(st.events || []);
     text("progress", `${st.hands_done} of ${st.hands} hands played`);
     const acts = document.getElementById("actions"); acts.innerHTML = "";
