@@ -28,7 +28,7 @@ def _e(x) -> str:
 def _page(title: str, body: str, *, script: str | None = None, data: dict | None = None) -> str:
     blob = ("" if data is None else '<script type="application/json" id="page-data">'
             + json.dumps(data).replace("</", "<\\/") + "</script>")
-    js = f'<script src="/static/{script}"></script>' if script else ""
+    js = f'<script src="/static/{script}"></script>' if script not in (None, "app.js") else ""
     return (f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>{_e(title)}'
             '</title><link rel="stylesheet" href="/static/duplicate.css"></head><body>'
             f'<header><a href="/">holdemjax duplicate</a> · {_e(title)}</header><main>{body}'
