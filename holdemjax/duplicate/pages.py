@@ -157,24 +157,25 @@ def static_file(name: str):
     return Response(data.read_bytes(), media_type=_STATIC[name])
 
 
-def play_entrant(store, match_id: str, name: str, bot: str | None, data: bytes) -> str:
-    """The operator enters a registered bot (``bot``) or an uploaded policy (``data``: a
-    .wasm module, or a file of a kind the CLI registered, `cli.HERO_LOADERS`, by its magic)
-    that plays its whole line now."""
+def play_entrant(store, match_id: str, name: str, bot: str | None, data: bytes,
+                 suffix: str | None = None) -> str:
+    """The operator enters a registered bot (``bot``) or an uploaded policy (``data``): a .wasm
+    module, or with ``suffix`` a file of a kind the CLI registered (`cli.HERO_LOADERS`, e.g.
+    ``.msgpack``: a PPO checkpoint). It plays its whole line now; returns the line's status."""
     from holdemjax.duplicate.cli import HERO_LOADERS
     from holdemjax.duplicate.policy import WasmHero
 
     if bot is not None:
         return M.play_line(store, match_id, name, M.BotHero(bot))
-    if not data:
-        raise ValueError("enter a bot by ?bot=NAME or send its .wasm (or checkpoint) as the body")
+    if suffix is not None and suffix not in HERO_LOADERS:
+        raise ValueError(f"no participant kind {suffix!r}; registered: "
+                         f"{', '.join(sorted(HERO_LOADERS)) or 'none'}")
+    if suffix is None and data[:4] != b"\0asm":
+        raise ValueError("the body is not a .wasm module (no \\0asm header); enter a bot by "
+                         "?bot=NAME, or a checkpoint with ?suffix=.msgpack")
     with tempfile.TemporaryDirectory() as tmp:
-        wasm = data[:4] == b"\0asm"
-        suffix = ".wasm" if wasm else next(iter(HERO_LOADERS), None)
-        if suffix is None:
-            raise ValueError("the body is not a .wasm module (no \\0asm header)")
-        path = pathlib.Path(tmp) / f"entrant{suffix}"
+        path = pathlib.Path(tmp) / f"entrant{suffix or '.wasm'}"
         path.write_bytes(data)
-        hero = WasmHero(str(path)) if wasm else HERO_LOADERS[suffix](str(path))
+        hero = WasmHero(str(path)) if suffix is None else HERO_LOADERS[suffix](str(path))
         hero.source = f"upload:{name}"
         return M.play_line(store, match_id, name, hero)

@@ -229,12 +229,12 @@ def test_create_refuses_bad_settings(tmp_path):
 
 
 def test_create_plays_the_reference_lines_and_shows_progress(tmp_path):
-    code, text = run_cli(tmp_path / "m.sqlite", "create", "--seats", 3, "--hands", 20)
+    code, text = run_cli(tmp_path / "m.sqlite", "create", "--seats", 3, "--hands", 10)
     assert code == 0, text
-    # every tenth of the way, on a log: 6 of 60 hands first, all 60 last
-    assert "reference lines: 6/60 hands" in text and "reference lines: 60/60 hands" in text
+    # every tenth of the way, on a log: 3 of 30 hands first, all 30 last
+    assert "reference lines: 3/30 hands" in text and "reference lines: 30/30 hands" in text
     with Store(tmp_path / "m.sqlite") as s:
         mid = s.match_ids()[0]
         assert len(s.participants(mid, references=True)) == 3  # played, sealed like any line
         s.close_match(mid)
-        assert all(len(line.hands) == 20 for line in s.lines(mid).values())
+        assert all(len(line.hands) == 10 for line in s.lines(mid).values())

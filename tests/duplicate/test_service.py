@@ -123,9 +123,12 @@ def test_a_bad_action_is_refused_naming_it_and_the_cap_refuses_a_third_line(clie
     mid, share = m["match"], m["share"]
     keys = {n: client.post(f"/api/matches/{mid}/join", json={"token": share, "name": n})
             .json()["key"] for n in ("a", "b", "c")}
+    views = {}
     for n in ("a", "b"):
-        assert client.get(f"/api/matches/{mid}/lines/{n}",
-                          headers={"X-Line-Key": keys[n]}).json()["status"] == "decision"
+        st = client.get(f"/api/matches/{mid}/lines/{n}", headers={"X-Line-Key": keys[n]}).json()
+        assert st["status"] == "decision"
+        views[n] = st["view"]
+    first_view = views["a"]
     r = client.get(f"/api/matches/{mid}/lines/c", headers={"X-Line-Key": keys["c"]})
     assert r.status_code == 503 and "2 lines are being played" in r.json()["detail"]
     h = {"X-Line-Key": keys["a"]}
@@ -140,3 +143,22 @@ def test_a_bad_action_is_refused_naming_it_and_the_cap_refuses_a_third_line(clie
     assert client.get(f"/api/matches/{mid}/lines/c",
                       headers={"X-Line-Key": keys["c"]}).json()["status"] == "decision"
     assert client.get(f"/api/matches/{mid}/lines/a", headers=h).status_code == 503
+    client.post(f"/api/matches/{mid}/lines/c/pause", headers={"X-Line-Key": keys["c"]})
+    resumed = client.get(f"/api/matches/{mid}/lines/a", headers=h).json()
+    assert resumed["status"] == "decision" and resumed["hands_done"] == 0
+    assert resumed["view"]["hole"] == first_view["hole"]  # the same decision, from the store
+    assert resumed["view"]["history"] == first_view["history"]
+
+
+def test_the_operator_uploads_a_wasm_participant(client):
+    from holdemjax.series.policies import bundled
+
+    mid = _create(client)["match"]
+    wasm = open(bundled("baseline"), "rb").read()
+    assert client.post(f"/api/matches/{mid}/entrants?name=up", content=wasm).status_code == 403
+    r = client.post(f"/api/matches/{mid}/entrants?name=up", content=wasm, headers=OP)
+    assert r.status_code == 200 and r.json() == {"name": "up", "status": "finished"}
+    bad = client.post(f"/api/matches/{mid}/entrants?name=junk", content=b"not wasm", headers=OP)
+    assert bad.status_code == 422 and "not a .wasm module" in bad.json()["detail"]
+    st = client.get(f"/api/matches/{mid}").json()
+    assert st["participants"] == [{"name": "up", "kind": "wasm", "status": "joined"}]
