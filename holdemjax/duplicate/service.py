@@ -37,6 +37,7 @@ import hashlib
 import secrets
 import threading
 import time
+import urllib.parse
 
 import anyio
 from fastapi import Body, FastAPI, HTTPException, Request
@@ -190,12 +191,16 @@ def create_app(path: str, *, operator: str | None = None, max_lines: int = 24):
 
     @app.post("/api/matches/{match_id}/join")
     def join(match_id: str, body: dict = Body(...)):  # noqa: B008
+        name = body.get("name")
+        if not isinstance(name, str) or any(c in name for c in "/?#%") or not name.isprintable():
+            raise ValueError(f"a name in the service has no '/', '?', '#', '%' or control "
+                             f"characters (it is part of the play page's address), got {name!r}")
         with svc.lock:
             key = svc.store.join_by_door(match_id, str(body.get("token", "")),
                                          body.get("name"), "person" if body.get("browser")
                                          else "api", "http", M.utcnow())
         return {"match": match_id, "name": body.get("name"), "key": key,
-                "play_url": f"/m/{match_id}/play/{body.get('name')}"}
+                "play_url": f"/m/{match_id}/play/{urllib.parse.quote(name)}"}
 
     @app.get("/api/matches/{match_id}/lines/{name}")
     def line_state(match_id: str, name: str, request: Request):

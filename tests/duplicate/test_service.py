@@ -62,6 +62,8 @@ def test_a_match_played_over_the_api_then_closed(client):
     ann = client.post(f"/api/matches/{mid}/join", json={"token": share, "name": "ann"}).json()
     assert client.post(f"/api/matches/{mid}/join",
                        json={"token": "forged", "name": "eve"}).status_code == 409
+    slash = client.post(f"/api/matches/{mid}/join", json={"token": share, "name": "a/b"})
+    assert slash.status_code == 422 and "'a/b'" in slash.json()["detail"]
     # a wrong key plays nobody's line
     assert client.get(f"/api/matches/{mid}/lines/ann",
                       headers={"X-Line-Key": "wrong-key-12"}).status_code == 403
