@@ -77,6 +77,9 @@ def test_no_public_method_returns_sealed_data_for_an_open_match(tmp_path):
         assert store.match(m.id).seed is None and store.match(m.id).salt is None
         assert {p.status for p in store.participants(m.id)} == {JOINED}
         assert store.progress(m.id, "alice", KEY)[0] == 2  # one's own line, with its key
+        seat = store.seat(m.id, "alice", KEY)  # deals one's own line; shows no seed
+        shown = {k: v for k, v in vars(seat).items() if not k.startswith("_")}
+        assert str(SEED) not in repr(shown) + repr(seat) and salt not in repr(shown)
         store.close_match(m.id)
         assert store.match(m.id).seed == SEED and store.match(m.id).salt == salt
         assert store.participant(m.id, "alice").status == "finished"

@@ -25,12 +25,21 @@ def test_join_by_share_link_play_a_hand_and_find_the_leaderboard_sealed(browser,
     from selenium.webdriver.support.ui import WebDriverWait
 
     with running(tmp_path / "s.sqlite") as (base, app):
-        m = httpx.post(f"{base}/api/matches", headers={"X-Operator": OPERATOR},
-                       json={"seats": 3, "hands": 3}).json()
-        browser.get(base + m["share_url"])
+        wait = WebDriverWait(browser, 30)
+        browser.get(base + "/")
+        form = browser.find_element(By.ID, "create")
+        for field, value in (("operator", OPERATOR), ("seats", "3"), ("hands", "3")):
+            box = form.find_element(By.NAME, field)
+            box.clear()
+            box.send_keys(value)
+        form.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+        wait.until(lambda b: b.find_elements(By.ID, "share-link"))
+        share = browser.find_element(By.ID, "share-link").text
+        mid = share.split("/join/")[1].split("/")[0]
+        m = {"match": mid}
+        browser.get(share)
         browser.find_element(By.NAME, "name").send_keys("Ann <b>")
         browser.find_element(By.ID, "join-button").click()
-        wait = WebDriverWait(browser, 30)
         wait.until(lambda b: b.find_elements(By.CSS_SELECTOR, "#actions button[data-action]"))
         assert "you:" in browser.find_element(By.ID, "hole").text
         assert browser.find_element(By.TAG_NAME, "body").get_attribute("data-hand") == "0"
@@ -54,3 +63,8 @@ def test_join_by_share_link_play_a_hand_and_find_the_leaderboard_sealed(browser,
         wait.until(lambda b: b.find_elements(By.ID, "sealed"))
         assert "sealed until it closes" in browser.find_element(By.TAG_NAME, "main").text
         assert not browser.find_elements(By.ID, "leaderboard")
+        httpx.post(f"{base}/api/matches/{mid}/close", headers={"X-Operator": OPERATOR},
+                   timeout=120)
+        browser.get(f"{base}/m/{mid}/leaderboard")
+        assert "Ann <b>" in browser.find_element(By.ID, "leaderboard").text
+        assert browser.find_elements(By.ID, "headline") and browser.find_elements(By.ID, "style")
