@@ -4,18 +4,20 @@ A match fixes the table (seats, blinds, the starting stack of every hand), the n
 the hero seat and a reference bot (a tier of `holdemjax.duplicate.tiers`) in every other seat.
 Every participant plays the hero seat of the same hand sequence:
 
-* hand ``h`` deals from ``cards.hand_deck(fold_in(key(seed), DEAL_DOMAIN), h)`` (the engine's
+* hand ``h`` deals from ``cards.hand_deck(fold_in(root, DEAL_DOMAIN), h)`` (``root`` =
+  `spec.root_key` of the 128-bit seed: ``key(seed)`` for a seed below 2**32) (the engine's
   dealing by fixed index: seat ``s`` holds ``deck[2s], deck[2s+1]``, the board is ``deck[18:23]``);
 * the button is at seat ``h mod seats``, every seat is dealt in, every stack starts at ``stack``;
-* the bot in seat ``s`` has the key words ``key_data(fold_in(fold_in(key(seed), BOT_DOMAIN),
-  s))`` for the whole match (`bot_key`); its draws are addressed inside the tier by (hand, seat,
+* the bot in seat ``s`` has the key words ``key_data(fold_in(fold_in(root, BOT_DOMAIN), s))``
+  for the whole match (`bot_key`); its draws are addressed inside the tier by (hand, seat,
   street, decision rank), so a line that adds a decision elsewhere never shifts them;
 * a wasm policy in the hero seat gets the hero seat's key words as its ``seed``.
 
 `Hand` drives one hand through the one rules engine (`holdemjax.poker.table`, exact amounts;
 jitted once per process) and keeps the protocol's view of it: the history, the events and the
 ``act`` message of `holdemjax.series.protocol`. `play_line` plays or resumes one participant's
-line, saving every action to the store as it is taken.
+line through its `seat.Seat` (the store deals it; the seed stays there), saving every action as
+it is taken.
 
 The definition and the deals live in `holdemjax.duplicate.spec` (re-exported here).
 """
