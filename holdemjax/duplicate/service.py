@@ -11,8 +11,8 @@ plays one's own line. Errors are JSON ``{"detail": ...}``: 403 sealed or a bad c
 ``max_lines`` lines are already being played.
 
 =========================================  ==================================================
-``POST /api/matches`` (operator)           create: the spec's fields; returns id, commitment,
-                                           share token
+``POST /api/matches`` (operator)           create: the spec's fields (and ``seed``, else
+                                           random); returns id, commitment, share token
 ``GET /api/matches/{id}``                  status: spec, commitment, state, who took part;
                                            seed and salt once closed
 ``POST /api/matches/{id}/invites`` (op.)   ``{"name"?}`` -> an invitation token
@@ -164,8 +164,10 @@ def create_app(path: str, *, operator: str | None = None, max_lines: int = 24):
     def create(request: Request, body: dict = Body(default={})):  # noqa: B008 (FastAPI idiom)
         operator_only(request)
         with svc.lock:
+            body = dict(body)
+            seed = body.pop("seed", None)  # the operator may fix it (None: 128 random bits)
             m = svc.store.create_match(M.MatchSpec.from_dict(
-                {**body, "bots": tuple(body.get("bots", ()))}))
+                {**body, "bots": tuple(body.get("bots", ()))}), seed)
             share = svc.store.add_door(m.id, "share")
         svc.start_references(m.id)
         return {"match": m.id, "commitment": m.commitment, "share": share,

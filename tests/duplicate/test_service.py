@@ -13,7 +13,7 @@ from holdemjax.duplicate import match as M
 from holdemjax.duplicate.service import create_app
 
 OP = {"X-Operator": "operator-token"}
-SPEC = {"seats": 3, "hands": 2, "bots": ["advanced", "beginner"]}
+SPEC = {"seats": 3, "hands": 2, "bots": ["advanced", "beginner"], "seed": 2**90 + 17}
 
 
 @pytest.fixture
@@ -111,7 +111,8 @@ def test_a_match_played_over_the_api_then_closed(client):
     assert {p["name"] for p in board["participants"]} == {"ann", "bob", "robot"}
     assert board["headline"]["kind"] == "divergent_ranking"
     ann_row = next(p for p in board["participants"] if p["name"] == "ann")
-    assert ann_row["thinking"]["decisions"] >= 2  # every decision of ann's line was timed
+    hero_actions = sum(1 for s in seen if s["status"] == "decision")
+    assert ann_row["thinking"]["decisions"] == hero_actions  # every decision of ann's was timed
     review = client.get(f"/api/matches/{mid}/review?a=ann&b=bob").json()
     assert review["a"] == "ann" and review["divergent_hands"] >= 1  # all-in vs calls
     assert client.get(f"/api/matches/{mid}/verify").json()["ok"]

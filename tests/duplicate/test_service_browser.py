@@ -54,7 +54,10 @@ def test_join_by_share_link_play_a_hand_and_find_the_leaderboard_sealed(browser,
             button.click()
             wait.until(lambda b, before=before: turn() != before)
         assert "hand 1 over: you" in browser.find_element(By.ID, "log").text
-        assert "1 of 3 hands played" in browser.find_element(By.ID, "progress").text
+        # hand 1 is over (hand 2 may be too: a hand the bots fold to the hero's big blind
+        # ends without a decision); the page waits at a decision of a later hand or is done
+        done = int(browser.find_element(By.ID, "progress").text.split(" of 3")[0])
+        assert done >= 1
         status = httpx.get(f"{base}/api/matches/{m['match']}").json()
         assert [p["name"] for p in status["participants"]] == ["Ann <b>"]
         assert status["participants"][0]["status"] == "joined" and status["seed"] is None
