@@ -1,5 +1,6 @@
 """The match store's SQLite layout (`store.SCHEMA_VERSION` 2) and the upgrade of a version-1
-file. Statements are separated by ``;`` and run one by one inside the store's transaction."""
+file. Statements are separated by ``;`` and run one by one inside the store's transaction
+(foreign keys are off while it runs: the new ``matches`` table replaces the old one in place)."""
 
 __all__ = ["SCHEMA", "UPGRADE_1"]
 
@@ -35,16 +36,16 @@ CREATE TABLE doors (
 # version 1 -> 2: seeds as text (128 bits do not fit SQLite's integers), versions, the field
 # flag, participant keys and thinking times.
 UPGRADE_1 = """
-ALTER TABLE matches RENAME TO matches_v1;
-CREATE TABLE matches (
+CREATE TABLE matches_v2 (
     id TEXT PRIMARY KEY, created_at TEXT NOT NULL, spec TEXT NOT NULL,
     seed TEXT NOT NULL, salt TEXT NOT NULL, commitment TEXT NOT NULL,
     state TEXT NOT NULL CHECK (state IN ('open', 'closed')),
     closed_at TEXT, close_reason TEXT, versions TEXT NOT NULL DEFAULT '{}',
     field_closed INTEGER NOT NULL DEFAULT 0);
-INSERT INTO matches SELECT id, created_at, spec, CAST(seed AS TEXT), salt, commitment, state,
-    closed_at, close_reason, '{}', 0 FROM matches_v1;
-DROP TABLE matches_v1;
+INSERT INTO matches_v2 SELECT id, created_at, spec, CAST(seed AS TEXT), salt, commitment, state,
+    closed_at, close_reason, '{}', 0 FROM matches;
+DROP TABLE matches;
+ALTER TABLE matches_v2 RENAME TO matches;
 ALTER TABLE participants ADD COLUMN key_hash TEXT NOT NULL DEFAULT '';
 ALTER TABLE actions ADD COLUMN think_ms INTEGER;
 CREATE TABLE doors (

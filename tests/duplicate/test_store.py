@@ -204,3 +204,59 @@ def test_a_line_closed_by_another_process_never_grows(tmp_path):
             a for rec in s.lines(m.id)["eve"].hands.values() for a in rec["actions"] if a[1] == 0]
         assert len(mine) == 2  # the third decision, taken after the close, was not saved
         assert s.participant(m.id, "eve").status == "unfinished"
+
+
+_V1 = """
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE matches (
+    id TEXT PRIMARY KEY, created_at TEXT NOT NULL, spec TEXT NOT NULL,
+    seed INTEGER NOT NULL, salt TEXT NOT NULL, commitment TEXT NOT NULL,
+    state TEXT NOT NULL CHECK (state IN ('open', 'closed')),
+    closed_at TEXT, close_reason TEXT);
+CREATE TABLE participants (
+    match_id TEXT NOT NULL REFERENCES matches(id), name TEXT NOT NULL, kind TEXT NOT NULL,
+    source TEXT NOT NULL, sha256 TEXT NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('playing', 'finished', 'unfinished')),
+    joined_at TEXT NOT NULL, finished_at TEXT, seq INTEGER NOT NULL,
+    PRIMARY KEY (match_id, name));
+CREATE TABLE actions (
+    match_id TEXT NOT NULL, name TEXT NOT NULL, hand INTEGER NOT NULL, idx INTEGER NOT NULL,
+    street INTEGER NOT NULL, seat INTEGER NOT NULL, code INTEGER NOT NULL,
+    amount_to INTEGER NOT NULL, added INTEGER NOT NULL, auto TEXT,
+    PRIMARY KEY (match_id, name, hand, idx));
+CREATE TABLE hands (
+    match_id TEXT NOT NULL, name TEXT NOT NULL, hand INTEGER NOT NULL,
+    hero_net INTEGER NOT NULL, record TEXT NOT NULL,
+    PRIMARY KEY (match_id, name, hand));
+INSERT INTO meta VALUES ('schema_version', '1');
+"""
+
+
+def test_a_version_1_store_is_upgraded_and_its_32_bit_seed_deals_as_before(tmp_path):
+    """A store written before 128-bit seeds (schema 1, the layout above): it opens, its open
+    match takes a line (no versions were recorded, so none is checked), closes and verifies."""
+    import json
+
+    path = tmp_path / "old.sqlite"
+    db = sqlite3.connect(path)
+    db.executescript(_V1)
+    spec = M.MatchSpec(**SPEC)
+    db.execute("INSERT INTO matches VALUES ('m1', '2026-01-01T00:00:00+00:00', ?, 4000000000, "
+               "'ab', ?, 'open', NULL, NULL)",
+               (json.dumps(spec.as_dict()), M.commitment(4_000_000_000, "ab")))
+    db.commit()
+    db.close()
+    with Store(path) as s:
+        assert s.match("m1").versions == {} and s.match("m1").seed is None
+        assert M.play_line(s, "m1", "late", M.BotHero("advanced")) == "finished"
+        s.close_match("m1")
+        assert s.match("m1").seed == 4_000_000_000
+        result = s.verify("m1")
+        assert result["ok"] and result["hands_replayed"] == 12  # the line and 3 references
+        first = s.lines("m1")["late"].hands[0]
+    import jax
+
+    from holdemjax.poker import cards
+    deck = cards.hand_deck(jax.random.fold_in(jax.random.key(4_000_000_000), 0), 0)
+    assert first["hole"][0] == [cards.card_text(int(c)) for c in deck[:2]]  # old derivation
+    assert sqlite3.connect(path).execute("SELECT value FROM meta").fetchone() == ("2",)
