@@ -8,12 +8,16 @@ Modules (imported on use, so importing the package costs nothing):
   re-exports `spec`;
 * `policy`: a WebAssembly policy in the hero seat (the series host's clock and reply rules);
 * `play`: a person in the hero seat, in the terminal;
-* `store`: the SQLite match store, the match's life (open, sealed, closed) and `verify`;
+* `store`: the one sealed-aware repository over the SQLite match store and the match's life
+  (open, sealed, closed); `seat` (one's own line, dealt with its key), `doors` (share links and
+  invitations), `schema` (the layout), `verify` (commitment, decks, the bots replayed);
 * `scores`, `review`, `style`, `report`: what a closed match shows;
 * `tiers`, `tier_params`, `draws`: the reference bots, their constants and their
   coordinate-addressed draws;
 * `rotation`: seat-rotation evaluation of bots;
-* `cli`: ``holdemjax duplicate ...``.
+* `service`, `pages`, `live`: ``holdemjax duplicate serve``, the web service (FastAPI), its
+  pages and the lines played request by request;
+* `cli`, `keyring`: ``holdemjax duplicate ...`` and the keys of the lines it joined.
 
 docs/duplicate.md explains the numbers.
 """

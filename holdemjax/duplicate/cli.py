@@ -17,6 +17,8 @@ import pathlib
 import re
 import sys
 
+from holdemjax.duplicate import keyring
+
 __all__ = ["add_parser", "main", "register_hero"]
 
 DEFAULT_STORE = "duplicate.sqlite"
@@ -30,6 +32,28 @@ HERO_LOADERS: dict = {}
 def register_hero(suffix: str, factory) -> None:
     """Let ``duplicate run MATCH FILE`` play FILE (ending in ``suffix``) as ``factory(FILE)``."""
     HERO_LOADERS[suffix] = factory
+
+
+def _progress_bar(con, what: str):
+    """A callback ``(done, total)`` that prints ``what`` done/total on one line (a tty) or
+    every tenth of the way (a log)."""
+    step = [0]
+
+    def show(done: int, total: int) -> None:
+        if con.file.isatty():
+            print(f"\r{what}: {done}/{total} hands", end="" if done < total else "\n",
+                  flush=True, file=con.file)
+        elif done * 10 // total > step[0] or done == total:
+            step[0] = done * 10 // total
+            con.print(f"{what}: {done}/{total} hands")
+
+    return show
+
+
+def _console_err():
+    from rich.console import Console
+
+    return Console(stderr=True, highlight=False, markup=False)
 
 
 def _console():
@@ -62,6 +86,9 @@ def _create(args, store, con) -> int:
                      big_blind=args.big_blind, ante=args.ante, stack=args.stack, hero=args.hero,
                      bots=bots, participants=args.participants, deadline=_deadline(args.deadline))
     m = store.create_match(spec, args.seed)
+    if args.references == "create":  # the long part of a long match, with its progress shown
+        store.play_references(m.id, progress=_progress_bar(
+            con if not args.json else _console_err(), "reference lines"))
     if args.json:
         print(json.dumps({"match": m.id, "commitment": m.commitment}))
     else:
@@ -83,6 +110,8 @@ def _status(args, store, con) -> int:
               f"{s.participants if s.participants is not None else 'open'}; deadline "
               f"{s.deadline or 'none'}")
     con.print(f"commitment {m.commitment}")
+    if m.field_closed and state == "open":
+        con.print("field closed: nobody else can join")
     for p in store.participants(args.match):
         # Sealed: another participant's line shows only that they took part.
         con.print(f"  {p.name}: " + (p.status if state == "closed" else "took part"))
@@ -95,7 +124,8 @@ def _close(args, store, con) -> int:
     m = store.match(args.match)
     if m.state == "closed":
         con.print(f"match {m.id} was already closed ({m.close_reason}, {m.closed_at})")
-    m = store.close_match(args.match, "closed")
+    m = store.close_match(args.match, "closed",
+                          progress=_progress_bar(con, "reference lines"))
     for p in store.participants(args.match):
         if p.status == "unfinished":
             done, _ = store.progress(args.match, p.name)
@@ -123,7 +153,8 @@ def _run(args, store, con) -> int:
                   f"{', '.join(sorted(HERO_LOADERS)) or '-'}", style="red")
         return 2
     try:
-        status = M.play_line(store, args.match, name, hero)
+        status = M.play_line(store, args.match, name, hero,
+                             key=keyring.line_key(store, args.match, name))
     except PolicyLoadError as exc:
         con.print(f"{exc}: it does not join the match", style="red")
         return 2
@@ -137,8 +168,25 @@ def _play(args, store, con) -> int:
 
     from holdemjax.duplicate.play import play
 
-    play(store, args.match, args.name or getpass.getuser(), console=Console())  # card markup
+    name = args.name or getpass.getuser()
+    play(store, args.match, name, key=keyring.line_key(store, args.match, name),
+         console=Console())  # card markup
     return 0
+
+
+def _close_field(args, store, con) -> int:
+    state = store.close_field(args.match)
+    con.print(f"match {args.match}: field closed; "
+              + ("every line was finished, so it closed" if state == "closed" else
+                 "it closes once every line that joined is finished (or at its deadline)"))
+    return 0
+
+
+def _serve(args, store, con) -> int:
+    from holdemjax.duplicate.service import serve
+
+    store.close()  # the service opens its own connection
+    return serve(args.store, host=args.host, port=args.port, max_lines=args.max_lines)
 
 
 def _leaderboard(args, store, con) -> int:
@@ -158,24 +206,36 @@ def _leaderboard(args, store, con) -> int:
         z = "–" if score["z"] is None else f"{score['z']:+.2f}"
         return f"{score['bb_per_100']:+.1f} ± {se}", z
 
+    head = board["headline"]
+    con.print(f"divergent hands: {board['divergent_hands']} of {board['hands_compared']} "
+              f"compared ({board['identical_hands']} identical, reported apart)")
+    if head["kind"] == "head_to_head":
+        pct = "–" if head["percent"] is None else f"{head['percent']:.1f}%"
+        z = "–" if head["z"] is None else f"{head['z']:+.2f}"
+        se = "–" if head["se"] is None else f"{100 * head['se']:.1f}"
+        con.print(f"headline: {head['a']} vs {head['b']}: {pct} ± {se} matchpoints over the "
+                  f"{head['divergent_hands']} divergent hands, z {z}")
+    else:
+        con.print(f"headline: matchpoints over the divergent hands ({head['note']})")
     t = Table(title=f"match {m.id}: bb/100 ± SE, z against the field")
-    for col in ("#", "name", "hands", "raw", "z", "relative", "z", "2σ hands raw/rel", "MP %",
-                "z"):
+    for col in ("#", "name", "hands", "raw", "z", "relative", "z", "2σ hands raw/rel",
+                "div. MP %", "z", "think ms"):
         t.add_column(col, justify="left" if col == "name" else "right")
     for rank, p in enumerate(board["participants"], 1):
-        mp = p["matchpoints"]
+        mp = p["divergent_matchpoints"]
         t.add_row(str(rank), p["name"] + (" (ref)" if p["kind"] == "reference" else ""),
                   str(p["hands"]), *cell(p["raw"]), *cell(p["relative"]),
                   f"{p['raw']['hands_for_2sigma'] or '–'} / "
                   f"{p['relative']['hands_for_2sigma'] or '–'}",
                   "–" if mp["percent"] is None else f"{mp['percent']:.1f}",
-                  "–" if mp["z"] is None else f"{mp['z']:+.2f}")
+                  "–" if mp["z"] is None else f"{mp['z']:+.2f}",
+                  "–" if p["thinking"]["median_ms"] is None
+                  else f"{p['thinking']['median_ms']:.0f}")
     con.print(t)
-    con.print(f"divergent hands: {board['divergent_hands']} of {board['hands_compared']} compared")
     for h in board["head_to_head"]:
         con.print(f"  {h['a']} vs {h['b']}: {h['a_wins']}-{h['b_wins']}-{h['ties']} on "
                   f"{h['divergent_hands']} divergent hands, chips {h['chips_a_minus_b']:+d}")
-    con.print(f"({board['note']})")
+    con.print(f"({board['note']}; {board['thinking_note']})")
     return 0
 
 
@@ -252,7 +312,8 @@ def _verify(args, store, con) -> int:
     elif result["ok"]:
         con.print(f"verified: seed {result['seed']}, salt {result['salt']} -> commitment "
                   f"{result['recomputed']}; {result['hands_checked']} stored hands hold the cards "
-                  f"of the decks recomputed from the seed", style="green")
+                  f"of the decks recomputed from the seed, and {result['hands_replayed']} replay "
+                  "with every reference-bot decision decided again", style="green")
     else:
         for problem in result["problems"]:
             con.print(problem, style="red")
@@ -295,7 +356,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                 match=False)
     p.add_argument("--seats", type=int, default=6, help="2..9 (default 6)")
     p.add_argument("--hands", type=int, default=100, help="hands in the match (default 100)")
-    p.add_argument("--seed", type=int, help="0..2**32-1 (default: drawn at random)")
+    p.add_argument("--seed", type=int, help="0..2**128-1 (default: 128 bits drawn at random)")
     p.add_argument("--small-blind", type=int, default=10)
     p.add_argument("--big-blind", type=int, default=20)
     p.add_argument("--ante", type=int, default=0, help="big-blind ante (default 0)")
@@ -305,9 +366,11 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--bots", help="tiers of the other seats in seat order, comma-separated, or "
                    "one tier for all (default intermediate)")
     p.add_argument("--participants", type=int, help="how many may join; the match closes when "
-                   "they all finished (default: open until close or the deadline)")
+                   "they all finished (default: open until close-field, close or the deadline)")
     p.add_argument("--deadline", help="ISO 8601 time (UTC unless it says) or +30m / +2h / +3d")
     p.add_argument("--json", action="store_true", help='print {"match": ..., "commitment": ...}')
+    p.add_argument("--references", choices=("create", "close"), default="create",
+                   help="play the reference lines now, showing progress (default), or at close")
     command("status", _status, "the match's settings and who took part (results stay sealed)")
     p = command("play", _play, "play the hero seat in the terminal; resumes where you stopped")
     p.add_argument("--name", help="your participant name (default: your login)")
@@ -316,6 +379,14 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                    "policy), or a bot: beginner, intermediate, advanced, random, jax-baseline, "
                    "jax-random")
     p.add_argument("--name", help="participant name (default: the file's stem or the bot name)")
+    command("close-field", _close_field, "take no more participants: the match closes as "
+            "soon as every line that joined is finished")
+    p = command("serve", _serve, "the web service: create, join, play and read matches in a "
+                "browser or over its JSON API (the server alone holds the seeds)", match=False)
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    p.add_argument("--port", type=int, default=8765, help="port (default 8765)")
+    p.add_argument("--max-lines", type=int, default=24, help="lines played at once; one more is "
+                   "refused with 503 (default 24)")
     command("close", _close, "close the match now: unfinished lines close as played so far; "
             "the seed is revealed")
     p = command("leaderboard", _leaderboard, "raw, relative and matchpoint scores (closed "

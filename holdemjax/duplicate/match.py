@@ -4,18 +4,20 @@ A match fixes the table (seats, blinds, the starting stack of every hand), the n
 the hero seat and a reference bot (a tier of `holdemjax.duplicate.tiers`) in every other seat.
 Every participant plays the hero seat of the same hand sequence:
 
-* hand ``h`` deals from ``cards.hand_deck(fold_in(key(seed), DEAL_DOMAIN), h)`` (the engine's
+* hand ``h`` deals from ``cards.hand_deck(fold_in(root, DEAL_DOMAIN), h)`` (``root`` =
+  `spec.root_key` of the 128-bit seed: ``key(seed)`` for a seed below 2**32) (the engine's
   dealing by fixed index: seat ``s`` holds ``deck[2s], deck[2s+1]``, the board is ``deck[18:23]``);
 * the button is at seat ``h mod seats``, every seat is dealt in, every stack starts at ``stack``;
-* the bot in seat ``s`` has the key words ``key_data(fold_in(fold_in(key(seed), BOT_DOMAIN),
-  s))`` for the whole match (`bot_key`); its draws are addressed inside the tier by (hand, seat,
+* the bot in seat ``s`` has the key words ``key_data(fold_in(fold_in(root, BOT_DOMAIN), s))``
+  for the whole match (`bot_key`); its draws are addressed inside the tier by (hand, seat,
   street, decision rank), so a line that adds a decision elsewhere never shifts them;
 * a wasm policy in the hero seat gets the hero seat's key words as its ``seed``.
 
 `Hand` drives one hand through the one rules engine (`holdemjax.poker.table`, exact amounts;
 jitted once per process) and keeps the protocol's view of it: the history, the events and the
 ``act`` message of `holdemjax.series.protocol`. `play_line` plays or resumes one participant's
-line, saving every action to the store as it is taken.
+line through its `seat.Seat` (the store deals it; the seed stays there), saving every action as
+it is taken.
 
 The definition and the deals live in `holdemjax.duplicate.spec` (re-exported here).
 """
@@ -46,10 +48,13 @@ from holdemjax.duplicate.spec import (
     deck,
     engine,
     new_salt,
+    new_seed,
     parse_time,
     positions,
+    root_key,
     tier_names,
     utcnow,
+    versions,
 )
 from holdemjax.poker import table as tb
 from holdemjax.poker import tournament as tn
@@ -60,7 +65,8 @@ from holdemjax.validate import require_int
 __all__ = ["MIN_SEATS", "MAX_SEATS", "DEAL_DOMAIN", "BOT_DOMAIN", "RANDOM", "MatchSpec",
            "MatchError", "Quit", "tier_names", "bot_names", "commitment", "new_salt", "deck",
            "bot_key", "positions", "Hand", "bot_decide", "BotHero", "play_line", "utcnow",
-           "JAX_BOTS", "jax_bot_decide", "parse_time", "SEED_LIMIT"]
+           "JAX_BOTS", "jax_bot_decide", "parse_time", "SEED_LIMIT", "new_seed", "root_key",
+           "versions"]
 
 
 @functools.cache
@@ -94,7 +100,7 @@ class Hand:
     auto]`` (codes of PROTOCOL §5, ``auto`` why the table acted, or None)."""
 
     def __init__(self, spec: MatchSpec, seed: int, index: int):
-        self.spec, self.index, self.seed = spec, index, seed
+        self.spec, self.index = spec, index
         n = spec.seats
         self.deck = deck(seed, index)
         button, sb, bb = positions(n, index)
@@ -262,67 +268,82 @@ class BotHero:
 
 
 # ------------------------------------------------------------------------------ one line
-def play_line(store, match_id: str, name: str, hero, *, now: Callable[[], dt.datetime] = utcnow,
-              kind: str | None = None, reference: bool = False) -> str:
+def play_line(store, match_id: str, name: str, hero, *, key: str | None = None,
+              now: Callable[[], dt.datetime] = utcnow, kind: str | None = None,
+              reference: bool = False, progress: Callable[[int, int], None] | None = None) -> str:
     """Play participant ``name``'s line from where it stopped to its end.
 
     ``hero`` decides for the hero seat (`BotHero`, `WasmHero`, `play.PersonHero`: ``begin``,
     ``new_hand``, ``decide -> (kind, amount, auto)``, ``hand_over``, ``end``). A new name joins
-    the match (after ``hero.begin`` succeeded, so a policy that fails to load never joins);
-    a known one resumes: the stored actions of the unfinished hand are replayed and play goes
-    on from the next decision. Every action is saved in its own transaction.
+    the match with ``key`` (None: a fresh one nobody keeps, for a line played in one go),
+    after ``hero.begin`` succeeded, so a policy that fails to load never joins; a known one
+    resumes with its ``key`` (`store.Store.seat`): the stored actions of the unfinished hand
+    are replayed and play goes on from the next decision. Every action is saved in its own
+    transaction with the hero's thinking time in this session (ms from ``decide`` called to
+    ``decide`` returned). ``progress(hands_done, hands)`` is called after every hand.
 
     Returns ``"finished"``, ``"paused"`` (the hero raised `Quit`) or ``"closed"`` (the match
     closed before the line ended: deadline). Raises `MatchError` when the match is closed or
     cannot be joined. ``reference=True`` plays a reference line (closed matches too).
     """
+    import time
+
     if not reference:
         store.refresh(match_id, now())
     m = store.match(match_id)
-    spec, seed = m.spec, m.seed
-    part = store.participant(match_id, name)
+    known = any(p.name == name for p in store.participants(match_id, references=True))
     if m.state != "open" and not reference:
+        part = store.participant(match_id, name)
         kept = f"; the line of {name!r} is kept as played ({part.status})" if part else ""
         raise MatchError(f"match {match_id} is closed ({m.close_reason}){kept}")
-    if part is None:
+    if not known:
         store.check_can_join(match_id, name, reference=reference)
-    elif part.status != "playing":
-        raise MatchError(f"{name!r} already played match {match_id} (line {part.status})")
-    elif part.kind != (kind or hero.kind):
-        raise MatchError(f"{name!r} in match {match_id} is a {part.kind} participant, not a "
-                         f"{kind or hero.kind}")
-    elif (part.sha256 != hero.sha256 if part.kind == "wasm" else part.source != hero.source):
-        # a line resumes only with the policy that started it (a wasm file: by its hash)
-        raise MatchError(f"{name!r} in match {match_id} was started by {part.source} "
-                         f"{part.sha256[:12]}; this is {hero.source} {hero.sha256[:12]}")
-    hero.begin(spec, seed, match_id)
+        seat = None
+    else:
+        seat = store.seat(match_id, name, key, reference=reference)
+        part = seat.participant
+        if part.status != "playing":
+            raise MatchError(f"{name!r} already played match {match_id} (line {part.status})")
+        if part.kind != (kind or hero.kind):
+            raise MatchError(f"{name!r} in match {match_id} is a {part.kind} participant, not "
+                             f"a {kind or hero.kind}")
+        if part.sha256 != hero.sha256 if part.kind == "wasm" else part.source != hero.source:
+            # a line resumes only with the policy that started it (a wasm file: by its hash)
+            raise MatchError(f"{name!r} in match {match_id} was started by {part.source} "
+                             f"{part.sha256[:12]}; this is {hero.source} {hero.sha256[:12]}")
+    if seat is None:  # the versions are checked before anything joins
+        from holdemjax.duplicate.seat import Seat
+
+        Seat(store, store._record(match_id, reveal=True), None).begin_hero(hero)
+        key = store.join(match_id, name, kind or hero.kind, hero.source, hero.sha256, now(),
+                         key=key, reference=reference)
+        seat = store.seat(match_id, name, key, reference=reference)
+    else:
+        seat.begin_hero(hero)
+    spec = m.spec
     try:
-        if part is None:
-            store.join(match_id, name, kind or hero.kind, hero.source, hero.sha256, now(),
-                       reference=reference)
-        start, stored = store.progress(match_id, name)
-        for h in range(start, spec.hands):
-            hand = Hand(spec, seed, h)
-            for action in (stored if h == start else ()):
-                hand.replay(action)
+        while (hand := seat.hand()) is not None:
+            h = hand.index
             hero.new_hand(hand)
             while not hand.over:
-                seat = hand.to_act
-                if seat == spec.hero:
+                think = None
+                if hand.to_act == spec.hero:
                     if not reference and store.refresh(match_id, now()) != "open":
                         return "closed"
+                    t0 = time.monotonic()
                     k, amount, auto = hero.decide(hand)
+                    think = round(1000 * (time.monotonic() - t0))
                 else:
-                    k, amount = bot_decide(spec.tier_at(seat), hand.view(), bot_key(seed, seat))
-                    auto = None
+                    (k, amount), auto = seat.bot_action(hand), None
                 action = hand.apply(k, amount, auto)
-                if not store.add_action(match_id, name, h, len(hand.actions) - 1, action):
+                if not seat.add_action(h, len(hand.actions) - 1, action, think):
                     return "closed"  # closed by another process: the line stays as it was
             record = hand.record()
-            if not store.finish_hand(match_id, name, record, last=h == spec.hands - 1,
-                                     now=now()):
+            if not seat.finish_hand(record, last=h == spec.hands - 1, now=now()):
                 return "closed"
             hero.hand_over(hand, record)
+            if progress is not None:
+                progress(h + 1, spec.hands)
     except Quit:
         return "paused"
     finally:

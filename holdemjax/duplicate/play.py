@@ -168,15 +168,16 @@ class PersonHero:
         pass
 
 
-def play(store, match_id: str, name: str, *, ask: Callable[[str], str] | None = None,
-         console: Console | None = None, now: Callable = M.utcnow) -> str:
-    """Play or resume person ``name``'s line in match ``match_id``; returns `match.play_line`'s
-    status ("finished", "paused", "closed")."""
+def play(store, match_id: str, name: str, *, key: str | None = None,
+         ask: Callable[[str], str] | None = None, console: Console | None = None,
+         now: Callable = M.utcnow) -> str:
+    """Play or resume person ``name``'s line (its ``key``: `match.play_line`) in match
+    ``match_id``; returns `match.play_line`'s status ("finished", "paused", "closed")."""
     hero = PersonHero(ask, console)
-    status = M.play_line(store, match_id, name, hero, now=now, kind="person")
+    status = M.play_line(store, match_id, name, hero, key=key, now=now, kind="person")
     con = hero.console
     if status == "paused":
-        done, _ = store.progress(match_id, name)
+        done, _ = store.progress(match_id, name, key)
         con.print(f"Saved. `holdemjax duplicate play {match_id} --name {shlex.quote(name)}` "
                   f"resumes at hand {done + 1}.", markup=False)
     elif status == "closed":

@@ -61,7 +61,7 @@ def _leaderboard(board: dict) -> str:
     bb = board["big_blind"]
     rows = []
     for rank, p in enumerate(board["participants"], 1):
-        raw, rel, mp = p["raw"], p["relative"], p["matchpoints"]
+        raw, rel, mp = p["raw"], p["relative"], p["divergent_matchpoints"]
         rows.append(
             f'<tr><td class="num">{rank}</td><td class="name">{_e(p["name"])}</td>'
             f'<td>{_e(p["kind"])}</td><td>{_e(p["status"])}</td><td class="num">{p["hands"]}</td>'
@@ -80,11 +80,27 @@ def _leaderboard(board: dict) -> str:
         for h in board["head_to_head"])
     compared = (f' The only participant is compared with <b>{_e(board["compared_with"])}</b>.'
                 if board["compared_with"] else "")
-    return (
+    head = board["headline"]
+    if head["kind"] == "head_to_head":
+        headline = (f'<p id="headline"><b>{_e(head["a"])} vs {_e(head["b"])}: '
+                    f'{_num(head["percent"], "{:.1f}%")}</b> matchpoints ± '
+                    f'{_num(None if head["se"] is None else 100 * head["se"], "{:.1f}")} over '
+                    f'the <b>{head["divergent_hands"]}</b> divergent hands (z '
+                    f'{_num(head["z"])}); {head["identical_hands"]} identical hands apart.</p>')
+    else:
+        headline = (f'<p id="headline"><b>{head["divergent_hands"]}</b> divergent hands '
+                    f'({head["identical_hands"]} identical apart). The matchpoints column '
+                    f'ranks the divergent hands: {_e(head["note"])}.</p>')
+    think = "".join(f'<li>{_e(p["name"])}: {p["thinking"]["decisions"]} decisions, median '
+                    f'{_num(p["thinking"]["median_ms"], "{:.0f}")} ms</li>'
+                    for p in board["participants"] if p["thinking"]["decisions"])
+    headline += (f'<p class="muted">Thinking time ({_e(board["thinking_note"])}):</p>'
+                 f'<ul id="thinking">{think}</ul>' if think else "")
+    return (headline +
         '<table id="leaderboard"><thead><tr><th class="num">#</th><th>name</th><th>kind</th>'
         '<th>line</th><th class="num">hands</th><th class="num">raw bb/100 ± SE</th>'
         '<th class="num">z</th><th class="num">relative bb/100 ± SE</th><th class="num">z</th>'
-        '<th class="num">hands for 2σ raw / rel</th><th class="num">matchpoints</th>'
+        '<th class="num">hands for 2σ raw / rel</th><th class="num">matchpoints (divergent)</th>'
         f'<th class="num">z</th></tr></thead><tbody>{"".join(rows)}</tbody></table>'
         f'<p id="divergent">Divergent hands: <b>{board["divergent_hands"]}</b> of '
         f'{board["hands_compared"]} compared ({board["hands"]} dealt).{compared}</p>'

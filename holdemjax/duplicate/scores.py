@@ -28,11 +28,16 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 
-__all__ = ["REFERENCE", "field_of", "line_key", "verdict", "estimate", "head_to_head",
+__all__ = ["REFERENCE", "field_of", "line_key", "verdict", "estimate", "head_to_head", "thinking",
            "divergent_hands", "per_hand", "relative_by_hand", "leaderboard"]
 
 REFERENCE = "ref:intermediate"
 H2H_NOTE = "head-to-head counts divergent hands only (identical lines tie by construction)"
+DIVERGENT_CAVEAT = ("matchpoints over the field's divergent hands (at least two lines differ); "
+                    "on such a hand a line identical to yours still ties with you, so this "
+                    "ranking compares lines within this field only, not across matches")
+THINK_NOTE = ("thinking time per decision counts only the session in which the action was "
+              "taken (time before a pause is not counted)")
 
 
 def field_of(lines: Mapping) -> tuple[list, str | None]:
@@ -86,10 +91,24 @@ def head_to_head(a, b) -> dict:
     div = [h for h in common if line_key(a.hands[h]) != line_key(b.hands[h])]
     xa = {h: a.hands[h]["hero_net"] for h in div}
     xb = {h: b.hands[h]["hero_net"] for h in div}
+    wins, losses = sum(xa[h] > xb[h] for h in div), sum(xa[h] < xb[h] for h in div)
+    centred = [0.5 if xa[h] > xb[h] else -0.5 if xa[h] < xb[h] else 0.0 for h in div]
+    points = wins + 0.5 * (len(div) - wins - losses)
+    mp = {"points": points, "max": len(div),
+          "percent": 100 * points / len(div) if div else None, **estimate(centred)}
     return {"a": a.name, "b": b.name, "hands_compared": len(common), "divergent_hands": len(div),
-            "a_wins": sum(xa[h] > xb[h] for h in div), "b_wins": sum(xa[h] < xb[h] for h in div),
-            "ties": sum(xa[h] == xb[h] for h in div),
+            "identical_hands": len(common) - len(div), "a_wins": wins, "b_wins": losses,
+            "ties": len(div) - wins - losses, "matchpoints": mp,
             "chips_a_minus_b": sum(xa[h] - xb[h] for h in div), "note": H2H_NOTE}
+
+
+def thinking(line) -> dict:
+    """The hero's thinking time per decision of ``line`` (ms; `THINK_NOTE`)."""
+    ms = sorted(x for x in getattr(line, "think_ms", ()) if x is not None)
+    n = len(ms)
+    return {"decisions": n, "mean_ms": sum(ms) / n if n else None,
+            "median_ms": (ms[(n - 1) // 2] + ms[n // 2]) / 2 if n else None,
+            "max_ms": ms[-1] if n else None}
 
 
 def divergent_hands(field: list) -> list[int]:
@@ -127,6 +146,7 @@ def leaderboard(spec, lines: Mapping) -> dict:
     field, compared_with = field_of(lines)
     table = per_hand(field)
     rel = relative_by_hand(field)
+    divergent = set(divergent_hands(field))
     bb = spec.big_blind
     rows = []
     for line in field:
@@ -155,14 +175,33 @@ def leaderboard(spec, lines: Mapping) -> dict:
                        "percent": 100 * points / most if most else None,
                        "per_hand": sum(centred) / len(mine) if mine else None,
                        **estimate(centred)}
+        div = [(h, c) for h, c in zip(mine, centred) if h in divergent]
+        div_points = sum(c + (len(table[h]) - 1) / 2 for h, c in div)
+        div_most = sum(len(table[h]) - 1 for h, _ in div)
+        divergent_mp = {"points": div_points, "max": div_most, "hands": len(div),
+                        "percent": 100 * div_points / div_most if div_most else None,
+                        **estimate([c for _, c in div])}
         p = line.participant
         rows.append({"name": p.name, "kind": p.kind, "status": p.status,
                      "hands": len(line.hands), "hands_compared": len(mine), "raw": raw,
-                     "relative": relative, "matchpoints": matchpoints})
+                     "relative": relative, "matchpoints": matchpoints,
+                     "divergent_matchpoints": divergent_mp, "thinking": thinking(line)})
     rows.sort(key=lambda row: (-row["relative"]["chips"], -row["matchpoints"]["points"],
                                row["name"]))
     pairs = [head_to_head(a, b) for i, a in enumerate(field) for b in field[i + 1:]]
-    return {"participants": rows, "divergent_hands": len(divergent_hands(field)),
+    if len(field) == 2:
+        h = pairs[0]
+        headline = {"kind": "head_to_head", "a": h["a"], "b": h["b"], **h["matchpoints"],
+                    "divergent_hands": h["divergent_hands"],
+                    "identical_hands": h["identical_hands"], "note": H2H_NOTE}
+    else:
+        headline = {"kind": "divergent_ranking", "divergent_hands": len(divergent),
+                    "identical_hands": len(table) - len(divergent), "note": DIVERGENT_CAVEAT,
+                    "ranking": [r["name"] for r in sorted(
+                        rows, key=lambda r: -(r["divergent_matchpoints"]["percent"] or 0))]}
+    return {"participants": rows, "divergent_hands": len(divergent),
+            "identical_hands": len(table) - len(divergent), "headline": headline,
             "hands_compared": len(table), "hands": spec.hands, "big_blind": bb,
             "compared_with": compared_with, "field": [line.name for line in field],
-            "head_to_head": pairs, "note": H2H_NOTE}
+            "head_to_head": pairs, "note": H2H_NOTE, "caveat": DIVERGENT_CAVEAT,
+            "thinking_note": THINK_NOTE}

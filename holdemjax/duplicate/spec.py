@@ -22,12 +22,13 @@ from holdemjax.validate import require_int
 __all__ = ["MIN_SEATS", "MAX_SEATS", "DEAL_DOMAIN", "BOT_DOMAIN", "RANDOM", "SEED_LIMIT",
            "JAX_BOTS", "MatchSpec", "MatchError", "Quit", "tier_names", "bot_names",
            "commitment", "new_salt", "deck", "bot_key", "positions", "utcnow", "parse_time",
-           "engine"]
+           "engine", "root_key", "new_seed", "versions", "LEGACY_SEED_LIMIT"]
 
 MIN_SEATS, MAX_SEATS = 2, 9
 DEAL_DOMAIN, BOT_DOMAIN = 0, 1  # fold_in(key(seed), domain): decks and bot keys never share keys
 RANDOM = "random"  # the registered bot that is not a tier: uniform over the offered kinds
-SEED_LIMIT = 2**32  # seeds are uint32 (jax.random.key of a traced seed)
+SEED_LIMIT = 2**128  # seeds are 128-bit (`root_key`); a seed below 2**32 deals as it always did
+LEGACY_SEED_LIMIT = 2**32  # seeds of matches created before 128-bit seeds
 
 
 class MatchError(Exception):
@@ -154,13 +155,40 @@ def _act_fn(t, kind, amount):
     return t, tb.legal(t)
 
 
-def _deck_fn(seed, hand):
-    return cards.hand_deck(jax.random.fold_in(jax.random.key(seed), DEAL_DOMAIN), hand)
+def _deck_fn(root, hand):
+    key = jax.random.wrap_key_data(root, impl="threefry2x32")
+    return cards.hand_deck(jax.random.fold_in(key, DEAL_DOMAIN), hand)
 
 
-def _bot_key_fn(seed, seat):
-    key = jax.random.fold_in(jax.random.fold_in(jax.random.key(seed), BOT_DOMAIN), seat)
-    return jax.random.key_data(key)
+def _bot_key_fn(root, seat):
+    key = jax.random.wrap_key_data(root, impl="threefry2x32")
+    return jax.random.key_data(jax.random.fold_in(jax.random.fold_in(key, BOT_DOMAIN), seat))
+
+
+def new_seed() -> int:
+    """A fresh 128-bit seed (`secrets`)."""
+    return secrets.randbits(128)
+
+
+@functools.lru_cache(maxsize=256)
+def root_key(seed: int) -> tuple[int, int]:
+    """The two key words every deck and bot key of the match derives from.
+
+    A seed below 2**32 (every match made before seeds were 128-bit) keeps its old root,
+    ``key_data(jax.random.key(seed)) = (0, seed)``, so its decks and bot lines are unchanged.
+    A larger seed, split into 32-bit words ``w0`` (lowest) .. ``w3``, roots at
+    ``fold_in(fold_in(fold_in((0, w0), w1), w2), w3)`` (threefry, `draws.fold_in`): all 128
+    bits reach the key.
+    """
+    from holdemjax.duplicate import draws
+
+    seed = require_int("seed", seed, 0, SEED_LIMIT - 1)
+    words = [(seed >> (32 * i)) & 0xFFFFFFFF for i in range(4)]
+    key = (0, words[0])
+    if seed >= LEGACY_SEED_LIMIT:
+        for w in words[1:]:
+            key = draws.fold_in(key, w)
+    return key
 
 
 @functools.cache
@@ -171,13 +199,14 @@ def engine():
 
 def deck(seed: int, hand: int) -> np.ndarray:
     """``# [52] int32``: the permutation hand ``hand`` of the match with ``seed`` deals from."""
-    return np.asarray(engine()[2](np.uint32(seed), np.int32(hand)))
+    return np.asarray(engine()[2](np.asarray(root_key(seed), np.uint32), np.int32(hand)))
 
 
 @functools.lru_cache(maxsize=1024)
 def bot_key(seed: int, seat: int) -> tuple[int, int]:
     """The two uint32 key words of the bot in ``seat`` (and of a wasm policy in the hero seat)."""
-    w0, w1 = np.asarray(engine()[3](np.uint32(seed), np.int32(seat)), np.uint32).tolist()
+    root = np.asarray(root_key(seed), np.uint32)
+    w0, w1 = np.asarray(engine()[3](root, np.int32(seat)), np.uint32).tolist()
     return int(w0), int(w1)
 
 
@@ -188,3 +217,39 @@ def positions(seats: int, hand: int) -> tuple[int, int, int]:
     if seats == 2:
         return button, button, 1 - button
     return button, (button + 1) % seats, (button + 2) % seats
+
+
+# ---------------------------------------------------------------------------------- versions
+#: What a line's play depends on besides the seed, by the package files it is read from: the
+#: rules engine, the bots (tiers, their constants and draws, the JAX bots, this deal), and the
+#: preflop table the tiers read. A match records their checksums at creation and deals no line
+#: under others (`versions`).
+VERSION_SOURCES = {
+    "engine": ("holdemjax.poker", None),
+    "bots": ("holdemjax.duplicate", ("spec.py", "tiers.py", "tier_params.py", "draws.py",
+                                     "match.py", "policy.py")),
+    "jax_bots": ("holdemjax.bots", None),
+    "host_driver": ("holdemjax.series", ("hand.py", "protocol.py")),
+}
+
+
+def _digest(package: str, names) -> str:
+    import importlib.resources
+
+    root = importlib.resources.files(package)
+    files = sorted(names or (f.name for f in root.iterdir() if f.name.endswith(".py")))
+    h = hashlib.sha256()
+    for name in files:
+        h.update(name.encode() + b"\0" + root.joinpath(name).read_bytes() + b"\0")
+    return h.hexdigest()
+
+
+@functools.cache
+def versions() -> dict:
+    """``{"engine", "bots", "jax_bots", "host_driver", "preflop_table"}``: SHA-256 of the
+    sources each part is read from (`VERSION_SOURCES`) and of the preflop data file."""
+    from holdemjax.bots import baseline
+
+    out = {part: _digest(pkg, names) for part, (pkg, names) in VERSION_SOURCES.items()}
+    out["preflop_table"] = hashlib.sha256(baseline.PREFLOP_PATH.read_bytes()).hexdigest()
+    return out

@@ -2,7 +2,7 @@
 create`, holdemjax/duplicate/cli.py): every combination of settings either creates a match
 (exit 0, its id and the seed's commitment printed) or is refused with exit status 2 and a
 message naming the bad setting, never a traceback. The valid ranges are the ones the CLI's help
-states (seats 2..9, hero a seat, seed 0..2**32-1, the tiers) and SPEC §4.
+states (seats 2..9, hero a seat, seed 0..2**128-1, the tiers) and SPEC §4.
 
 Reproducible in CI: the profile derandomizes and keeps no example database.
 """
@@ -48,7 +48,7 @@ settings_ = st.fixed_dictionaries({
     "ante": st.integers(-2, 40),
     "stack": st.integers(-5, 10**6),
     "hero": st.integers(-1, 10),
-    "seed": st.one_of(st.none(), st.integers(-3, 2**33)),
+    "seed": st.one_of(st.none(), st.integers(-3, 2**33), st.integers(2**127, 2**128 + 3)),
     "bots": st.one_of(st.none(), st.lists(st.sampled_from(TIERS + ("expert", "")), min_size=1,
                                           max_size=9).map(",".join).filter(bool)),
     "deadline": st.one_of(st.none(), st.integers(0, 90).map(lambda m: f"+{m}m"),
@@ -83,7 +83,7 @@ def _problem(s) -> str | None:
     deadline = s["deadline"]
     if deadline is not None and not re.fullmatch(r"\+\d+m", deadline):
         return "time"  # not ISO 8601 nor +N(m|h|d)
-    if s["seed"] is not None and not 0 <= s["seed"] < 2**32:
+    if s["seed"] is not None and not 0 <= s["seed"] < 2**128:
         return "seed"
     if deadline == "+0m":
         return "deadline"  # not in the future
@@ -94,7 +94,7 @@ def _problem(s) -> str | None:
 def test_create_accepts_exactly_the_documented_settings(s):
     with tempfile.TemporaryDirectory() as tmp:
         store = os.path.join(tmp, "m.sqlite")
-        argv = ["create", "--store", store, "--json"]
+        argv = ["create", "--store", store, "--json", "--references", "close"]
         for name, value in s.items():
             if value is not None:
                 argv += [f"--{name.replace('_', '-')}", str(value)]
@@ -116,7 +116,8 @@ def test_create_accepts_exactly_the_documented_settings(s):
        name=st.sampled_from(["seats", "hands", "stack", "seed", "hero"]))
 def test_non_integers_are_refused_by_the_parser(value, name):
     with tempfile.TemporaryDirectory() as tmp:
-        argv = ["create", "--store", os.path.join(tmp, "m.sqlite"), f"--{name}", value]
+        argv = ["create", "--store", os.path.join(tmp, "m.sqlite"), "--references", "close",
+                f"--{name}", value]
         code, text = _run(argv)
     try:
         int(value)

@@ -226,3 +226,15 @@ def test_create_refuses_bad_settings(tmp_path):
     assert code == 2 and "bots must name a tier for each of the 5 seats" in text
     code, text = run_cli(tmp_path / "c.sqlite", "status", "feedbeef")
     assert code == 2 and "no match 'feedbeef'" in text
+
+
+def test_create_plays_the_reference_lines_and_shows_progress(tmp_path):
+    code, text = run_cli(tmp_path / "m.sqlite", "create", "--seats", 3, "--hands", 10)
+    assert code == 0, text
+    # every tenth of the way, on a log: 3 of 30 hands first, all 30 last
+    assert "reference lines: 3/30 hands" in text and "reference lines: 30/30 hands" in text
+    with Store(tmp_path / "m.sqlite") as s:
+        mid = s.match_ids()[0]
+        assert len(s.participants(mid, references=True)) == 3  # played, sealed like any line
+        s.close_match(mid)
+        assert all(len(line.hands) == 10 for line in s.lines(mid).values())

@@ -145,6 +145,7 @@ def _lines(tmp: pathlib.Path) -> dict:
                 wasm_mod.load_policy = real_load
             out["messages"][name] = log
             out["counts"][name] = {"counts": hero.counts, "fault": hero.fault}
+        store.close_match(m.id)  # lines are sealed until the match closes
         for name, line in store.lines(m.id, references=False).items():
             out["lines"][name] = [line.hands[h] for h in sorted(line.hands)]
     return out

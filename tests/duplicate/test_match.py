@@ -139,6 +139,7 @@ def test_bot_draws_do_not_shift_when_another_line_adds_decisions(tmp_path, monke
         for hero in ("random", "advanced"):
             current[0] = hero
             M.play_line(s, m.id, hero, M.BotHero(hero))
+        s.close_match(m.id)
         lines = s.lines(m.id, references=False)
     a, b = seen["random"], seen["advanced"]
     common = set(a) & set(b)
@@ -161,6 +162,7 @@ def test_a_jax_bot_plays_a_line_and_matches_the_wasm_baseline(tmp_path):
         assert M.play_line(s, m.id, "jax", M.BotHero("jax-baseline")) == "finished"
         assert M.play_line(s, m.id, "wasm", WasmHero(bundled("baseline"))) == "finished"
         assert M.play_line(s, m.id, "rnd", M.BotHero("jax-random")) == "finished"
+        s.close_match(m.id)
         lines = s.lines(m.id, references=False)
     hero_actions = [a for h in lines["jax"].hands.values() for a in h["actions"]
                     if a[1] == m.spec.hero]

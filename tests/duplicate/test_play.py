@@ -57,7 +57,8 @@ def test_scripted_person_sees_the_table_and_resumes(tmp_path):
     with Store(tmp_path / "s.sqlite") as s:
         m = s.create_match(M.MatchSpec(seats=6, hands=2), seed=21)
         script = iter(["c", "q"])
-        assert play.play(s, m.id, "ann", ask=lambda prompt: next(script), console=console) \
+        assert play.play(s, m.id, "ann", key="ann-secret", ask=lambda prompt: next(script),
+                         console=console) \
             == "paused"
     screen = out.getvalue()
     hand = M.Hand(M.MatchSpec(seats=6, hands=2), 21, 0)
@@ -82,11 +83,14 @@ def test_eof_quits_and_the_next_session_finishes(tmp_path):
     quiet = Console(file=io.StringIO(), width=120)
     with Store(tmp_path / "s.sqlite") as s:
         m = s.create_match(M.MatchSpec(seats=6, hands=2, participants=1), seed=21)
-        assert play.play(s, m.id, "ann", ask=ask_from(["nonsense", "c"]), console=quiet) \
-            == "paused"
-        hand, stored = s.progress(m.id, "ann")
+        assert play.play(s, m.id, "ann", key="ann-secret", ask=ask_from(["nonsense", "c"]),
+                         console=quiet) == "paused"
+        hand, stored = s.progress(m.id, "ann", "ann-secret")
         assert hand == 0 and sum(a[1] == 0 for a in stored) == 1
-        assert play.play(s, m.id, "ann", ask=ask_from(["f"] * 20), console=quiet) == "finished"
+        with pytest.raises(M.MatchError, match="no line 'ann' with that key"):
+            play.play(s, m.id, "ann", key="not-the-key", ask=ask_from(["f"]), console=quiet)
+        assert play.play(s, m.id, "ann", key="ann-secret", ask=ask_from(["f"] * 20),
+                         console=quiet) == "finished"
         line = s.lines(m.id)["ann"].hands
         assert line[0]["actions"][:len(stored)] == stored
         assert s.match(m.id).state == "closed"  # the only participant finished

@@ -48,6 +48,7 @@ def _wasm(tmp_path, name: str, text: str | None = None) -> str:
 
 
 def _hero_autos(store, match_id, name):
+    store.close_match(match_id)  # lines are sealed until the match closes
     line = store.lines(match_id)[name]
     return [[a[5] for a in line.hands[h]["actions"] if a[1] == 0] for h in sorted(line.hands)]
 
@@ -83,6 +84,7 @@ def test_bad_replies_get_the_default_action(tmp_path, store):
     m = store.create_match(M.MatchSpec(seats=6, hands=2), seed=2)
     hero = WasmHero(_wasm(tmp_path, "bad_amount", BAD_AMOUNT))
     M.play_line(store, m.id, "bad", hero)
+    store.close_match(m.id)
     line = store.lines(m.id)["bad"]
     mine = [a for h in line.hands.values() for a in h["actions"] if a[1] == 0]
     assert mine and all(a[5] == "bad_reply" and a[2] in (0, 1) for a in mine)  # fold or check

@@ -105,3 +105,39 @@ def test_verdict_edge_cases():
     assert flat["hands_for_2sigma"] is None and flat["z"] == 0  # no gap: never decided
     v = scores.verdict(2.0, 16.0, 4)
     assert v == {"se": 2.0, "z": 1.0, "hands_for_2sigma": 16}
+
+
+def test_head_to_head_matchpoints_count_divergent_hands_only(three):
+    """The two-line headline. A and B part on hands 2 and 3 only (hands 0 and 1 are identical
+    lines) and A wins both: 100 %, where counting the two identical ties gives 75 %."""
+    board = scores.leaderboard(SPEC, {"A": three["A"], "B": three["B"]})
+    head = board["headline"]
+    assert head["kind"] == "head_to_head" and (head["a"], head["b"]) == ("A", "B")
+    assert (head["divergent_hands"], head["identical_hands"]) == (2, 2)
+    assert head["points"] == 2.0 and head["max"] == 2 and head["percent"] == 100.0
+    assert _row(board, "A")["matchpoints"]["percent"] == 75.0  # every compared hand
+    # A vs C part on hands 1 (C wins) and 3 (A wins): 50 %, SE of the centred points
+    head = scores.leaderboard(SPEC, {"A": three["A"], "C": three["C"]})["headline"]
+    assert head["percent"] == 50.0 and head["z"] == 0.0
+    assert head["se"] == pytest.approx(statistics.stdev([-0.5, 0.5]) / math.sqrt(2))
+
+
+def test_the_divergent_ranking_beyond_head_to_head(three):
+    board = scores.leaderboard(SPEC, three)
+    head = board["headline"]
+    assert head["kind"] == "divergent_ranking" and "within this field" in head["note"]
+    assert (head["divergent_hands"], head["identical_hands"]) == (3, 1)
+    # A on hands 1-3: tie B + lose C (.5), beat B + tie C (1.5), beat both (2): 4 of 6
+    mp = _row(board, "A")["divergent_matchpoints"]
+    assert (mp["points"], mp["max"], mp["hands"]) == (4.0, 6, 3)
+    assert mp["percent"] == pytest.approx(200 / 3)
+    assert mp["se"] == pytest.approx(statistics.stdev([-0.5, 0.5, 1]) / math.sqrt(3))
+    assert head["ranking"][0] == "A"
+
+
+def test_thinking_time_per_decision():
+    a = from_nets("A", [1, 2])
+    a.think_ms = [30, None, 10, 20]  # None: not measured (a bot seat's action is never timed)
+    t = scores.thinking(a)
+    assert t == {"decisions": 3, "mean_ms": 20, "median_ms": 20, "max_ms": 30}
+    assert scores.thinking(from_nets("B", [0]))["decisions"] == 0

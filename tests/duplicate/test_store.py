@@ -14,6 +14,7 @@ from holdemjax.duplicate.store import Sealed, Store
 
 T0 = dt.datetime(2030, 1, 1, 12, tzinfo=dt.UTC)
 SPEC = dict(seats=6, hands=3)
+KEY = "a-line-key"
 
 
 def test_schema_version_and_foreign_files(tmp_path):
@@ -23,7 +24,8 @@ def test_schema_version_and_foreign_files(tmp_path):
     db.execute("UPDATE meta SET value = '99' WHERE key = 'schema_version'")
     db.commit()
     db.close()
-    with pytest.raises(ValueError, match="schema version 99, this holdemjax reads version 1"):
+    with pytest.raises(ValueError, match="schema version 99, this holdemjax reads versions 1 "
+                       "and 2"):
         Store(path)
     other = tmp_path / "other.sqlite"
     sqlite3.connect(other).execute("CREATE TABLE t (x)").connection.close()
@@ -58,18 +60,21 @@ def test_a_crash_loses_at_most_the_action_in_flight(tmp_path):
         m = s.create_match(M.MatchSpec(**SPEC), seed=3)
         M.play_line(s, m.id, "whole", M.BotHero("advanced"))
         with pytest.raises(_Crash):
-            M.play_line(s, m.id, "crashed", _CrashingBot("advanced", at=4))
+            M.play_line(s, m.id, "crashed", _CrashingBot("advanced", at=4), key=KEY)
+        hand, stored = s.progress(m.id, "crashed", KEY)
+        with pytest.raises(M.MatchError, match="started by advanced"):
+            M.play_line(s, m.id, "crashed", M.BotHero("random"), key=KEY)  # only its own policy
+        with pytest.raises(M.MatchError, match="is a bot participant, not a person"):
+            M.play_line(s, m.id, "crashed", _Script(1), key=KEY)
+        with pytest.raises(M.MatchError, match="no line 'crashed' with that key"):
+            M.play_line(s, m.id, "crashed", M.BotHero("advanced"))
+        assert M.play_line(s, m.id, "crashed", M.BotHero("advanced"), key=KEY) == "finished"
+        s.close_match(m.id)
         whole = s.lines(m.id)["whole"].hands
-        hand, stored = s.progress(m.id, "crashed")
         played = [a for h in range(hand) for a in whole[h]["actions"]] + stored
         flat = [a for h in range(3) for a in whole[h]["actions"]]
         hero_before = sum(1 for a in played if a[1] == 0)
         assert hero_before == 3 and played == flat[:len(played)]  # everything up to the crash
-        with pytest.raises(M.MatchError, match="started by advanced"):
-            M.play_line(s, m.id, "crashed", M.BotHero("random"))  # only its own policy resumes
-        with pytest.raises(M.MatchError, match="is a bot participant, not a person"):
-            M.play_line(s, m.id, "crashed", _Script(1))
-        assert M.play_line(s, m.id, "crashed", M.BotHero("advanced")) == "finished"
         assert s.lines(m.id)["crashed"].hands == whole  # resumed, same line
 
 
@@ -133,14 +138,15 @@ def test_sealed_until_the_deadline_then_unfinished_lines_are_kept(tmp_path):
         m = s.create_match(M.MatchSpec(**SPEC, deadline="2030-01-01T13:00Z"), seed=5, now=T0)
         assert M.play_line(s, m.id, "bot", M.BotHero("beginner"), now=lambda: clock[0]) \
             == "finished"
-        assert M.play_line(s, m.id, "eve", _Script(3), now=lambda: clock[0]) == "paused"
+        assert M.play_line(s, m.id, "eve", _Script(3), now=lambda: clock[0], key=KEY) \
+            == "paused"
         with pytest.raises(Sealed, match="sealed until it closes.*deadline 2030-01-01T13:00"):
             s.require_closed(m.id, now=T0)
-        hand, stored = s.progress(m.id, "eve")
+        hand, stored = s.progress(m.id, "eve", KEY)
         clock[0] = T0 + dt.timedelta(hours=2)
         # resuming after the deadline: the match closes instead, keeping the line
         with pytest.raises(M.MatchError, match="closed \\(deadline\\).*kept as played"):
-            M.play_line(s, m.id, "eve", _Script(50), now=lambda: clock[0])
+            M.play_line(s, m.id, "eve", _Script(50), now=lambda: clock[0], key=KEY)
         record = s.require_closed(m.id, now=clock[0])
         assert record.close_reason == "deadline"
         eve = s.participant(m.id, "eve")
@@ -198,3 +204,59 @@ def test_a_line_closed_by_another_process_never_grows(tmp_path):
             a for rec in s.lines(m.id)["eve"].hands.values() for a in rec["actions"] if a[1] == 0]
         assert len(mine) == 2  # the third decision, taken after the close, was not saved
         assert s.participant(m.id, "eve").status == "unfinished"
+
+
+_V1 = """
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE matches (
+    id TEXT PRIMARY KEY, created_at TEXT NOT NULL, spec TEXT NOT NULL,
+    seed INTEGER NOT NULL, salt TEXT NOT NULL, commitment TEXT NOT NULL,
+    state TEXT NOT NULL CHECK (state IN ('open', 'closed')),
+    closed_at TEXT, close_reason TEXT);
+CREATE TABLE participants (
+    match_id TEXT NOT NULL REFERENCES matches(id), name TEXT NOT NULL, kind TEXT NOT NULL,
+    source TEXT NOT NULL, sha256 TEXT NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('playing', 'finished', 'unfinished')),
+    joined_at TEXT NOT NULL, finished_at TEXT, seq INTEGER NOT NULL,
+    PRIMARY KEY (match_id, name));
+CREATE TABLE actions (
+    match_id TEXT NOT NULL, name TEXT NOT NULL, hand INTEGER NOT NULL, idx INTEGER NOT NULL,
+    street INTEGER NOT NULL, seat INTEGER NOT NULL, code INTEGER NOT NULL,
+    amount_to INTEGER NOT NULL, added INTEGER NOT NULL, auto TEXT,
+    PRIMARY KEY (match_id, name, hand, idx));
+CREATE TABLE hands (
+    match_id TEXT NOT NULL, name TEXT NOT NULL, hand INTEGER NOT NULL,
+    hero_net INTEGER NOT NULL, record TEXT NOT NULL,
+    PRIMARY KEY (match_id, name, hand));
+INSERT INTO meta VALUES ('schema_version', '1');
+"""
+
+
+def test_a_version_1_store_is_upgraded_and_its_32_bit_seed_deals_as_before(tmp_path):
+    """A store written before 128-bit seeds (schema 1, the layout above): it opens, its open
+    match takes a line (no versions were recorded, so none is checked), closes and verifies."""
+    import json
+
+    path = tmp_path / "old.sqlite"
+    db = sqlite3.connect(path)
+    db.executescript(_V1)
+    spec = M.MatchSpec(**SPEC)
+    db.execute("INSERT INTO matches VALUES ('m1', '2026-01-01T00:00:00+00:00', ?, 4000000000, "
+               "'ab', ?, 'open', NULL, NULL)",
+               (json.dumps(spec.as_dict()), M.commitment(4_000_000_000, "ab")))
+    db.commit()
+    db.close()
+    with Store(path) as s:
+        assert s.match("m1").versions == {} and s.match("m1").seed is None
+        assert M.play_line(s, "m1", "late", M.BotHero("advanced")) == "finished"
+        s.close_match("m1")
+        assert s.match("m1").seed == 4_000_000_000
+        result = s.verify("m1")
+        assert result["ok"] and result["hands_replayed"] == 12  # the line and 3 references
+        first = s.lines("m1")["late"].hands[0]
+    import jax
+
+    from holdemjax.poker import cards
+    deck = cards.hand_deck(jax.random.fold_in(jax.random.key(4_000_000_000), 0), 0)
+    assert first["hole"][0] == [cards.card_text(int(c)) for c in deck[:2]]  # old derivation
+    assert sqlite3.connect(path).execute("SELECT value FROM meta").fetchone() == ("2",)

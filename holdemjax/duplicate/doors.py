@@ -1,0 +1,71 @@
+"""The one door into a match: share links and invitations (`store.Store` inherits `Doors`).
+
+Both kinds are tokens whose SHA-256 only is stored; both go through `Doors.door`, which
+refuses when nobody can join any more (closed match, closed field, full), so a closed field
+refuses an invitation and a share link alike. An invitation is used up by its first join.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import secrets
+
+from holdemjax.duplicate import spec as M
+
+__all__ = ["Doors", "key_hash"]
+
+
+def key_hash(key: str) -> str:
+    """SHA-256 (hex) of a key or token: what the store keeps of it."""
+    return hashlib.sha256(key.encode()).hexdigest()
+
+
+_key_hash = key_hash
+
+
+class Doors:
+    """Share links and invitations of the store's matches (methods of `store.Store`)."""
+
+    def add_door(self, match_id: str, kind: str = "share", name: str | None = None) -> str:
+        """A new way in: a ``"share"`` link anyone may use, or an ``"invite"`` for one person
+        (``name``, if given, is the name it joins under). Returns its token (only its hash is
+        kept)."""
+        if kind not in ("share", "invite"):
+            raise ValueError(f"a door is 'share' or 'invite', got {kind!r}")
+        self.match(match_id)
+        token = secrets.token_urlsafe(16)
+        with self._tx() as db:
+            db.execute("INSERT INTO doors VALUES (?, ?, ?, ?, NULL)",
+                       (match_id, _key_hash(token), kind, name))
+        return token
+
+    def door(self, match_id: str, token: str) -> dict:
+        """``{"kind", "name"}`` of a usable door; MatchError when the token is unknown or used,
+        or when nobody can join (closed match, closed field, full): one door for both kinds."""
+        row = self._db.execute("SELECT kind, name, used_by FROM doors WHERE match_id = ? AND "
+                               "token_hash = ?", (match_id, _key_hash(str(token)))).fetchone()
+        if row is None:
+            raise M.MatchError(f"no such invitation or share link for match {match_id}")
+        if row[2] is not None:
+            raise M.MatchError(f"this invitation to match {match_id} was used")
+        m = self.match(match_id)
+        if m.state != "open" or m.field_closed or (
+                m.spec.participants is not None
+                and len(self.participants(match_id)) >= m.spec.participants):
+            raise M.MatchError(f"match {match_id} takes no more participants"
+                               + (f" ({m.close_reason})" if m.state != "open" else ""))
+        return {"kind": row[0], "name": row[1]}
+
+    def join_by_door(self, match_id: str, token: str, name: str, kind: str, source: str,
+                     now: dt.datetime) -> str:
+        """`join` through a door (`door`); an invite is used up. Returns the line's key."""
+        door = self.door(match_id, token)
+        if door["name"] is not None and name != door["name"]:
+            raise M.MatchError(f"this invitation is for {door['name']!r}, not {name!r}")
+        key = self.join(match_id, name, kind, source, "", now)
+        if door["kind"] == "invite":
+            with self._tx() as db:
+                db.execute("UPDATE doors SET used_by = ? WHERE token_hash = ?",
+                           (name, _key_hash(str(token))))
+        return key

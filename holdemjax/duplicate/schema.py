@@ -1,0 +1,55 @@
+"""The match store's SQLite layout (`store.SCHEMA_VERSION` 2) and the upgrade of a version-1
+file. Statements are separated by ``;`` and run one by one inside the store's transaction
+(foreign keys are off while it runs: the new ``matches`` table replaces the old one in place)."""
+
+__all__ = ["SCHEMA", "UPGRADE_1"]
+
+SCHEMA = """
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE matches (
+    id TEXT PRIMARY KEY, created_at TEXT NOT NULL, spec TEXT NOT NULL,
+    seed TEXT NOT NULL, salt TEXT NOT NULL, commitment TEXT NOT NULL,
+    state TEXT NOT NULL CHECK (state IN ('open', 'closed')),
+    closed_at TEXT, close_reason TEXT, versions TEXT NOT NULL DEFAULT '{}',
+    field_closed INTEGER NOT NULL DEFAULT 0);
+CREATE TABLE participants (
+    match_id TEXT NOT NULL REFERENCES matches(id), name TEXT NOT NULL, kind TEXT NOT NULL,
+    source TEXT NOT NULL, sha256 TEXT NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('playing', 'finished', 'unfinished')),
+    joined_at TEXT NOT NULL, finished_at TEXT, seq INTEGER NOT NULL,
+    key_hash TEXT NOT NULL DEFAULT '',
+    PRIMARY KEY (match_id, name));
+CREATE TABLE actions (
+    match_id TEXT NOT NULL, name TEXT NOT NULL, hand INTEGER NOT NULL, idx INTEGER NOT NULL,
+    street INTEGER NOT NULL, seat INTEGER NOT NULL, code INTEGER NOT NULL,
+    amount_to INTEGER NOT NULL, added INTEGER NOT NULL, auto TEXT, think_ms INTEGER,
+    PRIMARY KEY (match_id, name, hand, idx));
+CREATE TABLE hands (
+    match_id TEXT NOT NULL, name TEXT NOT NULL, hand INTEGER NOT NULL,
+    hero_net INTEGER NOT NULL, record TEXT NOT NULL,
+    PRIMARY KEY (match_id, name, hand));
+CREATE TABLE doors (
+    match_id TEXT NOT NULL, token_hash TEXT NOT NULL PRIMARY KEY,
+    kind TEXT NOT NULL CHECK (kind IN ('share', 'invite')), name TEXT, used_by TEXT);
+"""
+
+# version 1 -> 2: seeds as text (128 bits do not fit SQLite's integers), versions, the field
+# flag, participant keys and thinking times.
+UPGRADE_1 = """
+CREATE TABLE matches_v2 (
+    id TEXT PRIMARY KEY, created_at TEXT NOT NULL, spec TEXT NOT NULL,
+    seed TEXT NOT NULL, salt TEXT NOT NULL, commitment TEXT NOT NULL,
+    state TEXT NOT NULL CHECK (state IN ('open', 'closed')),
+    closed_at TEXT, close_reason TEXT, versions TEXT NOT NULL DEFAULT '{}',
+    field_closed INTEGER NOT NULL DEFAULT 0);
+INSERT INTO matches_v2 SELECT id, created_at, spec, CAST(seed AS TEXT), salt, commitment, state,
+    closed_at, close_reason, '{}', 0 FROM matches;
+DROP TABLE matches;
+ALTER TABLE matches_v2 RENAME TO matches;
+ALTER TABLE participants ADD COLUMN key_hash TEXT NOT NULL DEFAULT '';
+ALTER TABLE actions ADD COLUMN think_ms INTEGER;
+CREATE TABLE doors (
+    match_id TEXT NOT NULL, token_hash TEXT NOT NULL PRIMARY KEY,
+    kind TEXT NOT NULL CHECK (kind IN ('share', 'invite')), name TEXT, used_by TEXT);
+UPDATE meta SET value = '2' WHERE key = 'schema_version'
+"""

@@ -1,0 +1,86 @@
+"""Verify a closed match from its revealed seed (``holdemjax duplicate verify``).
+
+* the revealed seed and salt hash to the commitment (the stored one, and the one published at
+  creation when given);
+* every stored hand of every line holds the hole cards and board of the deck recomputed from
+  the seed;
+* every stored hand replays through the engine: each reference-bot decision is decided again
+  from the seed's bot keys (and a reference line's hero too: it is a tier), each participant
+  decision is applied as stored, and the replayed actions and chips equal the stored ones;
+* the versions the match was created under equal this process's (`spec.versions`); a replay
+  under other versions is not a check of the match.
+"""
+
+from __future__ import annotations
+
+from holdemjax.duplicate import match as M
+from holdemjax.poker.cards import BOARD_OFFSET, BOARD_SIZE, card_text
+
+__all__ = ["verify", "replay_hand"]
+
+
+def replay_hand(spec, seed: int, record: dict, hero_tier: str | None = None) -> str | None:
+    """Replay one stored hand; None when it reproduces, else what differs. ``hero_tier``: the
+    hero seat is that tier (a reference line) and is decided again too."""
+    hand = M.Hand(spec, seed, record["hand"])
+    for i, stored in enumerate(record["actions"]):
+        if hand.over:
+            return f"the hand is over after {i} of {len(record['actions'])} stored actions"
+        seat = hand.to_act
+        if seat == spec.hero and hero_tier is None:
+            try:
+                hand.replay(stored)
+            except M.MatchError as exc:
+                return str(exc)
+            continue
+        tier = hero_tier if seat == spec.hero else spec.tier_at(seat)
+        kind, amount = M.bot_decide(tier, hand.view(), M.bot_key(seed, seat))
+        got = hand.apply(kind, amount)
+        if got[:5] != [int(x) for x in stored[:5]]:
+            return (f"action {i}: seat {seat} ({tier}) decides {got[:5]} from the seed, the "
+                    f"stored line has {list(stored[:5])}")
+    if not hand.over:
+        return f"the stored actions end before the hand does ({len(record['actions'])} actions)"
+    net = hand.record()["net"]
+    if net != record["net"]:
+        return f"replayed chips {net} differ from the stored {record['net']}"
+    return None
+
+
+def verify(m, lines: dict, commitment: str | None = None) -> dict:
+    """The checks above on closed match record ``m`` and its ``lines`` (`store.Line` by name).
+    Returns ``{"ok", "problems", "hands_checked", "hands_replayed", "decks", ...}``."""
+    recomputed = M.commitment(m.seed, m.salt)
+    problems = []
+    for label, published in (("stored", m.commitment), ("given", commitment)):
+        if published is not None and published.strip().lower() != recomputed:
+            problems.append(f"the {label} commitment {published} is not SHA-256 of "
+                            f"'{m.salt}:{m.seed}' = {recomputed}")
+    now = M.versions()
+    if m.versions and m.versions != now:
+        differ = sorted(k for k in set(now) | set(m.versions) if now.get(k) != m.versions.get(k))
+        problems.append(f"created under other versions of {', '.join(differ)}: the replay "
+                        "below is of this process's bots and engine")
+    n, decks, checked, replayed = m.spec.seats, {}, 0, 0
+    for line in lines.values():
+        hero_tier = line.name.split(":", 1)[1] if line.reference else None
+        for h, rec in sorted(line.hands.items()):
+            if h not in decks:
+                d = [card_text(int(c)) for c in M.deck(m.seed, h)]
+                decks[h] = ([d[2 * s:2 * s + 2] for s in range(n)],
+                            d[BOARD_OFFSET:BOARD_OFFSET + BOARD_SIZE])
+            hole, board = decks[h]
+            checked += 1
+            if rec["hole"] != hole or rec["board"] != board:
+                problems.append(f"{line.name} hand {h + 1}: stored cards {rec['hole']} "
+                                f"{rec['board']} differ from the deck of the seed: {hole} "
+                                f"{board}")
+                continue
+            why = replay_hand(m.spec, m.seed, rec, hero_tier)
+            if why is not None:
+                problems.append(f"{line.name} hand {h + 1} does not replay: {why}")
+            replayed += 1
+    return {"match": m.id, "seed": m.seed, "salt": m.salt, "commitment": m.commitment,
+            "recomputed": recomputed, "versions": m.versions, "hands_checked": checked,
+            "hands_replayed": replayed, "decks": len(decks), "problems": problems,
+            "ok": not problems}

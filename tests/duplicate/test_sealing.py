@@ -1,0 +1,156 @@
+"""Sealing lives in the repository (`holdemjax.duplicate.store.Store`), not in its callers.
+
+The test calls every public method of `Store` on an open match (a method without a call in
+`CALLS` fails the test, so a method added later is covered the day it is written) and looks
+for sealed data in what it returns or raises: the seed, the salt, another line's progress,
+hands or status. Then: 128-bit seeds, versions checked before dealing, `verify` replaying the
+bots, and the early close that never forfeits anyone.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import json
+import sqlite3
+
+import jax
+import numpy as np
+import pytest
+
+from holdemjax.duplicate import match as M
+from holdemjax.duplicate.store import JOINED, Sealed, Store
+
+SEED = 2**100 + 12345  # a 128-bit seed: its decimal text must never show while open
+KEY = "alice-key-0001"
+SPEC = M.MatchSpec(seats=3, hands=2)
+
+
+def _calls(m, store):
+    """One call per public method, on the open match (name -> thunk)."""
+    return {
+        "close": None, "create_match": None, "match": lambda: store.match(m.id),
+        "match_ids": store.match_ids, "participants": lambda: store.participants(m.id),
+        "participant": lambda: store.participant(m.id, "alice"),
+        "check_can_join": lambda: store.check_can_join(m.id, "carol"),
+        "join": lambda: store.join(m.id, "dave", "bot", "random", "", M.utcnow()),
+        "seat": lambda: store.seat(m.id, "alice", "wrong-key-123"),
+        "progress": lambda: store.progress(m.id, "alice"),
+        "lines": lambda: store.lines(m.id), "refresh": lambda: store.refresh(m.id),
+        "require_closed": lambda: store.require_closed(m.id),
+        "verify": lambda: store.verify(m.id),
+        "add_door": lambda: store.add_door(m.id, "invite"),
+        "door": lambda: store.door(m.id, "no-such-token"),
+        "join_by_door": lambda: store.join_by_door(m.id, store.add_door(m.id), "erin", "api",
+                                                   "http", M.utcnow()),
+        "play_references": lambda: store.play_references(m.id),
+        "close_field": None, "close_match": None,  # they close: checked apart below
+    }
+
+
+def _text(value) -> str:
+    if dataclasses.is_dataclass(value):
+        value = dataclasses.asdict(value)
+    return json.dumps(value, default=repr) if not isinstance(value, str) else value
+
+
+def test_no_public_method_returns_sealed_data_for_an_open_match(tmp_path):
+    with Store(tmp_path / "s.sqlite") as store:
+        m = store.create_match(SPEC, seed=SEED)
+        salt = sqlite3.connect(store.path).execute("SELECT salt FROM matches").fetchone()[0]
+        M.play_line(store, m.id, "alice", M.BotHero("advanced"), key=KEY)  # finished
+        M.play_line(store, m.id, "bob", M.BotHero("random"), key="bob-key-0001")
+        public = {n for n, f in inspect.getmembers(Store, inspect.isfunction)
+                  if not n.startswith("_")}
+        calls = _calls(m, store)
+        assert public == set(calls), f"add the new methods to CALLS: {public ^ set(calls)}"
+        secrets_ = [str(SEED), salt, "status='finished'", '"status": "finished"', "hero_net"]
+        for name, call in calls.items():
+            if call is None:
+                continue
+            try:
+                out = _text(call())
+            except (Sealed, M.MatchError) as exc:
+                out = str(exc)
+            for secret in secrets_:
+                assert secret not in out, (name, secret, out[:300])
+        assert store.match(m.id).seed is None and store.match(m.id).salt is None
+        assert {p.status for p in store.participants(m.id)} == {JOINED}
+        assert store.progress(m.id, "alice", KEY)[0] == 2  # one's own line, with its key
+        seat = store.seat(m.id, "alice", KEY)  # deals one's own line; shows no seed
+        shown = {k: v for k, v in vars(seat).items() if not k.startswith("_")}
+        assert str(SEED) not in repr(shown) + repr(seat) and salt not in repr(shown)
+        store.close_match(m.id)
+        assert store.match(m.id).seed == SEED and store.match(m.id).salt == salt
+        assert store.participant(m.id, "alice").status == "finished"
+
+
+def test_a_128_bit_seed_reaches_the_decks_and_old_seeds_deal_as_before():
+    legacy = M.deck(7, 3)
+    key = jax.random.fold_in(jax.random.key(7), M.DEAL_DOMAIN)  # the 32-bit derivation
+    from holdemjax.poker import cards
+
+    assert (legacy == np.asarray(cards.hand_deck(key, 3))).all()
+    high = [M.deck(7 + (1 << b), 0) for b in (40, 80, 127)]  # only a high bit differs
+    assert all(not (d == M.deck(7, 0)).all() for d in high)
+    assert not (high[0] == high[1]).all() and not (high[1] == high[2]).all()
+    with pytest.raises(ValueError, match="seed must be 0..2\\*\\*128-1|seed must be 0.."):
+        M.deck(2**128, 0)
+
+
+def test_a_line_is_not_dealt_under_other_versions(tmp_path):
+    with Store(tmp_path / "s.sqlite") as store:
+        m = store.create_match(SPEC, seed=3)
+        db = sqlite3.connect(store.path)
+        bad = {**M.versions(), "engine": "0" * 64}
+        db.execute("UPDATE matches SET versions = ?", (json.dumps(bad),))
+        db.commit()
+        with pytest.raises(M.MatchError, match="other versions.*engine 000000000000"):
+            M.play_line(store, m.id, "alice", M.BotHero("random"))
+        assert store.participants(m.id) == []  # refused before joining
+
+
+def test_verify_replays_every_reference_bot_decision(tmp_path):
+    with Store(tmp_path / "s.sqlite") as store:
+        m = store.create_match(SPEC, seed=SEED)
+        M.play_line(store, m.id, "alice", M.BotHero("advanced"))
+        store.close_match(m.id)
+        good = store.verify(m.id)
+        assert good["ok"] and good["hands_replayed"] == good["hands_checked"] == 8  # 4 lines
+        db = sqlite3.connect(store.path)
+        name, hand, text = db.execute("SELECT name, hand, record FROM hands WHERE name = "
+                                      "'alice' ORDER BY hand LIMIT 1").fetchone()
+        record = json.loads(text)
+        i = next(i for i, a in enumerate(record["actions"]) if a[1] != m.spec.hero)
+        a = record["actions"][i]
+        # a bot that folded is made to check (or the reverse): same cards, another decision
+        a[2] = 1 if a[2] == 0 else 0
+        db.execute("UPDATE hands SET record = ? WHERE name = ? AND hand = ?",
+                   (json.dumps(record), name, hand))
+        db.commit()
+        bad = store.verify(m.id)
+        assert not bad["ok"] and any("alice hand 1 does not replay" in p
+                                     for p in bad["problems"]), bad["problems"]
+
+
+def test_the_match_closes_once_the_field_is_closed_and_every_line_finished(tmp_path):
+    with Store(tmp_path / "s.sqlite") as store:
+        deadline = (M.utcnow().replace(microsecond=0).isoformat())[:10] + "T23:59:59Z"
+        spec = dataclasses.replace(SPEC, deadline="2999-01-01T00:00Z")
+        m = store.create_match(spec, seed=5)
+        assert deadline  # the deadline is far: only the early path can close it
+        M.play_line(store, m.id, "alice", M.BotHero("random"))
+        paused = iter([M.Quit()])
+
+        class Pauser(M.BotHero):
+            def decide(self, hand):
+                raise next(paused, None) or RuntimeError("no second session here")
+
+        assert M.play_line(store, m.id, "bob", Pauser("random"), key=KEY) == "paused"
+        assert store.close_field(m.id) == "open"  # bob is still within the deadline
+        with pytest.raises(M.MatchError, match="field closed"):
+            store.check_can_join(m.id, "carol")
+        assert M.play_line(store, m.id, "bob", M.BotHero("random"), key=KEY) == "finished"
+        rec = store.match(m.id)
+        assert rec.state == "closed" and rec.close_reason == "complete"
+        assert {p.status for p in store.participants(m.id)} == {"finished"}  # nobody forfeited
