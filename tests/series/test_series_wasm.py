@@ -225,3 +225,21 @@ def test_same_seed_same_files_in_fresh_processes(tmp_path):
     assert set(ta) == set(tb) == {"wall_s", "engine_s", "policy_s", "host_s", "blocks"}
     assert ta["blocks"] == tb["blocks"] and all(ta[k] >= 0 and tb[k] >= 0 for k in ta)
     assert ra == rb
+
+
+def test_certify_passes_only_a_complete_run(tmp_path, capsys):
+    """Issue #15 point 2: a certification cut by --max-wall (or with fewer than its 10 games) is
+    INCOMPLETE: exit status 1 and the reason printed, never PASSED."""
+    code = main(["certify", bundled("baseline"), "--max-wall", "0", "--out", str(tmp_path / "a")])
+    out = capsys.readouterr().out
+    assert code == 1 and "PASSED" not in out
+    assert "INCOMPLETE" in out and "stopped early" in out and "of 10 games" in out
+    doc = json.loads((tmp_path / "a" / "results.json").read_text())
+    assert doc["stopped_early"] and doc["tournaments_played"] == 1
+    # a complete-looking document of fewer games than planned, and one with fewer than 10
+    doc.update(stopped_early=False, tournaments_played=1)
+    passed, verdict = output.certify_verdict(doc)
+    assert not passed and verdict.startswith("INCOMPLETE") and "1 of 10 games" in verdict
+    doc.update(tournaments_planned=1)
+    passed, verdict = output.certify_verdict(doc)
+    assert not passed and "1 of 10 games" in verdict
