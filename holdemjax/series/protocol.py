@@ -60,6 +60,7 @@ __all__ = [
     "Reply",
     "parse_reply",
     "clean_line",
+    "CHAT_DROPS",
 ]
 
 PROTOCOL_VERSION = 1
@@ -299,6 +300,10 @@ class Reply:
     ``kind``/``amount``: the engine action (`table.FOLD`/`CHECK_CALL`/`RAISE`, raise-to), or
     ``None`` when the table must take the default action. ``outcome``: "ok" or the recorded
     reason of the default (PROTOCOL §4). ``say`` is kept only when the action is admitted.
+    ``dropped``: one reason (`CHAT_DROPS`) per table-talk line the reply carried that cannot be
+    shown: a line empty after cleaning, an unknown emote, a say line with an action that was
+    not admitted, every line of a bad reply. The host counts them; a wrong-typed or unreadable
+    reply has none it can count.
     """
 
     outcome: str
@@ -309,7 +314,12 @@ class Reply:
     emote: str | None = None
     sit_in: bool = False
     detail: str = ""
+    dropped: tuple[str, ...] = ()
 
+
+#: Why a table-talk line was not shown (counted per slot in the results, ``chat_dropped_by``).
+CHAT_DROPS = ("empty", "unknown_emote", "say_not_admitted", "bad_reply", "lines_per_hand",
+              "emote_in_hand")
 
 _FIELDS = {"action": str, "amount": int, "say": str, "chat": list, "emote": str, "sit_in": bool}
 
@@ -343,32 +353,54 @@ def parse_reply(data: bytes | None, legal: dict | None) -> Reply:
         if name == "chat":
             ok = ok and all(isinstance(x, str) for x in value)
         if not ok:
-            return Reply("bad_reply", detail=f"field {name!r} has the wrong type")
-    lines = tuple(line for line in (clean_line(x) for x in obj.get("chat", ())) if line)
+            return Reply("bad_reply", detail=f"field {name!r} has the wrong type",
+                         dropped=_talk(obj))
+    cleaned = [clean_line(x) for x in obj.get("chat", ())]
+    lines = tuple(line for line in cleaned if line)
     emote = obj.get("emote")
+    drops = ("empty",) * (len(cleaned) - len(lines))
+    if emote is not None and emote not in EMOTES:
+        drops += ("unknown_emote",)
     side = dict(chat=lines, emote=emote if emote in EMOTES else None,
                 sit_in=obj.get("sit_in") is True)
-    if legal is None:
-        return Reply("ok", **side)
+    if legal is None:  # a notification or an away decision: no action, so no say line
+        said = isinstance(obj.get("say"), str) and clean_line(obj["say"]) != ""
+        return Reply("ok", **side, dropped=drops + ("say_not_admitted",) * said)
     action = obj.get("action")
     if action not in ACTIONS:
-        return Reply("bad_reply", detail=f"action {action!r} is not one of {ACTIONS}", **side)
+        return Reply("bad_reply", detail=f"action {action!r} is not one of {ACTIONS}",
+                     dropped=_talk(obj))
     say = clean_line(obj["say"]) if "say" in obj else None
+    if say == "":
+        drops += ("empty",)
     say = say or None
+
+    def refused(outcome: str, detail: str) -> Reply:  # the action is not admitted: nor its say
+        return Reply(outcome, detail=detail, **side,
+                     dropped=drops + ("say_not_admitted",) * (say is not None))
+
     if action == "fold":
-        return Reply("ok", tb.FOLD, 0, say, **side)
+        return Reply("ok", tb.FOLD, 0, say, **side, dropped=drops)
     if action == "check":
         if not legal["check"]:
-            return Reply("illegal_action", detail="check facing a bet", **side)
-        return Reply("ok", tb.CHECK_CALL, 0, say, **side)
+            return refused("illegal_action", "check facing a bet")
+        return Reply("ok", tb.CHECK_CALL, 0, say, **side, dropped=drops)
     if action == "call":
         if legal["check"] or legal["call"] <= 0:
-            return Reply("illegal_action", detail="call with nothing to call", **side)
-        return Reply("ok", tb.CHECK_CALL, 0, say, **side)
+            return refused("illegal_action", "call with nothing to call")
+        return Reply("ok", tb.CHECK_CALL, 0, say, **side, dropped=drops)
     if legal["raise"] is None:
-        return Reply("illegal_action", detail="raise when raising is closed", **side)
+        return refused("illegal_action", "raise when raising is closed")
     lo, hi = legal["raise"]
     amount = obj.get("amount")
     if amount is None or not lo <= amount <= hi:
-        return Reply("bad_amount", detail=f"raise to {amount!r} outside {lo}..{hi}", **side)
-    return Reply("ok", tb.RAISE, int(amount), say, **side)
+        return refused("bad_amount", f"raise to {amount!r} outside {lo}..{hi}")
+    return Reply("ok", tb.RAISE, int(amount), say, **side, dropped=drops)
+
+
+def _talk(obj: dict) -> tuple[str, ...]:
+    """``bad_reply`` for each table-talk line of a well-formed reply refused as a whole."""
+    chat = obj.get("chat", ())
+    n = len(chat) if isinstance(chat, list) else 0
+    n += sum(isinstance(obj.get(k), str) for k in ("say", "emote"))
+    return ("bad_reply",) * n

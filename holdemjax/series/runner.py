@@ -180,10 +180,11 @@ def _merge(variant, seed, names, policies, parts, wall) -> Series:
         for rec, r in zip(records, part["records"]):
             rec.scores += r.scores
             rec.places += r.places
-            for name in ("chips_won", "timeouts", "away_hands", "chat_dropped", "fuel_ns"):
+            for name in ("chips_won", "timeouts", "away_hands", "fuel_ns"):
                 setattr(rec, name, getattr(rec, name) + getattr(r, name))
-            for k, v in r.outcomes.items():
-                rec.outcomes[k] = rec.outcomes.get(k, 0) + v
+            for mine, theirs in ((rec.outcomes, r.outcomes), (rec.chat_dropped, r.chat_dropped)):
+                for k, v in theirs.items():
+                    mine[k] = mine.get(k, 0) + v
             rec.faults += r.faults
             if rec.faulted_at is None and r.faulted_at is not None:
                 rec.faulted_at, rec.fault = r.faulted_at, r.fault

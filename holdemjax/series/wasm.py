@@ -138,14 +138,17 @@ def load_policy(source: str | os.PathLike | bytes, *, name: str | None = None,
     else:
         path = pathlib.Path(source)
         name = name or path.name
-        try:
-            wasm = path.read_bytes()
+        try:  # the size first: a huge file is refused without reading it
+            with open(path, "rb") as f:
+                size = os.fstat(f.fileno()).st_size
+                if size > MAX_MODULE_BYTES:
+                    raise PolicyLoadError(name, "compile", _too_big(size))
+                wasm = f.read(MAX_MODULE_BYTES + 1)  # at most one byte more, if it grew
         except OSError as exc:
             raise PolicyLoadError(name, "compile", f"cannot be read ({exc})") from None
         sha256 = hashlib.sha256(wasm).hexdigest()
     if len(wasm) > MAX_MODULE_BYTES:
-        raise PolicyLoadError(name, "compile", f"is {len(wasm)} bytes, above the "
-                              f"{MAX_MODULE_BYTES}-byte limit for a module")
+        raise PolicyLoadError(name, "compile", _too_big(len(wasm)))
     # wasmtime-py would parse anything without the header as WAT text: refuse it here.
     if wasm[:4] != b"\0asm":
         raise PolicyLoadError(name, "compile", "is not a WebAssembly binary (no \\0asm header)")
@@ -165,6 +168,10 @@ def load_policy(source: str | os.PathLike | bytes, *, name: str | None = None,
     if not isinstance(source, (bytes, bytearray, memoryview)):
         policy.path = os.fspath(source)  # as given: replays find the file again by it
     return policy
+
+
+def _too_big(size: int) -> str:
+    return f"is {size} bytes, above the {MAX_MODULE_BYTES}-byte limit for a module"
 
 
 class WasmPolicy:

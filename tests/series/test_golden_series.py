@@ -163,11 +163,27 @@ def _load(name: str) -> tuple[bytes, bytes]:
     return both["replay"].encode(), both["results"].encode()
 
 
+#: Table-talk drops the recorded fixtures counted (issue 15 counts every drop, by reason).
+RECORDED_DROPS = ("lines_per_hand", "emote_in_hand")
+
+
+def _as_recorded(results: bytes) -> bytes:
+    """The results document in the fixtures' shape: issue 15 added ``chat_dropped_by`` and
+    counts drops the fixtures did not (a say line on a refused action, chat in a bad reply,
+    unknown emotes, empty lines); the drops both count must agree."""
+    doc = json.loads(results)
+    for slot in doc["slots"]:
+        by = slot.pop("chat_dropped_by")
+        assert slot["chat_dropped"] == sum(by.values())
+        slot["chat_dropped"] = sum(by.get(k, 0) for k in RECORDED_DROPS)
+    return replay_mod.encode_replay(doc)
+
+
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_series_replays_byte_for_byte(name):
     replay, results = _documents(name)
     want_replay, want_results = _load(name)
-    assert results == want_results
+    assert _as_recorded(results) == want_results
     assert replay == want_replay
 
 
