@@ -85,6 +85,7 @@ class Game:
         self._last_used = 0
         self._device = (None, None)  # (host copy, device original) of the latest engine state
         self.hands_played = 0
+        self.cut = None  # (tournament, hands): stop there, as the wall-time limit did (replays)
 
     # ------------------------------------------------------------------ engine calls (timed)
     def _engine(self, fn, *args):
@@ -199,7 +200,7 @@ class Game:
                     self.hands_played += 1
                     if progress is not None:
                         progress({"tournament": t, "hands": self.hands_played})
-                if deadline is not None and time.perf_counter() > deadline and hand is not None:
+                if hand is not None and self._stop_now(deadline, t, len(replay["hands"])):
                     state, legal = self._engine(eng.stop, state)
                     replay["stopped_early"] = cut = True
                     break
@@ -227,6 +228,13 @@ class Game:
         self._end_tournament(state, replay, hand)
         self._current = None
         return replay, cut
+
+    def _stop_now(self, deadline, t: int, hands: int) -> bool:
+        """At a hand boundary of tournament ``t`` after ``hands`` recorded hands: stop the
+        series here (the wall-time limit has passed, or a replayed stop is reached)?"""
+        if self.cut is not None and self.cut[0] == t and hands >= self.cut[1] > 0:
+            return True
+        return deadline is not None and time.perf_counter() > deadline
 
     def _next_hands(self, ended, hand, replay, progress, t):
         """From a finished hand to the next decision (or the end), one hand boundary at a time:

@@ -29,7 +29,15 @@ def write_all(series, results: dict, out_dir, policies=()) -> list[pathlib.Path]
     replay_path.write_bytes(RP.encode_replay(doc))
     viewer_path = out / RP.VIEWER_NAME
     viewer_path.write_text(viewer.render(results, doc), encoding="utf-8")
+    logs = getattr(series, "logs", None)
+    if logs is not None:  # every block's lines (research mode: not only block 0's instances)
+        policies = [_Lines(lines) for lines in logs]
     return [replay_path, viewer_path, *write_logs(policies, out)]
+
+
+class _Lines:
+    def __init__(self, logs):
+        self.logs = logs
 
 
 def write_logs(policies, out_dir) -> list[pathlib.Path]:

@@ -59,6 +59,12 @@ class Series:
     tournaments_played: int
     stopped_early: bool
     timing: dict
+    #: what shaped play besides the seed and the variant: ``tournaments`` (planned),
+    #: ``shot_ns``, ``bank_ns`` (the clock), ``block`` (None: one instance per slot for the
+    #: whole series; else the research mode's block size)
+    options: dict = dataclasses.field(default_factory=dict)
+    blocks: list | None = None  # research mode: per block, its range, SHA-256s and faults
+    logs: list | None = None  # per slot: (tournament, text) holdem.log lines of every block
 
 
 def standard_error(scores) -> float:
@@ -97,7 +103,9 @@ def _dist_version(name: str) -> str | None:
 
 
 def summarize(series, planned: int | None = None) -> dict:
-    """The results document of a `Series`."""
+    """The results document of a `Series` (``planned``: default its ``options``)."""
+    if planned is None:
+        planned = series.options.get("tournaments")
     slots = []
     seats = len(series.slots)
     for i, r in enumerate(series.slots):
@@ -131,6 +139,9 @@ def summarize(series, planned: int | None = None) -> dict:
         "seed": series.seed,
         "versions": _versions(series.variant),
         "tournaments_planned": planned,
+        "options": dict(series.options),
+        "mode": "blocks" if series.blocks is not None else "one instance per slot",
+        "blocks": series.blocks,
         "tournaments_played": series.tournaments_played,
         "stopped_early": series.stopped_early,
         "slots": slots,

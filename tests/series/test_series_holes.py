@@ -174,3 +174,164 @@ def test_sit_in_in_a_notification_reply_brings_the_seat_back(note):
     assert later and not any(m["away"] for m in later)
     assert all(m["_budget"] > P.AWAY_NS for m in later)  # its bank is back in the budget
     assert events.count("back") == 1 and events.index("back") > events.index("away")
+
+
+# ------------------------------------------------------------------ replays (3, finding 4)
+ZOO = pathlib.Path(__file__).parent / "zoo"
+
+
+def _wasm(tmp_path, name):
+    import wasmtime
+
+    path = tmp_path / f"{name}.wasm"
+    path.write_bytes(bytes(wasmtime.wat2wasm((ZOO / f"{name}.wat").read_text())))
+    return str(path)
+
+
+def test_a_replay_with_clock_options_verifies(tmp_path, capsys):
+    """Finding 3: `--shot-ms 5 --bank-s 0` was not recorded nor passed back by `replay`."""
+    from holdemjax.cli import main
+    from holdemjax.series import replay as RP
+
+    busy, out = _wasm(tmp_path, "busy"), tmp_path / "run"
+    assert main(["series", busy, "--variant", "certify-series", "--shot-ms", "5", "--bank-s",
+                 "0", "--out", str(out)]) == 0
+    doc = RP.load(out / RP.REPLAY_NAME)
+    assert doc["options"] == {"tournaments": 3, "shot_ns": 5 * P.MS, "bank_ns": 0,
+                              "block": None}
+    results = json.loads((out / "results.json").read_text())
+    assert results["slots"][0]["timeouts"] > 0  # the clock shaped play
+    capsys.readouterr()
+    assert main(["replay", str(out / RP.REPLAY_NAME)]) == 0
+    assert "reproduced: identical" in capsys.readouterr().out
+
+
+def test_the_cut_tournament_of_a_stopped_series_is_compared(tmp_path, capsys):
+    """Finding 4: the cut tournament was never compared (its hole cards and winnings could be
+    changed and the replay still "reproduced")."""
+    from holdemjax.cli import main
+    from holdemjax.series import replay as RP
+
+    out = tmp_path / "cut"
+    assert main(["series", "--variant", "series-10", "--max-wall", "0", "--out", str(out)]) == 0
+    path = out / RP.REPLAY_NAME
+    doc = RP.load(path)
+    assert doc["stopped_early"] and doc["tournaments_played"] == 1
+    assert RP.rerun_options(doc)["cut"] == (0, len(doc["tournaments"][0]["hands"]))
+    same, report = RP.verify(path)
+    assert same, report
+    hand = doc["tournaments"][0]["hands"][-1]
+    seat = next(s for s, h in enumerate(hand["hole"]) if h is not None)
+    hand["hole"][seat] = ["2c", "2d"] if hand["hole"][seat] != ["2c", "2d"] else ["3c", "3d"]
+    hand["winnings"][seat] += 1
+    path.write_bytes(RP.encode_replay(doc))
+    capsys.readouterr()
+    assert main(["replay", str(path)]) == 1
+    assert "NOT reproduced: differs first in tournament 0" in capsys.readouterr().out
+
+
+def test_the_rerun_of_a_stopped_series_gets_the_planned_count():
+    """Finding 4: the re-run's start message carried `tournaments_played` (1) where the
+    original's carried the planned count (10)."""
+    from holdemjax.series import replay as RP
+
+    first = [Scripted(f"p{i}") for i in range(6)]
+    s = _series(first, variant="series-10", max_wall=0.0)
+    doc = RP.replay_document(s, R.summarize(s))
+    kwargs = RP.rerun_options(doc)
+    again = [Scripted(f"p{i}") for i in range(6)]
+    s2 = runner.run_series(again, **kwargs)
+    assert [p.started["tournaments"] for p in again] == [10] * 6
+    assert [p.started for p in again] == [p.started for p in first]
+    assert RP.encode_replay(RP.replay_document(s2, R.summarize(s2))) == RP.encode_replay(doc)
+    # a series stopped between two tournaments: the re-run stops there too
+    s3 = runner.run_series([Scripted(f"p{i}") for i in range(6)], variant="series-10",
+                           max_wall=None, cut=(2, 0))
+    assert s3.stopped_early and s3.tournaments_played == 2
+    doc3 = RP.replay_document(s3, R.summarize(s3))
+    assert RP.rerun_options(doc3)["cut"] == (2, 0)
+
+
+# ------------------------------------------------- one instance per slot, research mode (6)
+def test_one_instance_per_slot_for_the_whole_series(monkeypatch):
+    """Finding 6: a series longer than a block reset every slot at each block (fresh
+    instances and clocks; a benched slot played again). By default nothing is cut, however
+    long the series: one start message, one fault, the seat benched to the end."""
+    monkeypatch.setattr(runner, "BLOCK", 2)
+    calls = {"n": 0}
+
+    def trapper(msg):
+        calls["n"] += 1
+        if msg["type"] == "act" and msg["tournament"] == 0:
+            return "trap", None, 10
+        return _check_call(msg)
+
+    p = Scripted("trapper", trapper)
+    others = _others()
+    s = _series([p] + others, tournaments=5)
+    doc = R.summarize(s)
+    assert doc["mode"] == "one instance per slot" and doc["blocks"] is None
+    assert doc["options"]["block"] is None and s.timing["blocks"] == 1
+    assert [f["faulted_at"] for f in doc["slots"][0]["faults"]] == [0]  # once, not per block
+    assert not [m for m in p.messages if m["tournament"] > 0]  # benched: never called again
+    starts = [m for m in others[0].messages if m["type"] == "act"]
+    assert {m["tournament"] for m in starts} == set(range(5))
+
+
+def _logger(tmp_path):
+    import wasmtime
+
+    wat = """
+    ;; logger: logs "x" at every message, replies nothing
+    (module
+      (import "holdem" "log" (func $log (param i32 i32)))
+      (memory (export "memory") 1)
+      (data (i32.const 4096) "x")
+      (func (export "holdem_abi_version") (result i32) (i32.const 1))
+      (func (export "holdem_alloc") (param i32) (result i32) (i32.const 1024))
+      (func (export "holdem_on_message") (param i32 i32) (result i64)
+        (call $log (i32.const 4096) (i32.const 1)) (i64.const 0)))"""
+    path = tmp_path / "logger.wasm"
+    path.write_bytes(bytes(wasmtime.wat2wasm(wat)))
+    return str(path)
+
+
+def test_the_research_mode_says_so_and_keeps_every_blocks_records(tmp_path):
+    """Finding 6: with blocks, later blocks' logs were not written, only block 0's SHA-256
+    was recorded and a later block's load error escaped as a traceback."""
+    from holdemjax.series import output
+    from holdemjax.series.policies import bundled
+
+    paths = [_logger(tmp_path), _wasm(tmp_path, "trap_nth")] + [bundled("random")] * 4
+    s = runner.run_series([load_policy(p) for p in paths], variant="certify-series", seed=2,
+                          tournaments=3, block=2, max_wall=None)
+    doc = R.summarize(s)
+    assert doc["mode"] == "blocks" and doc["options"]["block"] == 2
+    assert [(b["first"], b["tournaments"]) for b in doc["blocks"]] == [(0, 2), (2, 1)]
+    for b in doc["blocks"]:  # trap_nth traps in each block's fresh instance
+        assert [(f["slot"], f["faulted_at"]) for f in b["faults"]] == [(1, b["first"])]
+        assert b["sha256"] == [slot.sha256 for slot in s.slots]
+    assert [f["faulted_at"] for f in doc["slots"][1]["faults"]] == [0, 2]
+    files = output.write_all(s, doc, tmp_path / "out")
+    log = next(f for f in files if f.name == "slot0.log").read_text()
+    assert "[t2] x" in log and "[t0] x" in log
+    # a file that changes between blocks: the series fails, naming the slot and the block
+    broken = tmp_path / "broken.wasm"
+    broken.write_bytes(pathlib.Path(paths[0]).read_bytes())
+    pols = [load_policy(broken)] + [load_policy(p) for p in paths[1:]]
+    broken.write_bytes(b"\0asm junk")
+    with pytest.raises(runner.SeriesFailed, match=r"slot 0 .*block 1"):
+        runner.run_series(pols, variant="certify-series", seed=2, tournaments=2, block=1,
+                          max_wall=None)
+
+
+def test_the_wall_time_limit_bounds_the_whole_series_in_workers():
+    """Finding 6: each worker's block got the whole --max-wall of its own; now a block that
+    starts after the series' limit plays nothing and stops the series."""
+    import time
+
+    from holdemjax.series.policies import bundled
+
+    job = dict(variant="certify-series", seed=1, count=4, shot_ns=None, bank_ns=None, cut=None)
+    part = runner._block_worker([bundled("random")] * 6, 1, range(2, 4), time.time() - 1, job)
+    assert part["stopped_early"] and part["replays"] == []

@@ -185,14 +185,15 @@ def test_ring_nine_series_clock_options_reach_the_policies(tmp_path):
 
 
 def test_workers_give_the_results_of_one_process(monkeypatch):
-    """Issue #6 point 8: a series spread over worker processes (blocks of `runner.BLOCK`
-    tournaments, fresh instances per block) gives the same replay and results as one process."""
+    """Issue #6 point 8: the research mode's blocks (of `runner.BLOCK` tournaments, fresh
+    instances per block) give the same replay and results in worker processes as in one."""
     monkeypatch.setattr(runner, "BLOCK", 3)  # blocks are cut in this process; 7 = 3 + 3 + 1
     paths = [bundled("baseline")] * 3 + [bundled("random")] * 3
 
     def run(workers):
         series = runner.run_series([load_policy(p) for p in paths], variant="certify-series",
-                                   seed=5, tournaments=7, max_wall=None, workers=workers)
+                                   seed=5, tournaments=7, max_wall=None, workers=workers,
+                                   block=3 if workers == 1 else None)
         doc = R.summarize(series, planned=7)
         timing = doc.pop("timing")
         return RP.encode_replay(RP.replay_document(series, {**doc, "timing": timing})), doc, timing
@@ -202,6 +203,8 @@ def test_workers_give_the_results_of_one_process(monkeypatch):
     assert timing1["blocks"] == timing2["blocks"] == 3
     assert one == two and doc1 == doc2
     assert doc1["tournaments_played"] == 7
+    assert doc1["mode"] == "blocks" and doc1["options"]["block"] == 3
+    assert [(b["first"], b["tournaments"]) for b in doc1["blocks"]] == [(0, 3), (3, 3), (6, 1)]
 
 
 def test_same_seed_same_files_in_fresh_processes(tmp_path):
