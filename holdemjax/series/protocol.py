@@ -29,6 +29,11 @@ __all__ = [
     "FAULTS",
     "TRAP",
     "MEMORY",
+    "WALL_CLOCK",
+    "MACHINE_PER_VIRTUAL",
+    "MACHINE_PER_CALL_S",
+    "MACHINE_SLACK_S",
+    "MACHINE_PER_IMPORT_S",
     "HOST_CALL_NS",
     "MEMORY_LIMIT_BYTES",
     "STORE_MEMORY_BYTES",
@@ -80,7 +85,22 @@ AWAY_NS = SHOT_NS  # an away seat's decision: the shot clock, no bank
 # polls from burning more wall time per virtual ns than one that only computes.
 HOST_CALL_NS = 10_000
 MEMORY_LIMIT_BYTES = 64 * 2**20  # above this after a call (or at a trap): a "memory" fault
-STORE_MEMORY_BYTES = 256 * 2**20  # the store lets memory grow this far so the excess is seen
+# The store lets memory grow one wasm page past the limit, so that an excess is seen (and
+# faulted) while a policy never holds more than 64 MiB + 64 KiB; a grow past it returns -1.
+STORE_MEMORY_BYTES = MEMORY_LIMIT_BYTES + 65_536
+# The machine-time guard (PROTOCOL §3, the one outcome that depends on the machine). A policy may
+# use at most MACHINE_PER_VIRTUAL s of CPU time per virtual second it is charged, plus
+# MACHINE_PER_CALL_S per call and MACHINE_PER_IMPORT_S per host import call (the host's share),
+# plus MACHINE_SLACK_S once; past it the seat is faulted ("wall_clock"), inside a call too (a
+# watchdog thread reads the calling thread's CPU clock and interrupts the call by wasmtime's
+# epoch). Plain wasm instructions take 0.01-0.3 ns of CPU per fuel unit, a 1-unit loop up to
+# 1.3 ns (2-core x86 machines, loaded or not): 2-100 times under it; a loop of memory.grow
+# (1 fuel unit each, also when it fails or grows by 0 pages) takes 8-50 ns, a host import
+# 10-40 us.
+MACHINE_PER_VIRTUAL = 3.0
+MACHINE_PER_CALL_S = 0.0002
+MACHINE_PER_IMPORT_S = 0.00005
+MACHINE_SLACK_S = 0.1
 REPLY_MAX_BYTES = 4_096
 LOG_LINE_BYTES = 1_024
 LOG_LINES_PER_TOURNAMENT = 256
@@ -90,8 +110,10 @@ CHAT_LINES_PER_HAND = 2
 EMOTES = ("applause", "facepalm", "gg", "laugh", "sigh", "thumbs_up", "tip_hat", "wave")
 
 #: Outcomes of a call that bench the policy for the rest of the series (`wasm.FAULTS`).
-FAULTS = ("trap", "memory")
-TRAP, MEMORY = FAULTS  # the module trapped; its memory went over MEMORY_LIMIT_BYTES
+FAULTS = ("trap", "memory", "wall_clock")
+#: the module trapped; its memory went over MEMORY_LIMIT_BYTES; it took more machine time than
+#: the guard allows (MACHINE_PER_VIRTUAL)
+TRAP, MEMORY, WALL_CLOCK = FAULTS
 #: What one call of a policy did (`wasm.CallResult.outcome`).
 OUTCOMES = ("ok", "no_reply", "timeout", *FAULTS, "bad_alloc", "bad_pointer", "reply_too_long")
 

@@ -20,6 +20,7 @@ import dataclasses
 import hashlib
 import os
 import pathlib
+import time
 import weakref
 
 import wasmtime
@@ -34,6 +35,10 @@ from holdemjax.series.protocol import (
     HOST_CALL_NS,
     LOG_LINE_BYTES,
     LOG_LINES_PER_TOURNAMENT,
+    MACHINE_PER_CALL_S,
+    MACHINE_PER_IMPORT_S,
+    MACHINE_PER_VIRTUAL,
+    MACHINE_SLACK_S,
     MAX_MODULE_BYTES,
     MEMORY,
     MEMORY_LIMIT_BYTES,
@@ -45,15 +50,18 @@ from holdemjax.series.protocol import (
     START_NS,
     STORE_MEMORY_BYTES,
     TRAP,
+    WALL_CLOCK,
     Clock,
 )
 from holdemjax.series.wasm_module import (
     OPTIONAL,
+    WATCHDOG,
     cache_path,
     check_exports,
     check_imports,
     engine,
     fast_call,
+    new_store,
     read_cache,
     trap_text,
     wasmtime_message,
@@ -115,6 +123,7 @@ def _release_at_exit() -> None:
     during interpreter teardown prints "Exception ignored" errors otherwise."""
     for policy in list(_LIVE):
         policy.close()
+    WATCHDOG.stop()
     if engine.cache_info().currsize:
         engine().close()
         engine.cache_clear()
@@ -170,6 +179,10 @@ def load_policy(source: str | os.PathLike | bytes, *, name: str | None = None,
     return policy
 
 
+def _interrupted(trap: wasmtime.Trap) -> bool:
+    return trap.trap_code == wasmtime.TrapCode.INTERRUPT
+
+
 def _too_big(size: int) -> str:
     return f"is {size} bytes, above the {MAX_MODULE_BYTES}-byte limit for a module"
 
@@ -194,7 +207,10 @@ class WasmPolicy:
         self._lines = 0
         self._started = False
         self._stack_pointer = None  # (Global, value saved after start)
-        store = self._store = wasmtime.Store(engine())
+        # The machine-time guard (PROTOCOL §3): CPU seconds used in calls, and allowed so far.
+        self.machine_s, self._machine_allowed_s = 0.0, MACHINE_SLACK_S
+        self._imports = 0  # host import calls in the current call
+        store = self._store = new_store()
         _LIVE.add(self)
         store.set_limits(memory_size=STORE_MEMORY_BYTES, table_elements=_TABLE_ELEMENTS,
                          instances=1, tables=_TABLES, memories=1)
@@ -218,15 +234,20 @@ class WasmPolicy:
                            access_caller=True)
         # A (start) section runs inside instantiate: it is charged to the start budget.
         store.set_fuel(START_NS)
+        WATCHDOG.begin(store, MACHINE_SLACK_S + MACHINE_PER_VIRTUAL * START_NS * 1e-9)
         try:
             instance = linker.instantiate(store, module)
         except wasmtime.Trap as trap:
+            WATCHDOG.end()
             self.fault = "start"
-            raise PolicyLoadError(name, "start", f"trapped while instantiating "
-                                  f"({trap_text(trap)})") from None
+            why = ("took too long in machine time" if _interrupted(trap)
+                   else f"trapped ({trap_text(trap)})")
+            raise PolicyLoadError(name, "start", f"{why} while instantiating") from None
         except Exception as exc:  # wasmtime errors, a limit refused: the host stays up
+            WATCHDOG.end()
             self.fault = "start"
             raise PolicyLoadError(name, "instantiate", wasmtime_message(exc)) from None
+        WATCHDOG.end()
         exports = instance.exports(store)
         self._memory = exports["memory"]
         self._alloc = fast_call(store, exports["holdem_alloc"], ("i32",), "i32")
@@ -270,7 +291,8 @@ class WasmPolicy:
         if result.outcome in ("timeout", *FAULTS):
             self.fault = "start"
             why = {"timeout": f"ran out of its {START_NS // MS:,} ms start budget",
-                   TRAP: "trapped", MEMORY: "went over the memory limit"}[result.outcome]
+                   TRAP: "trapped", MEMORY: "went over the memory limit",
+                   WALL_CLOCK: "took too long in machine time"}[result.outcome]
             detail = "" if result.outcome == "timeout" else f" ({result.detail})"
             raise PolicyLoadError(self.name, "start", f"{why} on the start message{detail}")
         if self._stack_pointer:
@@ -297,8 +319,8 @@ class WasmPolicy:
 
     @property
     def memory_bytes(self) -> int:
-        """Current size of the policy's linear memory."""
-        return self._memory.data_len(self._store)
+        """Current size of the policy's linear memory (0 once benched: the store is freed)."""
+        return 0 if self._store is None else self._memory.data_len(self._store)
 
     @property
     def stack_pointer(self) -> int | None:
@@ -308,10 +330,7 @@ class WasmPolicy:
     def close(self) -> None:
         """Free the store (memory, instance); the policy cannot be called afterwards."""
         self.fault = self.fault or "closed"
-        if self._store is not None:
-            self._store.close()
-        self._store = self._memory = self._alloc = self._on_message = None
-        self._stack_pointer = None
+        self._free()
 
     def __enter__(self) -> WasmPolicy:
         return self
@@ -322,16 +341,21 @@ class WasmPolicy:
     # ------------------------------------------------------------------------ internals
     def _start_step(self, step: str, run):
         """Run one start step; a trap or running out of the start budget fails the load."""
+        self._arm(self._store.get_fuel())
         try:
             value = run()
         except wasmtime.Trap as trap:
+            WATCHDOG.end()
             why = (f"ran out of its {START_NS // MS:,} ms start budget"
                    if trap.trap_code == wasmtime.TrapCode.OUT_OF_FUEL
-                   else f"trapped ({trap_text(trap)})")
+                   else "took too long in machine time (the wall-clock watchdog)"
+                   if _interrupted(trap) else f"trapped ({trap_text(trap)})")
             raise PolicyLoadError(self.name, "start", f"{why} in {step}") from None
         except Exception as exc:  # a host error: the series fails, the host stays up
+            WATCHDOG.end()
             raise PolicyLoadError(self.name, "start", f"host error in {step}: "
                                   f"{type(exc).__name__}: {exc}") from None
+        WATCHDOG.end()
         size = self._memory.data_len(self._store)
         if size > MEMORY_LIMIT_BYTES:
             raise PolicyLoadError(self.name, "start", f"memory at {size} bytes after {step}, "
@@ -343,31 +367,67 @@ class WasmPolicy:
         if len(message) > 2**31 - 1:
             raise ValueError(f"message of {len(message)} bytes does not fit an i32 length")
         store.set_fuel(budget)
-        trapped = None
+        self._arm(budget)
+        trapped, self._imports = None, 0
+        cpu0 = time.thread_time()
         try:
             outcome, reply, detail = self._exchange(store, message)
         except wasmtime.Trap as trap:
             reply = None
             if trap.trap_code == wasmtime.TrapCode.OUT_OF_FUEL:
                 outcome, detail = "timeout", f"used its whole budget of {budget} ns"
+            elif _interrupted(trap):
+                outcome, detail = WALL_CLOCK, "interrupted by the wall-clock watchdog"
             else:
                 outcome = TRAP
                 detail = trapped = trap_text(trap)
         except Exception as exc:  # a wasmtime error or a host import's bug: stop the policy only
             outcome, reply = TRAP, None
             detail = trapped = f"host error {type(exc).__name__}: {exc}"
+        cpu = time.thread_time() - cpu0
+        WATCHDOG.end()
         used = budget - store.get_fuel()
+        over = self._account(cpu, used, self._imports)
         size = self._memory.data_len(store)
         if size > MEMORY_LIMIT_BYTES:
             outcome, reply = MEMORY, None
             detail = (f"memory at {size} bytes, above the {MEMORY_LIMIT_BYTES}-byte (64 MiB) limit"
                       + (f", at trap {trapped}" if trapped else ""))
+        elif over and outcome not in FAULTS:
+            outcome, reply, detail = WALL_CLOCK, None, over
         if outcome == "timeout" and self._stack_pointer and self._stack_pointer[1] is not None:
             sp, saved = self._stack_pointer
             sp.set_value(store, saved)  # the aborted frames' shadow stack is gone, not leaked
         if outcome in FAULTS and self._started:
             self.fault = outcome
+            self._free()  # benched for good: its memory goes back at once
         return CallResult(outcome, reply, used, detail)
+
+    # ----------------------------------------------------------- the machine-time guard
+    def _arm(self, budget: int) -> None:
+        """Arm the watchdog for the next call on ``budget`` fuel with what the guard has left
+        for it: the unused allowance, the call's share and the budget's."""
+        left = (self._machine_allowed_s - self.machine_s + MACHINE_PER_CALL_S
+                + MACHINE_PER_VIRTUAL * budget * 1e-9)
+        WATCHDOG.begin(self._store, left)
+
+    def _account(self, cpu_s: float, used_ns: int, imports: int) -> str:
+        """Charge one call (``imports``: host import calls in it) to the guard; why the policy
+        is over it, or ""."""
+        self.machine_s += cpu_s
+        self._machine_allowed_s += (MACHINE_PER_CALL_S + MACHINE_PER_VIRTUAL * used_ns * 1e-9
+                                    + MACHINE_PER_IMPORT_S * imports)
+        if self.machine_s <= self._machine_allowed_s:
+            return ""
+        return (f"{self.machine_s:.3f} s of machine time, more than the "
+                f"{self._machine_allowed_s:.3f} s allowed for the virtual time it was charged")
+
+    def _free(self) -> None:
+        """Free the store of a benched policy (memory, instance); ``fault`` stays."""
+        if self._store is not None:
+            self._store.close()
+        self._store = self._memory = self._alloc = self._on_message = None
+        self._stack_pointer = None
 
     def _exchange(self, store, message: bytes) -> tuple[str, bytes | None, str]:
         """alloc, write, on_message, read (PROTOCOL §2). Traps propagate to `_deliver`."""
@@ -393,6 +453,8 @@ class WasmPolicy:
 
     def _charge_host_call(self, caller) -> int:
         """Take `HOST_CALL_NS` fuel for an import call; return the fuel left."""
+        self._imports += 1
+        WATCHDOG.extend(MACHINE_PER_IMPORT_S)
         left = max(0, wasmtime.Store.get_fuel(caller) - HOST_CALL_NS)
         wasmtime.Store.set_fuel(caller, left)  # at 0 the guest's next instruction runs out
         return left

@@ -1,6 +1,6 @@
 """The wasmtime side of the series host (private to `holdemjax.series.wasm`, which loads and
-calls policies): the one deterministic engine, the cache of compiled modules, the checks of a
-module's imports and exports, and the fast call path.
+calls policies): the one deterministic engine, its epoch ticker (the wall-clock watchdog), the
+cache of compiled modules, the checks of a module's imports and exports, and the fast call path.
 """
 
 from __future__ import annotations
@@ -13,6 +13,8 @@ import os
 import pathlib
 import re
 import tempfile
+import threading
+import time
 
 import wasmtime
 
@@ -39,8 +41,9 @@ FEATURES_OFF = ("wasm_threads", "shared_memory", "wasm_simd", "wasm_relaxed_simd
 
 
 def config_settings() -> dict:
+    # epoch_interruption: the watchdog of the machine-time guard (epoch checks cost no fuel)
     settings = {"consume_fuel": True, "cranelift_nan_canonicalization": True,
-                "max_wasm_stack": MAX_WASM_STACK}
+                "max_wasm_stack": MAX_WASM_STACK, "epoch_interruption": True}
     settings.update({name: False for name in FEATURES_OFF if hasattr(wasmtime.Config, name)})
     return settings
 
@@ -52,6 +55,81 @@ def engine() -> wasmtime.Engine:
     for name, value in config_settings().items():
         setattr(config, name, value)
     return wasmtime.Engine(config)
+
+
+#: The watchdog's period: a call over its machine-time allowance is interrupted within this.
+EPOCH_TICK_S = 0.005
+
+
+class Watchdog:
+    """The in-call half of the machine-time guard. A guarded call runs with an epoch deadline
+    one tick ahead; a daemon thread reads the calling thread's CPU clock every `EPOCH_TICK_S`
+    and advances the engine's epoch (interrupting the call: ``TrapCode.INTERRUPT``) only once
+    the call is over its allowance. One guarded call per thread; calls on other threads of the
+    process are interrupted too when one trips (`tripped` says which call asked for it)."""
+
+    def __init__(self):
+        self._calls: dict = {}  # thread id -> [cpu clock id or None, cpu limit, tripped]
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread = None
+
+    def begin(self, store: wasmtime.Store, allowance_s: float) -> None:
+        """Arm ``store`` for a call on this thread allowed ``allowance_s`` more CPU seconds."""
+        ident = threading.get_ident()
+        try:
+            clock = time.pthread_getcpuclockid(ident)
+        except (AttributeError, OSError):  # no per-thread CPU clocks here: wall time instead
+            clock = None
+        now = time.thread_time() if clock is not None else time.perf_counter()
+        self._calls[ident] = [clock, now + max(0.0, allowance_s), False]
+        store.set_epoch_deadline(1)
+        with self._lock:
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, daemon=True,
+                                                name="holdemjax-watchdog")
+                self._thread.start()
+
+    def extend(self, seconds: float) -> None:
+        """Allow this thread's call ``seconds`` more (a host import's share)."""
+        entry = self._calls.get(threading.get_ident())
+        if entry is not None:
+            entry[1] += seconds
+
+    def end(self) -> bool:
+        """Disarm this thread's call; whether the watchdog interrupted it."""
+        entry = self._calls.pop(threading.get_ident(), None)
+        return bool(entry and entry[2])
+
+    def stop(self) -> None:
+        """Stop the thread (before the engine is closed at exit)."""
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=1.0)
+
+    def _run(self) -> None:
+        eng = engine()
+        while not self._stop.wait(EPOCH_TICK_S):
+            for entry in list(self._calls.values()):
+                clock, limit, tripped = entry
+                try:
+                    now = time.clock_gettime(clock) if clock is not None else time.perf_counter()
+                except OSError:  # the thread is gone
+                    continue
+                if not tripped and now > limit:
+                    entry[2] = True
+                    eng.increment_epoch()
+
+
+WATCHDOG = Watchdog()
+
+
+def new_store() -> wasmtime.Store:
+    """A store of the one engine (epoch interruption on: arm it with `WATCHDOG.begin` before a
+    call; until then its deadline is far away)."""
+    store = wasmtime.Store(engine())
+    store.set_epoch_deadline(2**62)
+    return store
 
 
 def fast_call(store: wasmtime.Store, func: wasmtime.Func, params: tuple[str, ...],

@@ -335,3 +335,63 @@ def test_the_wall_time_limit_bounds_the_whole_series_in_workers():
     job = dict(variant="certify-series", seed=1, count=4, shot_ns=None, bank_ns=None, cut=None)
     part = runner._block_worker([bundled("random")] * 6, 1, range(2, 4), time.time() - 1, job)
     assert part["stopped_early"] and part["replays"] == []
+
+
+# ------------------------------------------------------------ the machine-time guard (1)
+_SPIN = """
+;; spin: at any non-empty message, a plain loop until the budget runs out
+(module
+  (memory (export "memory") 1)
+  (func (export "holdem_abi_version") (result i32) (i32.const 1))
+  (func (export "holdem_alloc") (param i32) (result i32) (i32.const 1024))
+  (func (export "holdem_on_message") (param $p i32) (param $n i32) (result i64)
+    (local $i i32)
+    (if (local.get $n) (then (loop $spin
+      (local.set $i (i32.add (local.get $i) (i32.const 1)))
+      (br $spin))))
+    (i64.const 0)))"""
+
+
+def test_a_grow_loop_is_faulted_for_machine_time_and_plain_work_is_not(tmp_path):
+    """Finding 1: memory.grow (also of 0 pages) costs 1 fuel unit and far more machine time;
+    fuel was the only limit. The guard faults it ("wall_clock", its store freed); a policy
+    burning whole decision budgets in plain instructions only times out."""
+    import wasmtime
+
+    spin = tmp_path / "spin.wasm"
+    spin.write_bytes(bytes(wasmtime.wat2wasm(_SPIN)))
+    plain = load_policy(spin)
+    plain.start(b"")
+    budget = P.SHOT_NS + P.DECISION_MAX_NS
+    assert [plain.call(b"x", budget).outcome for _ in range(3)] == ["timeout"] * 3
+    assert plain.fault is None
+    grow = load_policy(_wasm(tmp_path, "grow_loop"))
+    grow.start(b"{}")
+    result = grow.call(b'{"alive":[]}', budget)
+    assert result.outcome == P.WALL_CLOCK and grow.fault == P.WALL_CLOCK
+    assert result.used_ns < budget  # stopped before its fuel ran out
+    assert grow.memory_bytes == 0  # the benched policy's store is freed at once
+
+
+def test_a_grow_loop_cannot_stretch_a_series_three_times(tmp_path):
+    """Finding 1 / point 1: one such module stretched a certify-series to 5.8 times the wall
+    time of the same series with the baseline in its slot; now at most 3 times."""
+    import time
+
+    from holdemjax.series.policies import bundled
+
+    def wall(first):
+        pols = [load_policy(first)] + [load_policy(bundled("baseline")) for _ in range(5)]
+        t0 = time.perf_counter()
+        s = runner.run_series(pols, variant="certify-series", seed=4, tournaments=12,
+                              max_wall=None)
+        dt = time.perf_counter() - t0
+        for p in pols:
+            p.close()
+        return dt, R.summarize(s)["slots"][0]["faults"]
+
+    wall(bundled("baseline"))  # compile and warm up
+    base, _ = wall(bundled("baseline"))
+    hostile, faults = wall(_wasm(tmp_path, "grow_loop"))
+    assert [f["cause"].split(":")[0] for f in faults] == ["wall_clock"]
+    assert hostile < 3 * base, (hostile, base)
