@@ -35,10 +35,6 @@ from holdemjax.series.protocol import (
     HOST_CALL_NS,
     LOG_LINE_BYTES,
     LOG_LINES_PER_TOURNAMENT,
-    MACHINE_PER_CALL_S,
-    MACHINE_PER_IMPORT_S,
-    MACHINE_PER_VIRTUAL,
-    MACHINE_SLACK_S,
     MAX_MODULE_BYTES,
     MEMORY,
     MEMORY_LIMIT_BYTES,
@@ -56,13 +52,17 @@ from holdemjax.series.protocol import (
 from holdemjax.series.wasm_module import (
     OPTIONAL,
     WATCHDOG,
+    MachineGuard,
     cache_path,
     check_exports,
     check_imports,
     engine,
     fast_call,
+    interrupted,
     new_store,
     read_cache,
+    read_module,
+    too_big,
     trap_text,
     wasmtime_message,
     wasmtime_version,
@@ -147,17 +147,12 @@ def load_policy(source: str | os.PathLike | bytes, *, name: str | None = None,
     else:
         path = pathlib.Path(source)
         name = name or path.name
-        try:  # the size first: a huge file is refused without reading it
-            with open(path, "rb") as f:
-                size = os.fstat(f.fileno()).st_size
-                if size > MAX_MODULE_BYTES:
-                    raise PolicyLoadError(name, "compile", _too_big(size))
-                wasm = f.read(MAX_MODULE_BYTES + 1)  # at most one byte more, if it grew
-        except OSError as exc:
-            raise PolicyLoadError(name, "compile", f"cannot be read ({exc})") from None
+        wasm, why = read_module(path)
+        if wasm is None:
+            raise PolicyLoadError(name, "compile", why)
         sha256 = hashlib.sha256(wasm).hexdigest()
     if len(wasm) > MAX_MODULE_BYTES:
-        raise PolicyLoadError(name, "compile", _too_big(len(wasm)))
+        raise PolicyLoadError(name, "compile", too_big(len(wasm)))
     # wasmtime-py would parse anything without the header as WAT text: refuse it here.
     if wasm[:4] != b"\0asm":
         raise PolicyLoadError(name, "compile", "is not a WebAssembly binary (no \\0asm header)")
@@ -177,14 +172,6 @@ def load_policy(source: str | os.PathLike | bytes, *, name: str | None = None,
     if not isinstance(source, (bytes, bytearray, memoryview)):
         policy.path = os.fspath(source)  # as given: replays find the file again by it
     return policy
-
-
-def _interrupted(trap: wasmtime.Trap) -> bool:
-    return trap.trap_code == wasmtime.TrapCode.INTERRUPT
-
-
-def _too_big(size: int) -> str:
-    return f"is {size} bytes, above the {MAX_MODULE_BYTES}-byte limit for a module"
 
 
 class WasmPolicy:
@@ -207,9 +194,7 @@ class WasmPolicy:
         self._lines = 0
         self._started = False
         self._stack_pointer = None  # (Global, value saved after start)
-        # The machine-time guard (PROTOCOL §3): CPU seconds used in calls, and allowed so far.
-        self.machine_s, self._machine_allowed_s = 0.0, MACHINE_SLACK_S
-        self._imports = 0  # host import calls in the current call
+        self._guard = MachineGuard()  # PROTOCOL §3's machine-time guard
         store = self._store = new_store()
         _LIVE.add(self)
         store.set_limits(memory_size=STORE_MEMORY_BYTES, table_elements=_TABLE_ELEMENTS,
@@ -234,13 +219,13 @@ class WasmPolicy:
                            access_caller=True)
         # A (start) section runs inside instantiate: it is charged to the start budget.
         store.set_fuel(START_NS)
-        WATCHDOG.begin(store, MACHINE_SLACK_S + MACHINE_PER_VIRTUAL * START_NS * 1e-9)
+        self._guard.arm(store, START_NS)
         try:
             instance = linker.instantiate(store, module)
         except wasmtime.Trap as trap:
             WATCHDOG.end()
             self.fault = "start"
-            why = ("took too long in machine time" if _interrupted(trap)
+            why = ("took too long in machine time" if interrupted(trap)
                    else f"trapped ({trap_text(trap)})")
             raise PolicyLoadError(name, "start", f"{why} while instantiating") from None
         except Exception as exc:  # wasmtime errors, a limit refused: the host stays up
@@ -318,6 +303,11 @@ class WasmPolicy:
         self._lines = 0
 
     @property
+    def machine_s(self) -> float:
+        """CPU seconds its calls used so far (the machine-time guard's account)."""
+        return self._guard.used_s
+
+    @property
     def memory_bytes(self) -> int:
         """Current size of the policy's linear memory (0 once benched: the store is freed)."""
         return 0 if self._store is None else self._memory.data_len(self._store)
@@ -341,7 +331,7 @@ class WasmPolicy:
     # ------------------------------------------------------------------------ internals
     def _start_step(self, step: str, run):
         """Run one start step; a trap or running out of the start budget fails the load."""
-        self._arm(self._store.get_fuel())
+        self._guard.arm(self._store, self._store.get_fuel())
         try:
             value = run()
         except wasmtime.Trap as trap:
@@ -349,7 +339,7 @@ class WasmPolicy:
             why = (f"ran out of its {START_NS // MS:,} ms start budget"
                    if trap.trap_code == wasmtime.TrapCode.OUT_OF_FUEL
                    else "took too long in machine time (the wall-clock watchdog)"
-                   if _interrupted(trap) else f"trapped ({trap_text(trap)})")
+                   if interrupted(trap) else f"trapped ({trap_text(trap)})")
             raise PolicyLoadError(self.name, "start", f"{why} in {step}") from None
         except Exception as exc:  # a host error: the series fails, the host stays up
             WATCHDOG.end()
@@ -367,8 +357,8 @@ class WasmPolicy:
         if len(message) > 2**31 - 1:
             raise ValueError(f"message of {len(message)} bytes does not fit an i32 length")
         store.set_fuel(budget)
-        self._arm(budget)
-        trapped, self._imports = None, 0
+        self._guard.arm(store, budget)
+        trapped = None
         cpu0 = time.thread_time()
         try:
             outcome, reply, detail = self._exchange(store, message)
@@ -376,7 +366,7 @@ class WasmPolicy:
             reply = None
             if trap.trap_code == wasmtime.TrapCode.OUT_OF_FUEL:
                 outcome, detail = "timeout", f"used its whole budget of {budget} ns"
-            elif _interrupted(trap):
+            elif interrupted(trap):
                 outcome, detail = WALL_CLOCK, "interrupted by the wall-clock watchdog"
             else:
                 outcome = TRAP
@@ -387,7 +377,7 @@ class WasmPolicy:
         cpu = time.thread_time() - cpu0
         WATCHDOG.end()
         used = budget - store.get_fuel()
-        over = self._account(cpu, used, self._imports)
+        over = self._guard.settle(cpu, used)
         size = self._memory.data_len(store)
         if size > MEMORY_LIMIT_BYTES:
             outcome, reply = MEMORY, None
@@ -402,25 +392,6 @@ class WasmPolicy:
             self.fault = outcome
             self._free()  # benched for good: its memory goes back at once
         return CallResult(outcome, reply, used, detail)
-
-    # ----------------------------------------------------------- the machine-time guard
-    def _arm(self, budget: int) -> None:
-        """Arm the watchdog for the next call on ``budget`` fuel with what the guard has left
-        for it: the unused allowance, the call's share and the budget's."""
-        left = (self._machine_allowed_s - self.machine_s + MACHINE_PER_CALL_S
-                + MACHINE_PER_VIRTUAL * budget * 1e-9)
-        WATCHDOG.begin(self._store, left)
-
-    def _account(self, cpu_s: float, used_ns: int, imports: int) -> str:
-        """Charge one call (``imports``: host import calls in it) to the guard; why the policy
-        is over it, or ""."""
-        self.machine_s += cpu_s
-        self._machine_allowed_s += (MACHINE_PER_CALL_S + MACHINE_PER_VIRTUAL * used_ns * 1e-9
-                                    + MACHINE_PER_IMPORT_S * imports)
-        if self.machine_s <= self._machine_allowed_s:
-            return ""
-        return (f"{self.machine_s:.3f} s of machine time, more than the "
-                f"{self._machine_allowed_s:.3f} s allowed for the virtual time it was charged")
 
     def _free(self) -> None:
         """Free the store of a benched policy (memory, instance); ``fault`` stays."""
@@ -453,8 +424,7 @@ class WasmPolicy:
 
     def _charge_host_call(self, caller) -> int:
         """Take `HOST_CALL_NS` fuel for an import call; return the fuel left."""
-        self._imports += 1
-        WATCHDOG.extend(MACHINE_PER_IMPORT_S)
+        self._guard.import_call()
         left = max(0, wasmtime.Store.get_fuel(caller) - HOST_CALL_NS)
         wasmtime.Store.set_fuel(caller, left)  # at 0 the guest's next instruction runs out
         return left

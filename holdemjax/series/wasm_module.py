@@ -18,7 +18,14 @@ import time
 
 import wasmtime
 
-from holdemjax.series.protocol import MEMORY_LIMIT_BYTES
+from holdemjax.series.protocol import (
+    MACHINE_PER_CALL_S,
+    MACHINE_PER_IMPORT_S,
+    MACHINE_PER_VIRTUAL,
+    MACHINE_SLACK_S,
+    MAX_MODULE_BYTES,
+    MEMORY_LIMIT_BYTES,
+)
 
 try:  # the fast call path below uses wasmtime-py internals; without them, the public API
     from wasmtime import _ffi as _wffi
@@ -122,6 +129,37 @@ class Watchdog:
 
 
 WATCHDOG = Watchdog()
+
+
+class MachineGuard:
+    """One policy's account with the machine-time guard (PROTOCOL §3): CPU seconds its calls
+    used (``used_s``) against what it is allowed so far (``allowed_s``: the slack, plus per call
+    its share and `MACHINE_PER_VIRTUAL` times the fuel it used, plus per host import call)."""
+
+    def __init__(self):
+        self.used_s, self.allowed_s = 0.0, MACHINE_SLACK_S
+        self.imports = 0  # host import calls in the current call
+
+    def arm(self, store: wasmtime.Store, budget: int) -> None:
+        """Before a call on ``budget`` fuel: the watchdog gets what is left for it."""
+        self.imports = 0
+        WATCHDOG.begin(store, self.allowed_s - self.used_s + MACHINE_PER_CALL_S
+                       + MACHINE_PER_VIRTUAL * budget * 1e-9)
+
+    def import_call(self) -> None:
+        self.imports += 1
+        WATCHDOG.extend(MACHINE_PER_IMPORT_S)
+
+    def settle(self, cpu_s: float, used_ns: int) -> str:
+        """After a call (the watchdog already disarmed): charge it; why the policy is over the
+        guard, or ""."""
+        self.used_s += cpu_s
+        self.allowed_s += (MACHINE_PER_CALL_S + MACHINE_PER_VIRTUAL * used_ns * 1e-9
+                           + MACHINE_PER_IMPORT_S * self.imports)
+        if self.used_s <= self.allowed_s:
+            return ""
+        return (f"{self.used_s:.3f} s of machine time, more than the {self.allowed_s:.3f} s "
+                "allowed for the virtual time it was charged")
 
 
 def new_store() -> wasmtime.Store:
@@ -263,6 +301,28 @@ def check_exports(module: wasmtime.Module) -> str | None:
             got = _sig(ty) if isinstance(ty, wasmtime.FuncType) else _kind(ty)
             return f"exports {name} as {got}, expected {want}"
     return None
+
+
+def too_big(size: int) -> str:
+    return f"is {size} bytes, above the {MAX_MODULE_BYTES}-byte limit for a module"
+
+
+def read_module(path: pathlib.Path) -> tuple[bytes | None, str]:
+    """(the file's bytes, "") or (None, why not): the size is checked first, so a huge file is
+    refused without being read."""
+    try:
+        with open(path, "rb") as f:
+            size = os.fstat(f.fileno()).st_size
+            if size > MAX_MODULE_BYTES:
+                return None, too_big(size)
+            return f.read(MAX_MODULE_BYTES + 1), ""  # at most one byte more, if it grew
+    except OSError as exc:
+        return None, f"cannot be read ({exc})"
+
+
+def interrupted(trap: wasmtime.Trap) -> bool:
+    """The trap is the machine-time watchdog's (wasmtime's epoch interruption)."""
+    return trap.trap_code == wasmtime.TrapCode.INTERRUPT
 
 
 def trap_text(trap: wasmtime.Trap) -> str:
