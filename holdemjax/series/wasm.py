@@ -2,8 +2,9 @@
 
 A policy is a core wasm module run by wasmtime with fuel on: one fuel unit is one virtual
 nanosecond, so every budget below is a fuel amount and a series replays exactly on any machine
-with the same wasmtime version. Nothing a policy does may crash or hang the host: every trap, every
-Python exception raised while it runs, every bad pointer maps to one `CallResult` outcome.
+with the same wasmtime version (a machine-time guard fault, ``wall_clock``, excepted: PROTOCOL
+§3). Nothing a policy does may crash or hang the host: every trap, every Python exception raised
+while it runs, every bad pointer maps to one `CallResult` outcome.
 
     policy = load_policy("bot.wasm")          # compile (cached), check imports/exports, instantiate
     policy.start(start_message_bytes)         # _initialize, ABI check, holdem_start, the message
@@ -178,7 +179,7 @@ class WasmPolicy:
     """One instantiated policy for a whole series; made by `load_policy`.
 
     Attributes: ``name``, ``sha256`` (of the module bytes), ``cache_hit`` (compiled module came
-    from the cache), ``fault`` (None, or "trap"/"memory" after such an outcome; the runner
+    from the cache), ``fault`` (None, or a cause of `FAULTS` after such an outcome; the runner
     benches it), ``logs`` (``(tournament, text)`` pairs from ``holdem.log``; the runner may drain
     it), ``logs_dropped`` (lines over the per-tournament cap or with a bad range).
     Usable as a context manager; `close` frees the store.
