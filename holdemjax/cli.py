@@ -180,8 +180,9 @@ def _series(args: argparse.Namespace) -> int:
 
 
 def _certify(args: argparse.Namespace) -> int:
-    """The policy plays `ring-9` games against eight random-action bots; it passes when it never
-    faults, never times out and every decision is an admitted action."""
+    """The policy plays `ring-9` games against eight random-action bots; it passes when all 10
+    games were played (a run cut by --max-wall is INCOMPLETE, exit 1) and it never faulted,
+    never timed out and every decision was an admitted action."""
     code, doc = _run_and_report(args, "ring-9-series", [args.policy], filler="random",
                                 title=f"certify {args.policy}")
     if doc is None:

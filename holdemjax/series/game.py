@@ -85,6 +85,7 @@ class Game:
         self._last_used = 0
         self._device = (None, None)  # (host copy, device original) of the latest engine state
         self.hands_played = 0
+        self.cut = None  # (tournament, hands): stop there, as the wall-time limit did (replays)
 
     # ------------------------------------------------------------------ engine calls (timed)
     def _engine(self, fn, *args):
@@ -133,13 +134,17 @@ class Game:
 
     def _chat(self, slot: int, reply: P.Reply, say: str | None, hand: dict | None,
               folded_or_out: bool) -> None:
+        """Publish a reply's table talk; count every line that is not shown by its reason
+        (`protocol.CHAT_DROPS`)."""
         s = self.seats[slot]
         seat = self.seat_of[slot]
+        for why in reply.dropped:
+            s.record.drop_chat(why)
         if say:
             self._public({"type": "chat", "seat": seat, "text": say, "say": True}, hand)
         for line in reply.chat:
             if s.chat_this_hand >= P.CHAT_LINES_PER_HAND:
-                s.record.chat_dropped += 1
+                s.record.drop_chat("lines_per_hand")
                 continue
             s.chat_this_hand += 1
             self._public({"type": "chat", "seat": seat, "text": line, "say": False}, hand)
@@ -147,20 +152,24 @@ class Game:
             if folded_or_out:
                 self._public({"type": "emote", "seat": seat, "emote": reply.emote}, hand)
             else:
-                s.record.chat_dropped += 1
+                s.record.drop_chat("emote_in_hand")
 
     def _notify(self, message_type: str, extra: dict, hand: dict | None, folded) -> None:
-        """hand_end / tournament_end to every seat that is not faulted (5 ms, no bank)."""
+        """hand_end / tournament_end to every seat that is not faulted (5 ms, no bank); a reply's
+        ``sit_in`` brings an away seat back from its next decision."""
         for slot, s in enumerate(self.seats):
             if s.faulted:
                 continue
             msg = {"type": message_type, "events": s.events, "tournament": self.t, **extra}
             s.events = []
-            out = apply_outcome(self._call(s, msg, P.NOTIFY_NS), notify=message_type)
+            out = apply_outcome(self._call(s, msg, P.NOTIFY_NS), clock=s.clock,
+                                notify=message_type)
             if out.fault:
                 self._fault(slot, out.fault, hand)
             elif out.reply is not None:
                 self._chat(slot, out.reply, None, hand, bool(folded[self.seat_of[slot]]))
+                if out.sat_in:
+                    self._public({"type": "back", "seat": self.seat_of[slot]}, hand)
 
     # ------------------------------------------------------------------------- one tournament
     def play(self, t: int, deadline, progress):
@@ -191,7 +200,7 @@ class Game:
                     self.hands_played += 1
                     if progress is not None:
                         progress({"tournament": t, "hands": self.hands_played})
-                if deadline is not None and time.perf_counter() > deadline and hand is not None:
+                if hand is not None and self._stop_now(deadline, t, len(replay["hands"])):
                     state, legal = self._engine(eng.stop, state)
                     replay["stopped_early"] = cut = True
                     break
@@ -219,6 +228,13 @@ class Game:
         self._end_tournament(state, replay, hand)
         self._current = None
         return replay, cut
+
+    def _stop_now(self, deadline, t: int, hands: int) -> bool:
+        """At a hand boundary of tournament ``t`` after ``hands`` recorded hands: stop the
+        series here (the wall-time limit has passed, or a replayed stop is reached)?"""
+        if self.cut is not None and self.cut[0] == t and hands >= self.cut[1] > 0:
+            return True
+        return deadline is not None and time.perf_counter() > deadline
 
     def _next_hands(self, ended, hand, replay, progress, t):
         """From a finished hand to the next decision (or the end), one hand boundary at a time:
@@ -288,8 +304,8 @@ class Game:
         if away:
             if out.fault:
                 self._fault(slot, out.fault, hand)
-            elif out.reply is not None:
-                self._chat(slot, out.reply, None, hand, True)
+            elif out.reply is not None:  # the seat acts, so it is in the hand: no emote
+                self._chat(slot, out.reply, None, hand, False)
                 if out.sat_in:
                     self._public({"type": "back", "seat": self.seat_of[slot]}, hand)
             return out.kind, out.amount, out.auto
@@ -344,6 +360,8 @@ class Game:
         replay["places"] = place.tolist()
         replay["scores"] = [round(float(x), 6) for x in score]
         replay["hands_played"] = len(replay["hands"])
+        if replay["hands"]:  # the last hand recorded, auto-played or not, takes the chat
+            hand = replay["hands"][-1]
         if notify:
             self._notify("tournament_end", {"places": place.tolist(),
                                             "scores_ppm": [int(round(x * 1e6)) for x in score]},

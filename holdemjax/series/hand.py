@@ -173,13 +173,17 @@ def apply_outcome(result, legal: dict | None = None, clock: P.Clock | None = Non
 
     * A notification (``notify`` = its message type): a fault (`wasm.FAULTS`) benches the
       policy, so does running out of its budget (``out_of_compute``); an "ok" reply's chat may
-      be read. ``legal`` and ``clock`` are unused.
+      be read, and its ``sit_in`` brings an away seat back (when ``clock`` is given). ``legal``
+      is unused.
     * A decision of an away seat (``clock.away``): nothing is charged; a fault benches; an "ok"
       reply may carry chat and ``sit_in`` (the clock is told). The table checks or folds.
     * A decision: the clock is charged (`Clock.record_decision`: two timeouts in a row make the
       seat away); a timeout, a fault or a transport failure takes the default action; an "ok"
       reply is read against ``legal`` (`protocol.parse_reply`) and its action admitted or
       replaced by the default (recorded as the reply's outcome).
+
+    ``reply`` is the parsed reply whenever one was read, a refused one included (its shown
+    lines are empty, its ``dropped`` reasons are to be counted).
     """
     o = result.outcome
     if notify is not None:
@@ -189,7 +193,11 @@ def apply_outcome(result, legal: dict | None = None, clock: P.Clock | None = Non
             return Outcome(fault=_cause("out_of_compute", f"{notify} used its {P.NOTIFY_NS} ns"))
         if o == "ok":
             reply = P.parse_reply(result.reply, None)
-            return Outcome(reply=reply if reply.outcome == "ok" else None)
+            back = (reply.outcome == "ok" and reply.sit_in and clock is not None
+                    and clock.away)
+            if back:
+                clock.sit_in()
+            return Outcome(reply=reply, sat_in=back)
         return Outcome()
     kind, amount = default_action(legal)
     if clock.away:
@@ -197,10 +205,10 @@ def apply_outcome(result, legal: dict | None = None, clock: P.Clock | None = Non
             return Outcome(kind, amount, "away", fault=_cause(o, result.detail))
         if o == "ok":
             reply = P.parse_reply(result.reply, None)
-            if reply.outcome == "ok":
-                if reply.sit_in:
-                    clock.sit_in()
-                return Outcome(kind, amount, "away", reply=reply, sat_in=reply.sit_in)
+            back = reply.outcome == "ok" and reply.sit_in
+            if back:
+                clock.sit_in()
+            return Outcome(kind, amount, "away", reply=reply, sat_in=back)
         return Outcome(kind, amount, "away")
     went_away = clock.record_decision(o, result.used_ns)  # charges the bank
     if o == "timeout":
@@ -211,7 +219,6 @@ def apply_outcome(result, legal: dict | None = None, clock: P.Clock | None = Non
         return Outcome(kind, amount, "bad_reply", o, went_away=went_away)
     reply = P.parse_reply(result.reply, legal)
     if reply.kind is None:
-        return Outcome(kind, amount, "bad_reply", reply.outcome,
-                       reply=reply if reply.outcome != "bad_reply" else None,
+        return Outcome(kind, amount, "bad_reply", reply.outcome, reply=reply,
                        went_away=went_away)
     return Outcome(reply.kind, reply.amount, None, "ok", reply=reply, went_away=went_away)

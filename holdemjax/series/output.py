@@ -3,8 +3,9 @@
 `write_all` writes the replay file (`replay.replay_document`, canonical JSON), the viewer page
 (`viewer.render`) and each slot's ``holdem.log`` lines into the output folder next to
 ``results.json`` (`results.write_results`). `certify_verdict` judges one policy's line of a
-certification series (PROTOCOL.md §4): it passes when it never faulted, never timed out and every
-reply was an admitted action.
+certification series (PROTOCOL.md §4): it passes only a complete run (every game of the variant
+played, not stopped early by the wall-time limit) in which it never faulted, never timed out and
+every reply was an admitted action; a cut run is "incomplete", never passed.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import pathlib
 
 from holdemjax.series import replay as RP
 from holdemjax.series import viewer
+from holdemjax.series.variants import VARIANTS
 
 __all__ = ["write_all", "write_logs", "certify_verdict"]
 
@@ -27,7 +29,15 @@ def write_all(series, results: dict, out_dir, policies=()) -> list[pathlib.Path]
     replay_path.write_bytes(RP.encode_replay(doc))
     viewer_path = out / RP.VIEWER_NAME
     viewer_path.write_text(viewer.render(results, doc), encoding="utf-8")
+    logs = getattr(series, "logs", None)
+    if logs is not None:  # every block's lines (research mode: not only block 0's instances)
+        policies = [_Lines(lines) for lines in logs]
     return [replay_path, viewer_path, *write_logs(policies, out)]
+
+
+class _Lines:
+    def __init__(self, logs):
+        self.logs = logs
 
 
 def write_logs(policies, out_dir) -> list[pathlib.Path]:
@@ -46,8 +56,11 @@ def write_logs(policies, out_dir) -> list[pathlib.Path]:
 
 def certify_verdict(results: dict, slot: int = 0, name: str | None = None) -> tuple[bool, str]:
     """(passed, the one-line verdict) of the policy in ``slot`` of a certification series'
-    results document (``name``: how to call it, default its recorded policy path)."""
+    results document (``name``: how to call it, default its recorded policy path). A fault, a
+    timeout or a reply not admitted in the games played is ``FAILED``; otherwise a run with
+    fewer games than the variant's, or stopped early, is ``INCOMPLETE`` (not passed)."""
     mine = results["slots"][slot]
+    name = mine["policy"] if name is None else name
     problems = []
     if mine["faults"]:
         problems.append(f"fault in game {mine['faulted_at']}: {mine['faults'][0]['cause']}")
@@ -56,9 +69,15 @@ def certify_verdict(results: dict, slot: int = 0, name: str | None = None) -> tu
     bad = {k: v for k, v in mine["replies"].items() if k not in ("ok", "timeout")}
     if bad:
         problems.append("replies not admitted: " + ", ".join(f"{k} x{v}" for k, v in bad.items()))
-    name = mine["policy"] if name is None else name
-    if problems:
+    if problems:  # a failure in the games played fails it, complete or not
         return False, f"FAILED: {name}: " + "; ".join(problems)
+    required = VARIANTS[results["variant"]].tournaments
+    played = results["tournaments_played"]
+    if results["stopped_early"] or played < required:
+        why = ("stopped early by the wall-time limit (--max-wall)" if results["stopped_early"]
+               else "fewer games than the certification's")
+        return False, (f"INCOMPLETE: {name}: {played} of {required} games played, {why}; "
+                       "a certification passes only a complete run")
     return True, (f"PASSED: {name}: {results['tournaments_played']} games, "
                   f"{sum(mine['replies'].values())} decisions, no fault, no timeout, every "
                   "action admitted")

@@ -29,6 +29,11 @@ __all__ = [
     "FAULTS",
     "TRAP",
     "MEMORY",
+    "WALL_CLOCK",
+    "MACHINE_PER_VIRTUAL",
+    "MACHINE_PER_CALL_S",
+    "MACHINE_SLACK_S",
+    "MACHINE_PER_IMPORT_S",
     "HOST_CALL_NS",
     "MEMORY_LIMIT_BYTES",
     "STORE_MEMORY_BYTES",
@@ -60,6 +65,7 @@ __all__ = [
     "Reply",
     "parse_reply",
     "clean_line",
+    "CHAT_DROPS",
 ]
 
 PROTOCOL_VERSION = 1
@@ -79,7 +85,22 @@ AWAY_NS = SHOT_NS  # an away seat's decision: the shot clock, no bank
 # polls from burning more wall time per virtual ns than one that only computes.
 HOST_CALL_NS = 10_000
 MEMORY_LIMIT_BYTES = 64 * 2**20  # above this after a call (or at a trap): a "memory" fault
-STORE_MEMORY_BYTES = 256 * 2**20  # the store lets memory grow this far so the excess is seen
+# The store lets memory grow one wasm page past the limit, so that an excess is seen (and
+# faulted) while a policy never holds more than 64 MiB + 64 KiB; a grow past it returns -1.
+STORE_MEMORY_BYTES = MEMORY_LIMIT_BYTES + 65_536
+# The machine-time guard (PROTOCOL §3, the one outcome that depends on the machine). A policy may
+# use at most MACHINE_PER_VIRTUAL s of CPU time per virtual second it is charged, plus
+# MACHINE_PER_CALL_S per call and MACHINE_PER_IMPORT_S per host import call (the host's share),
+# plus MACHINE_SLACK_S once; past it the seat is faulted ("wall_clock"), inside a call too (a
+# watchdog thread reads the calling thread's CPU clock and interrupts the call by wasmtime's
+# epoch). Plain wasm instructions take 0.01-0.3 ns of CPU per fuel unit, a 1-unit loop up to
+# 1.3 ns (2-core x86 machines, loaded or not): 2-100 times under it; a loop of memory.grow
+# (1 fuel unit each, also when it fails or grows by 0 pages) takes 8-50 ns, a host import
+# 10-40 us.
+MACHINE_PER_VIRTUAL = 3.0
+MACHINE_PER_CALL_S = 0.0002
+MACHINE_PER_IMPORT_S = 0.00005
+MACHINE_SLACK_S = 0.1
 REPLY_MAX_BYTES = 4_096
 LOG_LINE_BYTES = 1_024
 LOG_LINES_PER_TOURNAMENT = 256
@@ -89,8 +110,10 @@ CHAT_LINES_PER_HAND = 2
 EMOTES = ("applause", "facepalm", "gg", "laugh", "sigh", "thumbs_up", "tip_hat", "wave")
 
 #: Outcomes of a call that bench the policy for the rest of the series (`wasm.FAULTS`).
-FAULTS = ("trap", "memory")
-TRAP, MEMORY = FAULTS  # the module trapped; its memory went over MEMORY_LIMIT_BYTES
+FAULTS = ("trap", "memory", "wall_clock")
+#: the module trapped; its memory went over MEMORY_LIMIT_BYTES; it took more machine time than
+#: the guard allows (MACHINE_PER_VIRTUAL)
+TRAP, MEMORY, WALL_CLOCK = FAULTS
 #: What one call of a policy did (`wasm.CallResult.outcome`).
 OUTCOMES = ("ok", "no_reply", "timeout", *FAULTS, "bad_alloc", "bad_pointer", "reply_too_long")
 
@@ -299,6 +322,10 @@ class Reply:
     ``kind``/``amount``: the engine action (`table.FOLD`/`CHECK_CALL`/`RAISE`, raise-to), or
     ``None`` when the table must take the default action. ``outcome``: "ok" or the recorded
     reason of the default (PROTOCOL §4). ``say`` is kept only when the action is admitted.
+    ``dropped``: one reason (`CHAT_DROPS`) per table-talk line the reply carried that cannot be
+    shown: a line empty after cleaning, an unknown emote, a say line with an action that was
+    not admitted, every line of a bad reply. The host counts them; a wrong-typed or unreadable
+    reply has none it can count.
     """
 
     outcome: str
@@ -309,7 +336,12 @@ class Reply:
     emote: str | None = None
     sit_in: bool = False
     detail: str = ""
+    dropped: tuple[str, ...] = ()
 
+
+#: Why a table-talk line was not shown (counted per slot in the results, ``chat_dropped_by``).
+CHAT_DROPS = ("empty", "unknown_emote", "say_not_admitted", "bad_reply", "lines_per_hand",
+              "emote_in_hand")
 
 _FIELDS = {"action": str, "amount": int, "say": str, "chat": list, "emote": str, "sit_in": bool}
 
@@ -343,32 +375,54 @@ def parse_reply(data: bytes | None, legal: dict | None) -> Reply:
         if name == "chat":
             ok = ok and all(isinstance(x, str) for x in value)
         if not ok:
-            return Reply("bad_reply", detail=f"field {name!r} has the wrong type")
-    lines = tuple(line for line in (clean_line(x) for x in obj.get("chat", ())) if line)
+            return Reply("bad_reply", detail=f"field {name!r} has the wrong type",
+                         dropped=_talk(obj))
+    cleaned = [clean_line(x) for x in obj.get("chat", ())]
+    lines = tuple(line for line in cleaned if line)
     emote = obj.get("emote")
+    drops = ("empty",) * (len(cleaned) - len(lines))
+    if emote is not None and emote not in EMOTES:
+        drops += ("unknown_emote",)
     side = dict(chat=lines, emote=emote if emote in EMOTES else None,
                 sit_in=obj.get("sit_in") is True)
-    if legal is None:
-        return Reply("ok", **side)
+    if legal is None:  # a notification or an away decision: no action, so no say line
+        said = isinstance(obj.get("say"), str) and clean_line(obj["say"]) != ""
+        return Reply("ok", **side, dropped=drops + ("say_not_admitted",) * said)
     action = obj.get("action")
     if action not in ACTIONS:
-        return Reply("bad_reply", detail=f"action {action!r} is not one of {ACTIONS}", **side)
+        return Reply("bad_reply", detail=f"action {action!r} is not one of {ACTIONS}",
+                     dropped=_talk(obj))
     say = clean_line(obj["say"]) if "say" in obj else None
+    if say == "":
+        drops += ("empty",)
     say = say or None
+
+    def refused(outcome: str, detail: str) -> Reply:  # the action is not admitted: nor its say
+        return Reply(outcome, detail=detail, **side,
+                     dropped=drops + ("say_not_admitted",) * (say is not None))
+
     if action == "fold":
-        return Reply("ok", tb.FOLD, 0, say, **side)
+        return Reply("ok", tb.FOLD, 0, say, **side, dropped=drops)
     if action == "check":
         if not legal["check"]:
-            return Reply("illegal_action", detail="check facing a bet", **side)
-        return Reply("ok", tb.CHECK_CALL, 0, say, **side)
+            return refused("illegal_action", "check facing a bet")
+        return Reply("ok", tb.CHECK_CALL, 0, say, **side, dropped=drops)
     if action == "call":
         if legal["check"] or legal["call"] <= 0:
-            return Reply("illegal_action", detail="call with nothing to call", **side)
-        return Reply("ok", tb.CHECK_CALL, 0, say, **side)
+            return refused("illegal_action", "call with nothing to call")
+        return Reply("ok", tb.CHECK_CALL, 0, say, **side, dropped=drops)
     if legal["raise"] is None:
-        return Reply("illegal_action", detail="raise when raising is closed", **side)
+        return refused("illegal_action", "raise when raising is closed")
     lo, hi = legal["raise"]
     amount = obj.get("amount")
     if amount is None or not lo <= amount <= hi:
-        return Reply("bad_amount", detail=f"raise to {amount!r} outside {lo}..{hi}", **side)
-    return Reply("ok", tb.RAISE, int(amount), say, **side)
+        return refused("bad_amount", f"raise to {amount!r} outside {lo}..{hi}")
+    return Reply("ok", tb.RAISE, int(amount), say, **side, dropped=drops)
+
+
+def _talk(obj: dict) -> tuple[str, ...]:
+    """``bad_reply`` for each table-talk line of a well-formed reply refused as a whole."""
+    chat = obj.get("chat", ())
+    n = len(chat) if isinstance(chat, list) else 0
+    n += sum(isinstance(obj.get(k), str) for k in ("say", "emote"))
+    return ("bad_reply",) * n

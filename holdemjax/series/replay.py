@@ -5,7 +5,9 @@ PHH export. `holdemjax.series.output` writes them with the self-contained HTML v
 
 Schema ``holdemjax.series.replay/1`` (docs/series.md). The file is canonical JSON (sorted keys,
 no whitespace), so two runs of the same series write identical bytes: ``holdemjax replay FILE``
-re-runs the series from the recorded seed and policy files and compares.
+re-runs the series from the recorded seed, options (planned tournaments, clock, research-mode
+block) and policy files, stops it where the original was stopped (the cut tournament is
+compared too) and compares every byte.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import pathlib
 
 from holdemjax.series import protocol as P
 
-__all__ = ["SCHEMA", "replay_document", "encode_replay", "load", "verify",
+__all__ = ["SCHEMA", "replay_document", "encode_replay", "load", "verify", "rerun_options",
            "to_phh", "VIEWER_NAME", "REPLAY_NAME"]
 
 SCHEMA = "holdemjax.series.replay/1"
@@ -34,6 +36,7 @@ def replay_document(series, results: dict) -> dict:
         "versions": results["versions"],
         "slots": [{"slot": s["slot"], "alias": s["alias"], "avatar": s["avatar"],
                    "policy": s["policy"], "sha256": s["sha256"]} for s in results["slots"]],
+        "options": dict(series.options),
         "tournaments_played": series.tournaments_played,
         "stopped_early": series.stopped_early,
         "tournaments": series.tournaments,
@@ -57,9 +60,27 @@ def _sha256(path) -> str:
     return hashlib.sha256(pathlib.Path(path).read_bytes()).hexdigest()
 
 
-def verify(path, policy_paths: list | None = None,
-           max_wall: float | None = None) -> tuple[bool, str]:
-    """Re-run the series of a replay file and compare byte for byte.
+def rerun_options(doc: dict) -> dict:
+    """The `runner.run_series` keyword arguments that replay ``doc``'s series: its recorded
+    options, and ``cut`` where the wall-time limit stopped it (after the cut tournament's
+    recorded hands, or before the next tournament when it stopped between two). A file written
+    before options were recorded replays with the variant's clock and its played count."""
+    options = doc.get("options") or {"tournaments": doc["tournaments_played"]}
+    kwargs = {"variant": doc["variant"], "seed": doc["seed"], "max_wall": None,
+              "tournaments": options["tournaments"], "shot_ns": options.get("shot_ns"),
+              "bank_ns": options.get("bank_ns"), "block": options.get("block")}
+    if doc["stopped_early"]:
+        tours = doc["tournaments"]
+        if tours and tours[-1]["stopped_early"]:
+            kwargs["cut"] = (tours[-1]["tournament"], len(tours[-1]["hands"]))
+        else:
+            kwargs["cut"] = (len(tours), 0)
+    return kwargs
+
+
+def verify(path, policy_paths: list | None = None) -> tuple[bool, str]:
+    """Re-run the series of a replay file with its recorded options (`rerun_options`) and
+    compare byte for byte, the cut tournament of a stopped series included.
 
     ``policy_paths`` replaces the recorded policy paths (same order); every file must have the
     recorded SHA-256. Returns (identical, a one-line report).
@@ -82,17 +103,16 @@ def verify(path, policy_paths: list | None = None,
             raise ValueError(f"slot {slot}: {p} has SHA-256 {_sha256(p)}, the replay recorded "
                              f"{s['sha256']}")
     policies = [load_policy(p) for p in paths]
-    series = runner.run_series(policies, variant=doc["variant"], seed=doc["seed"],
-                               max_wall=max_wall, tournaments=doc["tournaments_played"])
-    again = replay_document(series, R.summarize(series, planned=doc["tournaments_played"]))
+    try:
+        series = runner.run_series(policies, **rerun_options(doc))
+    finally:
+        for p in policies:
+            p.close()
+    again = replay_document(series, R.summarize(series))
     for s, p in zip(again["slots"], recorded):  # the recorded paths, not the local ones
         s["policy"] = p
-    again["stopped_early"] = doc["stopped_early"]
-    if doc["stopped_early"]:  # the cut tournament depends on the wall clock: compare the rest
-        again["tournaments"] = again["tournaments"][: len(doc["tournaments"]) - 1]
-        doc["tournaments"] = doc["tournaments"][:-1]
-        original = encode_replay(doc)
-        again["tournaments_played"] = doc["tournaments_played"]
+    if "options" not in doc:  # written before options were recorded
+        again.pop("options")
     rebuilt = encode_replay(again)
     if rebuilt == original:
         return True, f"identical: {len(original):,} bytes, {doc['tournaments_played']} tournaments"
@@ -100,7 +120,7 @@ def verify(path, policy_paths: list | None = None,
     for t, (x, y) in enumerate(zip(a["tournaments"], b["tournaments"])):
         if x != y:
             return False, f"differs first in tournament {t}"
-    return False, "differs outside the tournaments (slots, versions or counts)"
+    return False, "differs outside the tournaments (slots, versions, options or counts)"
 
 
 # ------------------------------------------------------------------------------------------ PHH

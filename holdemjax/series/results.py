@@ -38,8 +38,14 @@ class SlotRecord:
     fault: str | None = None  # ... and its cause
     faults: list = dataclasses.field(default_factory=list)  # every fault: (tournament, cause)
     outcomes: dict = dataclasses.field(default_factory=dict)  # recorded reply outcomes
-    chat_dropped: int = 0
+    chat_dropped: dict = dataclasses.field(default_factory=dict)  # reason -> lines not shown
     fuel_ns: int = 0
+
+    def drop_chat(self, why: str) -> None:
+        """Count one table-talk line not shown, by its reason (`protocol.CHAT_DROPS`)."""
+        if why not in P.CHAT_DROPS:
+            raise ValueError(f"unknown chat drop {why!r}; expected one of {P.CHAT_DROPS}")
+        self.chat_dropped[why] = self.chat_dropped.get(why, 0) + 1
 
 
 @dataclasses.dataclass
@@ -53,6 +59,12 @@ class Series:
     tournaments_played: int
     stopped_early: bool
     timing: dict
+    #: what shaped play besides the seed and the variant: ``tournaments`` (planned),
+    #: ``shot_ns``, ``bank_ns`` (the clock), ``block`` (None: one instance per slot for the
+    #: whole series; else the research mode's block size)
+    options: dict = dataclasses.field(default_factory=dict)
+    blocks: list | None = None  # research mode: per block, its range, SHA-256s and faults
+    logs: list | None = None  # per slot: (tournament, text) holdem.log lines of every block
 
 
 def standard_error(scores) -> float:
@@ -63,11 +75,15 @@ def standard_error(scores) -> float:
     return float(x.std(ddof=1) / math.sqrt(x.size))
 
 
-def _versions() -> dict:
+def _versions(variant: str) -> dict:
+    """What fixes the play: the package, the protocol, the rules engine (the version of the
+    environment whose tournaments the variant plays: ``"sng-6 v0"``) and wasmtime."""
     import holdemjax
+    from holdemjax.series.variants import VARIANTS
 
+    env_id = VARIANTS[variant].env_id
     out = {"holdemjax": getattr(holdemjax, "__version__", "0"), "protocol": P.PROTOCOL_VERSION,
-           "engine": "v0"}
+           "engine": f"{env_id} {holdemjax.make(env_id).version}"}
     try:
         import wasmtime
 
@@ -87,7 +103,9 @@ def _dist_version(name: str) -> str | None:
 
 
 def summarize(series, planned: int | None = None) -> dict:
-    """The results document of a `Series`."""
+    """The results document of a `Series` (``planned``: default its ``options``)."""
+    if planned is None:
+        planned = series.options.get("tournaments")
     slots = []
     seats = len(series.slots)
     for i, r in enumerate(series.slots):
@@ -111,15 +129,19 @@ def summarize(series, planned: int | None = None) -> dict:
             "faults": faults,
             "faulted_at": r.faulted_at,
             "replies": dict(sorted(r.outcomes.items())),
-            "chat_dropped": int(r.chat_dropped),
+            "chat_dropped": int(sum(r.chat_dropped.values())),
+            "chat_dropped_by": dict(sorted(r.chat_dropped.items())),
             "compute_ns": int(r.fuel_ns),
         })
     return {
         "schema": SCHEMA,
         "variant": series.variant,
         "seed": series.seed,
-        "versions": _versions(),
+        "versions": _versions(series.variant),
         "tournaments_planned": planned,
+        "options": dict(series.options),
+        "mode": "blocks" if series.blocks is not None else "one instance per slot",
+        "blocks": series.blocks,
         "tournaments_played": series.tournaments_played,
         "stopped_early": series.stopped_early,
         "slots": slots,

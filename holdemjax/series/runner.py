@@ -1,17 +1,21 @@
 """One series: six (or nine) policies, many tournaments, one rules engine, compute as the clock.
 
-This module runs a series: it checks the arguments, starts the policies, cuts the series into
-blocks of `BLOCK` tournaments (run here or in worker processes, with the same results) and
-merges them into a `results.Series`. The tournaments themselves are played by
-`holdemjax.series.game.Game` (per decision: the tournament engine, the ``act`` message, the
-policy on its fuel budget, `hand.apply_outcome`, the public events); the variants, aliases and
-avatars are in `holdemjax.series.variants`.
+This module runs a series: it checks the arguments, starts the policies and plays the
+tournaments with one instance per slot for the whole series, however long (SPEC §3: memory,
+bank, benching and away state carry over), into a `results.Series`. The research mode
+(``block``/``workers``) instead cuts the series into independent blocks of tournaments, each with
+fresh instances loaded again from the files, run here or in worker processes with the same
+results; the results say so (``options.block``, ``blocks``). The tournaments themselves are
+played by `holdemjax.series.game.Game` (per decision: the tournament engine, the ``act``
+message, the policy on its fuel budget, `hand.apply_outcome`, the public events); the variants,
+aliases and avatars are in `holdemjax.series.variants`.
 
 Determinism: the deck and seating of tournament ``t`` come from ``fold_in(key(seed), t)``
 (`tournament.start`), each slot's seed from `protocol.slot_seed`, aliases and avatars from
 ``seed``; budgets are fuel. Only the ``timing`` block of the result depends on the machine. The
-wall-time limit stops the series at a hand boundary (`tournament.stop`); the cut tournament is
-flagged ``stopped_early`` and counts, as at the hand cap.
+wall-time limit (for the whole series, in both modes) stops the series at a hand boundary
+(`tournament.stop`); the cut tournament is flagged ``stopped_early`` and counts, as at the hand
+cap. ``cut`` replays such a stop exactly (`replay.verify`).
 """
 
 from __future__ import annotations
@@ -30,34 +34,37 @@ __all__ = ["VARIANTS", "ALIASES", "AVATARS", "Variant", "Series", "run_series", 
 
 
 class SeriesFailed(Exception):
-    """The series cannot run: a policy failed to load or start (PROTOCOL §4). ``slot`` is the
-    policy charged with it."""
+    """The series cannot run: a policy failed to load or start (PROTOCOL §4), in any block.
+    ``slot`` is the policy charged with it."""
 
     def __init__(self, slot: int, message: str):
         super().__init__(message)
         self.slot = slot
 
 
-#: Longer series run in blocks of this many tournaments: each block starts fresh instances of
-#: the policies (a policy's memory carries over within its block), so blocks can run in parallel
-#: processes (`workers`) with results identical to one process.
+#: The research mode's default block: independent blocks of this many tournaments, each with
+#: fresh instances of the policies, so that `workers` processes can run them in parallel.
 BLOCK = 100
 
 
 def run_series(policies: Sequence, *, variant: str = "series-100", seed: int = 0,
                max_wall: float | None = 600.0, tournaments: int | None = None,
                progress: Callable[[dict], None] | None = None, shot_ns: int | None = None,
-               bank_ns: int | None = None, workers: int = 1) -> Series:
+               bank_ns: int | None = None, workers: int = 1, block: int | None = None,
+               cut: tuple[int, int] | None = None) -> Series:
     """Run one series.
 
     ``policies``: one per slot (`wasm.WasmPolicy` or the same interface: ``name``, ``sha256``,
     ``start(bytes)``, ``call(bytes, budget_ns)``, ``new_tournament()``). ``tournaments``
-    overrides the variant's count; ``shot_ns`` / ``bank_ns`` its clock. A series of more than
-    `BLOCK` tournaments runs in blocks, each with fresh instances loaded again from the policies'
-    files (``policy.path``); ``workers > 1`` runs the blocks in that many processes, with the
-    same results. ``progress`` gets a dict after every hand (after every block with workers).
-    Raises `SeriesFailed` when a policy fails to start. KeyboardInterrupt (and the wall-time
-    limit) stops cleanly at the next hand boundary; later blocks are dropped.
+    overrides the variant's count; ``shot_ns`` / ``bank_ns`` its clock. By default each slot's
+    one instance plays the whole series. ``block`` (or ``workers > 1``, with blocks of `BLOCK`)
+    is the research mode: independent blocks of ``block`` tournaments, each with fresh
+    instances loaded again from the policies' files (``policy.path``), in ``workers``
+    processes, with the same results as in one. ``max_wall`` bounds the whole series;
+    ``cut = (t, hands)`` stops it as the wall-time limit did, after ``hands`` hands of
+    tournament ``t`` (0: before ``t``). ``progress`` gets a dict after every hand (after every
+    block with workers). Raises `SeriesFailed` when a policy fails to load or start.
+    KeyboardInterrupt (and the wall-time limit) stops cleanly at the next hand boundary.
     """
     if variant not in VARIANTS:
         raise ValueError(f"unknown variant {variant!r}; known: {', '.join(VARIANTS)}")
@@ -69,50 +76,82 @@ def run_series(policies: Sequence, *, variant: str = "series-100", seed: int = 0
     count = spec.tournaments if tournaments is None else int(tournaments)
     if count < 1:
         raise ValueError(f"tournaments must be >= 1, got {count}")
-    spec.clock(shot_ns, bank_ns)  # checks the values before anything runs
-    blocks = [range(b, min(b + BLOCK, count)) for b in range(0, count, BLOCK)]
+    if block is None and workers > 1:
+        block = BLOCK
+    if block is not None:
+        block = require_int("block", block, 1, what="a positive integer")
+    if cut is not None:
+        cut = (require_int("cut tournament", cut[0], 0, count, what="a tournament index"),
+               require_int("cut hands", cut[1], 0, what="a non-negative integer"))
+    clock = spec.clock(shot_ns, bank_ns)  # checks the values before anything runs
+    size = count if block is None else block
+    blocks = [range(b, min(b + size, count)) for b in range(0, count, size)]
     names = [getattr(p, "path", None) or getattr(p, "name", f"slot{i}")
              for i, p in enumerate(policies)]
     paths = [getattr(p, "path", None) for p in policies]
     if len(blocks) > 1 and None in paths:
-        raise ValueError(f"a series of {count} tournaments runs in blocks of {BLOCK} that load "
-                         "the policies again: load every policy from a file")
-    job = dict(variant=variant, seed=int(seed), count=count, shot_ns=shot_ns, bank_ns=bank_ns)
+        raise ValueError(f"the research mode's blocks of {size} tournaments load the policies "
+                         "again: load every policy from a file")
+    options = {"tournaments": count, "shot_ns": clock.shot_ns, "bank_ns": clock.full_bank_ns,
+               "block": block}
+    job = dict(variant=variant, seed=int(seed), count=count, shot_ns=shot_ns, bank_ns=bank_ns,
+               cut=cut)
     wall0 = time.perf_counter()
-    deadline = None if max_wall is None else wall0 + max_wall
+    until = None if max_wall is None else time.time() + max_wall  # shared with the workers
     parts = []
     if workers == 1 or len(blocks) == 1:
-        for k, block in enumerate(blocks):
-            pols = policies if k == 0 else _load_all(paths)
-            part = _run_block(pols, block, deadline=deadline, progress=progress, **job)
+        for k, b in enumerate(blocks):
+            pols = policies if k == 0 else _load_all(paths, k)
+            try:
+                part = _run_block(pols, b, until=until, progress=progress, **job)
+            finally:
+                if k > 0:
+                    _close_all(pols)
             parts.append(part)
             if part["stopped_early"]:
                 break
     else:
-        parts = _run_blocks_in_processes(paths, blocks, workers, max_wall, progress, job)
-    return _merge(variant, int(seed), names, policies, parts, time.perf_counter() - wall0)
+        parts = _run_blocks_in_processes(paths, blocks, workers, until, progress, job)
+    return _merge(variant, int(seed), names, parts, time.perf_counter() - wall0, options)
 
 
-def _load_all(paths):
-    from holdemjax.series.wasm import load_policy
+def _load_all(paths, k: int):
+    from holdemjax.series.wasm import PolicyLoadError, load_policy
 
-    return [load_policy(p) for p in paths]
+    pols = []
+    for slot, p in enumerate(paths):
+        try:
+            pols.append(load_policy(p))
+        except PolicyLoadError as exc:
+            _close_all(pols)
+            raise SeriesFailed(slot, f"slot {slot} ({p}), block {k}: {exc}") from None
+    return pols
 
 
-def _block_worker(paths, block, max_wall, job):
+def _close_all(pols) -> None:
+    for p in pols:
+        if hasattr(p, "close"):
+            p.close()
+
+
+def _block_worker(paths, k, block, until, job):
     """One block in a worker process (module level, so a spawned process can import it)."""
-    deadline = None if max_wall is None else time.perf_counter() + max_wall
-    return _run_block(_load_all(paths), block, deadline=deadline, progress=None, **job)
+    pols = _load_all(paths, k)
+    try:
+        return _run_block(pols, block, until=until, progress=None, **job)
+    finally:
+        _close_all(pols)
 
 
-def _run_blocks_in_processes(paths, blocks, workers, max_wall, progress, job):
+def _run_blocks_in_processes(paths, blocks, workers, until, progress, job):
     import concurrent.futures as cf
     import multiprocessing
 
     # spawn, not fork: a forked JAX process can deadlock.
     ctx = multiprocessing.get_context("spawn")
     with cf.ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
-        futures = [pool.submit(_block_worker, paths, b, max_wall, job) for b in blocks]
+        futures = [pool.submit(_block_worker, paths, k, b, until, job)
+                   for k, b in enumerate(blocks)]
         parts = []
         try:
             for k, f in enumerate(futures):
@@ -134,64 +173,95 @@ def _run_blocks_in_processes(paths, blocks, workers, max_wall, progress, job):
     return parts
 
 
-def _run_block(policies, block: range, *, variant, seed, count, shot_ns, bank_ns, deadline,
+def _run_block(policies, block: range, *, variant, seed, count, shot_ns, bank_ns, until, cut,
                progress) -> dict:
-    """Tournaments ``block`` of a series with these policy instances (started here)."""
+    """Tournaments ``block`` of a series with these policy instances (started here). ``until``
+    is the series' wall-time limit as ``time.time()`` (the same in every process)."""
     spec = VARIANTS[variant]
     eng = engine(spec.env_id)
     aliases, avatars = identities(seed, spec.seats)
+    deadline = None if until is None else time.perf_counter() + (until - time.time())
     seats = [Seat(p, spec.clock(shot_ns, bank_ns), SlotRecord(
         aliases[i], avatars[i], getattr(p, "path", None) or getattr(p, "name", f"slot{i}"),
         getattr(p, "sha256", ""))) for i, p in enumerate(policies)]
     timer = {"engine": 0.0, "policy": 0.0}
-    for i, s in enumerate(seats):
-        msg = P.start_message(P.format_info(eng.name, eng.format), slot=i, alias=s.record.alias,
-                              seed=P.slot_seed(seed, i), variant=variant, tournaments=count,
-                              clock=s.clock)
-        try:
-            s.policy.start(P.encode(msg))
-        except Exception as exc:  # noqa: BLE001 - a start failure fails the series, never the host
-            raise SeriesFailed(i, f"slot {i} ({s.record.name}): {exc}") from exc
-    game = Game(eng, seats, timer, seed=seed)
     replays, stopped_early = [], False
-    for t in block:
-        if deadline is not None and t > block.start and time.perf_counter() > deadline:
-            stopped_early = True
-            break
-        interrupted = False
-        try:
-            replay, cut = game.play(t, deadline, progress)
-        except KeyboardInterrupt:
-            interrupted = True
-            replay, cut = game.finish_interrupted()
-        replays.append(replay)
-        if cut or interrupted:
-            stopped_early = True
-            break
-    return {"records": [s.record for s in seats], "replays": replays,
-            "stopped_early": stopped_early, "timer": timer}
+    logs = [[] for _ in seats]
+    if deadline is not None and block.start > 0 and time.perf_counter() > deadline:
+        stopped_early = True  # the limit passed before this block could start
+    elif cut is not None and cut == (block.start, 0) and block.start > 0:
+        stopped_early = True
+    else:
+        for i, s in enumerate(seats):
+            msg = P.start_message(P.format_info(eng.name, eng.format), slot=i,
+                                  alias=s.record.alias, seed=P.slot_seed(seed, i),
+                                  variant=variant, tournaments=count, clock=s.clock)
+            try:
+                s.policy.start(P.encode(msg))
+            except Exception as exc:  # noqa: BLE001 - a start failure fails the series
+                raise SeriesFailed(i, f"slot {i} ({s.record.name}), tournament "
+                                   f"{block.start}: {exc}") from exc
+            if block.start > 0 and hasattr(s.policy, "new_tournament"):
+                s.policy.new_tournament(block.start - 1)  # its logs name the series' tournaments
+        game = Game(eng, seats, timer, seed=seed)
+        game.cut = cut
+        for t in block:
+            if t > block.start and ((deadline is not None and time.perf_counter() > deadline)
+                                    or cut == (t, 0)):
+                stopped_early = True
+                break
+            interrupted = False
+            try:
+                replay, was_cut = game.play(t, deadline, progress)
+            except KeyboardInterrupt:
+                interrupted = True
+                replay, was_cut = game.finish_interrupted()
+            replays.append(replay)
+            if was_cut or interrupted:
+                stopped_early = True
+                break
+        for i, s in enumerate(seats):  # the holdem.log lines of this block's instances
+            logs[i] = list(getattr(s.policy, "logs", None) or ())
+    return {"records": [s.record for s in seats], "replays": replays, "first": block.start,
+            "stopped_early": stopped_early, "timer": timer, "logs": logs,
+            "sha256": [s.record.sha256 for s in seats]}
 
 
-def _merge(variant, seed, names, policies, parts, wall) -> Series:
-    """One `Series` from its blocks, in order."""
+def _merge(variant, seed, names, parts, wall, options) -> Series:
+    """One `Series` from its blocks, in order. A file whose SHA-256 changed between blocks
+    fails the series (the blocks would not be one policy's)."""
     first = parts[0]["records"]
     records = [SlotRecord(r.alias, r.avatar, names[i], r.sha256) for i, r in enumerate(first)]
-    for part in parts:
-        for rec, r in zip(records, part["records"]):
+    blocks = []
+    for k, part in enumerate(parts):
+        for slot, (rec, r) in enumerate(zip(records, part["records"])):
+            if r.sha256 != rec.sha256:
+                raise SeriesFailed(slot, f"slot {slot} ({names[slot]}): the file changed "
+                                   f"between blocks (SHA-256 {rec.sha256[:12]} in block 0, "
+                                   f"{r.sha256[:12]} in block {k})")
             rec.scores += r.scores
             rec.places += r.places
-            for name in ("chips_won", "timeouts", "away_hands", "chat_dropped", "fuel_ns"):
+            for name in ("chips_won", "timeouts", "away_hands", "fuel_ns"):
                 setattr(rec, name, getattr(rec, name) + getattr(r, name))
-            for k, v in r.outcomes.items():
-                rec.outcomes[k] = rec.outcomes.get(k, 0) + v
+            for mine, theirs in ((rec.outcomes, r.outcomes), (rec.chat_dropped, r.chat_dropped)):
+                for key, v in theirs.items():
+                    mine[key] = mine.get(key, 0) + v
             rec.faults += r.faults
             if rec.faulted_at is None and r.faulted_at is not None:
                 rec.faulted_at, rec.fault = r.faulted_at, r.fault
-    engine = sum(p["timer"]["engine"] for p in parts)
-    policy = sum(p["timer"]["policy"] for p in parts)
-    timing = {"wall_s": round(wall, 3), "engine_s": round(engine, 3),
-              "policy_s": round(policy, 3), "host_s": round(max(wall - engine - policy, 0), 3),
-              "blocks": len(parts)}
+        blocks.append({"block": k, "first": part["first"],
+                       "tournaments": len(part["replays"]),
+                       "stopped_early": part["stopped_early"], "sha256": part["sha256"],
+                       "faults": [{"slot": slot, "faulted_at": t, "cause": cause}
+                                  for slot, r in enumerate(part["records"])
+                                  for t, cause in r.faults]})
+    engine_s = sum(p["timer"]["engine"] for p in parts)
+    policy_s = sum(p["timer"]["policy"] for p in parts)
+    timing = {"wall_s": round(wall, 3), "engine_s": round(engine_s, 3),
+              "policy_s": round(policy_s, 3),
+              "host_s": round(max(wall - engine_s - policy_s, 0), 3), "blocks": len(parts)}
     replays = [r for p in parts for r in p["replays"]]
+    logs = [[line for p in parts for line in p["logs"][i]] for i in range(len(records))]
     return Series(variant, seed, records, replays, len(replays),
-                  any(p["stopped_early"] for p in parts), timing)
+                  any(p["stopped_early"] for p in parts), timing, options=options,
+                  blocks=blocks if options["block"] is not None else None, logs=logs)

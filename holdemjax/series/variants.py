@@ -16,6 +16,10 @@ from holdemjax.series import protocol as P
 __all__ = ["Variant", "VARIANTS", "ALIASES", "AVATARS", "identities"]
 
 
+#: ring-9-series: the most one decision may use, shot clock and bank together.
+RING_DECISION_MAX_NS = 1_000 * P.MS
+
+
 @dataclasses.dataclass(frozen=True)
 class Variant:
     """A series variant: the table format, the number of tournaments (or games), the seats and
@@ -32,9 +36,14 @@ class Variant:
     bank_refills: bool = True
 
     def clock(self, shot_ns: int | None = None, bank_ns: int | None = None) -> P.Clock:
-        return P.Clock(self.shot_ns if shot_ns is None else shot_ns,
-                       self.bank_ns if bank_ns is None else bank_ns,
-                       self.decision_max_ns, self.bank_refills)
+        """The clock of one seat; a ``shot_ns`` above the variant's cap raises the cap to it
+        (a decision always gets at least its shot clock)."""
+        shot = self.shot_ns if shot_ns is None else shot_ns
+        cap = self.decision_max_ns
+        if cap is not None and isinstance(shot, int) and shot > cap:
+            cap = shot
+        return P.Clock(shot, self.bank_ns if bank_ns is None else bank_ns, cap,
+                       self.bank_refills)
 
 
 VARIANTS = {
@@ -45,9 +54,10 @@ VARIANTS = {
         Variant("series-1000", "sng-6", 1000, 6),
         Variant("certify-series", "certify", 3, 6),
         # Nine seats, 10 games, chips-at-end score: 200 ms per action and a 30 s bank for the
-        # whole series.
+        # whole series, at most 1 s for one decision (so that one decision cannot hold the
+        # series for minutes; issue 15).
         Variant("ring-9-series", "ring-9", 10, 9, shot_ns=200 * P.MS, bank_ns=30_000 * P.MS,
-                decision_max_ns=None, bank_refills=False),
+                decision_max_ns=RING_DECISION_MAX_NS, bank_refills=False),
     )
 }
 

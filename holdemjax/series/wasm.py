@@ -2,8 +2,9 @@
 
 A policy is a core wasm module run by wasmtime with fuel on: one fuel unit is one virtual
 nanosecond, so every budget below is a fuel amount and a series replays exactly on any machine
-with the same wasmtime version. Nothing a policy does may crash or hang the host: every trap, every
-Python exception raised while it runs, every bad pointer maps to one `CallResult` outcome.
+with the same wasmtime version (a machine-time guard fault, ``wall_clock``, excepted: PROTOCOL
+§3). Nothing a policy does may crash or hang the host: every trap, every Python exception raised
+while it runs, every bad pointer maps to one `CallResult` outcome.
 
     policy = load_policy("bot.wasm")          # compile (cached), check imports/exports, instantiate
     policy.start(start_message_bytes)         # _initialize, ABI check, holdem_start, the message
@@ -20,6 +21,7 @@ import dataclasses
 import hashlib
 import os
 import pathlib
+import time
 import weakref
 
 import wasmtime
@@ -45,16 +47,23 @@ from holdemjax.series.protocol import (
     START_NS,
     STORE_MEMORY_BYTES,
     TRAP,
+    WALL_CLOCK,
     Clock,
 )
 from holdemjax.series.wasm_module import (
     OPTIONAL,
+    WATCHDOG,
+    MachineGuard,
     cache_path,
     check_exports,
     check_imports,
     engine,
     fast_call,
+    interrupted,
+    new_store,
     read_cache,
+    read_module,
+    too_big,
     trap_text,
     wasmtime_message,
     wasmtime_version,
@@ -115,6 +124,7 @@ def _release_at_exit() -> None:
     during interpreter teardown prints "Exception ignored" errors otherwise."""
     for policy in list(_LIVE):
         policy.close()
+    WATCHDOG.stop()
     if engine.cache_info().currsize:
         engine().close()
         engine.cache_clear()
@@ -138,14 +148,12 @@ def load_policy(source: str | os.PathLike | bytes, *, name: str | None = None,
     else:
         path = pathlib.Path(source)
         name = name or path.name
-        try:
-            wasm = path.read_bytes()
-        except OSError as exc:
-            raise PolicyLoadError(name, "compile", f"cannot be read ({exc})") from None
+        wasm, why = read_module(path)
+        if wasm is None:
+            raise PolicyLoadError(name, "compile", why)
         sha256 = hashlib.sha256(wasm).hexdigest()
     if len(wasm) > MAX_MODULE_BYTES:
-        raise PolicyLoadError(name, "compile", f"is {len(wasm)} bytes, above the "
-                              f"{MAX_MODULE_BYTES}-byte limit for a module")
+        raise PolicyLoadError(name, "compile", too_big(len(wasm)))
     # wasmtime-py would parse anything without the header as WAT text: refuse it here.
     if wasm[:4] != b"\0asm":
         raise PolicyLoadError(name, "compile", "is not a WebAssembly binary (no \\0asm header)")
@@ -171,7 +179,7 @@ class WasmPolicy:
     """One instantiated policy for a whole series; made by `load_policy`.
 
     Attributes: ``name``, ``sha256`` (of the module bytes), ``cache_hit`` (compiled module came
-    from the cache), ``fault`` (None, or "trap"/"memory" after such an outcome; the runner
+    from the cache), ``fault`` (None, or a cause of `FAULTS` after such an outcome; the runner
     benches it), ``logs`` (``(tournament, text)`` pairs from ``holdem.log``; the runner may drain
     it), ``logs_dropped`` (lines over the per-tournament cap or with a bad range).
     Usable as a context manager; `close` frees the store.
@@ -187,7 +195,8 @@ class WasmPolicy:
         self._lines = 0
         self._started = False
         self._stack_pointer = None  # (Global, value saved after start)
-        store = self._store = wasmtime.Store(engine())
+        self._guard = MachineGuard()  # PROTOCOL §3's machine-time guard
+        store = self._store = new_store()
         _LIVE.add(self)
         store.set_limits(memory_size=STORE_MEMORY_BYTES, table_elements=_TABLE_ELEMENTS,
                          instances=1, tables=_TABLES, memories=1)
@@ -211,15 +220,20 @@ class WasmPolicy:
                            access_caller=True)
         # A (start) section runs inside instantiate: it is charged to the start budget.
         store.set_fuel(START_NS)
+        self._guard.arm(store, START_NS)
         try:
             instance = linker.instantiate(store, module)
         except wasmtime.Trap as trap:
+            WATCHDOG.end()
             self.fault = "start"
-            raise PolicyLoadError(name, "start", f"trapped while instantiating "
-                                  f"({trap_text(trap)})") from None
+            why = ("took too long in machine time" if interrupted(trap)
+                   else f"trapped ({trap_text(trap)})")
+            raise PolicyLoadError(name, "start", f"{why} while instantiating") from None
         except Exception as exc:  # wasmtime errors, a limit refused: the host stays up
+            WATCHDOG.end()
             self.fault = "start"
             raise PolicyLoadError(name, "instantiate", wasmtime_message(exc)) from None
+        WATCHDOG.end()
         exports = instance.exports(store)
         self._memory = exports["memory"]
         self._alloc = fast_call(store, exports["holdem_alloc"], ("i32",), "i32")
@@ -263,7 +277,8 @@ class WasmPolicy:
         if result.outcome in ("timeout", *FAULTS):
             self.fault = "start"
             why = {"timeout": f"ran out of its {START_NS // MS:,} ms start budget",
-                   TRAP: "trapped", MEMORY: "went over the memory limit"}[result.outcome]
+                   TRAP: "trapped", MEMORY: "went over the memory limit",
+                   WALL_CLOCK: "took too long in machine time"}[result.outcome]
             detail = "" if result.outcome == "timeout" else f" ({result.detail})"
             raise PolicyLoadError(self.name, "start", f"{why} on the start message{detail}")
         if self._stack_pointer:
@@ -289,9 +304,14 @@ class WasmPolicy:
         self._lines = 0
 
     @property
+    def machine_s(self) -> float:
+        """CPU seconds its calls used so far (the machine-time guard's account)."""
+        return self._guard.used_s
+
+    @property
     def memory_bytes(self) -> int:
-        """Current size of the policy's linear memory."""
-        return self._memory.data_len(self._store)
+        """Current size of the policy's linear memory (0 once benched: the store is freed)."""
+        return 0 if self._store is None else self._memory.data_len(self._store)
 
     @property
     def stack_pointer(self) -> int | None:
@@ -301,10 +321,7 @@ class WasmPolicy:
     def close(self) -> None:
         """Free the store (memory, instance); the policy cannot be called afterwards."""
         self.fault = self.fault or "closed"
-        if self._store is not None:
-            self._store.close()
-        self._store = self._memory = self._alloc = self._on_message = None
-        self._stack_pointer = None
+        self._free()
 
     def __enter__(self) -> WasmPolicy:
         return self
@@ -315,16 +332,21 @@ class WasmPolicy:
     # ------------------------------------------------------------------------ internals
     def _start_step(self, step: str, run):
         """Run one start step; a trap or running out of the start budget fails the load."""
+        self._guard.arm(self._store, self._store.get_fuel())
         try:
             value = run()
         except wasmtime.Trap as trap:
+            WATCHDOG.end()
             why = (f"ran out of its {START_NS // MS:,} ms start budget"
                    if trap.trap_code == wasmtime.TrapCode.OUT_OF_FUEL
-                   else f"trapped ({trap_text(trap)})")
+                   else "took too long in machine time (the wall-clock watchdog)"
+                   if interrupted(trap) else f"trapped ({trap_text(trap)})")
             raise PolicyLoadError(self.name, "start", f"{why} in {step}") from None
         except Exception as exc:  # a host error: the series fails, the host stays up
+            WATCHDOG.end()
             raise PolicyLoadError(self.name, "start", f"host error in {step}: "
                                   f"{type(exc).__name__}: {exc}") from None
+        WATCHDOG.end()
         size = self._memory.data_len(self._store)
         if size > MEMORY_LIMIT_BYTES:
             raise PolicyLoadError(self.name, "start", f"memory at {size} bytes after {step}, "
@@ -336,31 +358,48 @@ class WasmPolicy:
         if len(message) > 2**31 - 1:
             raise ValueError(f"message of {len(message)} bytes does not fit an i32 length")
         store.set_fuel(budget)
+        self._guard.arm(store, budget)
         trapped = None
+        cpu0 = time.thread_time()
         try:
             outcome, reply, detail = self._exchange(store, message)
         except wasmtime.Trap as trap:
             reply = None
             if trap.trap_code == wasmtime.TrapCode.OUT_OF_FUEL:
                 outcome, detail = "timeout", f"used its whole budget of {budget} ns"
+            elif interrupted(trap):
+                outcome, detail = WALL_CLOCK, "interrupted by the wall-clock watchdog"
             else:
                 outcome = TRAP
                 detail = trapped = trap_text(trap)
         except Exception as exc:  # a wasmtime error or a host import's bug: stop the policy only
             outcome, reply = TRAP, None
             detail = trapped = f"host error {type(exc).__name__}: {exc}"
+        cpu = time.thread_time() - cpu0
+        WATCHDOG.end()
         used = budget - store.get_fuel()
+        over = self._guard.settle(cpu, used)
         size = self._memory.data_len(store)
         if size > MEMORY_LIMIT_BYTES:
             outcome, reply = MEMORY, None
             detail = (f"memory at {size} bytes, above the {MEMORY_LIMIT_BYTES}-byte (64 MiB) limit"
                       + (f", at trap {trapped}" if trapped else ""))
+        elif over and outcome not in FAULTS:
+            outcome, reply, detail = WALL_CLOCK, None, over
         if outcome == "timeout" and self._stack_pointer and self._stack_pointer[1] is not None:
             sp, saved = self._stack_pointer
             sp.set_value(store, saved)  # the aborted frames' shadow stack is gone, not leaked
         if outcome in FAULTS and self._started:
             self.fault = outcome
+            self._free()  # benched for good: its memory goes back at once
         return CallResult(outcome, reply, used, detail)
+
+    def _free(self) -> None:
+        """Free the store of a benched policy (memory, instance); ``fault`` stays."""
+        if self._store is not None:
+            self._store.close()
+        self._store = self._memory = self._alloc = self._on_message = None
+        self._stack_pointer = None
 
     def _exchange(self, store, message: bytes) -> tuple[str, bytes | None, str]:
         """alloc, write, on_message, read (PROTOCOL §2). Traps propagate to `_deliver`."""
@@ -386,6 +425,7 @@ class WasmPolicy:
 
     def _charge_host_call(self, caller) -> int:
         """Take `HOST_CALL_NS` fuel for an import call; return the fuel left."""
+        self._guard.import_call()
         left = max(0, wasmtime.Store.get_fuel(caller) - HOST_CALL_NS)
         wasmtime.Store.set_fuel(caller, left)  # at 0 the guest's next instruction runs out
         return left

@@ -1,6 +1,6 @@
 """The wasmtime side of the series host (private to `holdemjax.series.wasm`, which loads and
-calls policies): the one deterministic engine, the cache of compiled modules, the checks of a
-module's imports and exports, and the fast call path.
+calls policies): the one deterministic engine, its epoch ticker (the wall-clock watchdog), the
+cache of compiled modules, the checks of a module's imports and exports, and the fast call path.
 """
 
 from __future__ import annotations
@@ -13,10 +13,19 @@ import os
 import pathlib
 import re
 import tempfile
+import threading
+import time
 
 import wasmtime
 
-from holdemjax.series.protocol import MEMORY_LIMIT_BYTES
+from holdemjax.series.protocol import (
+    MACHINE_PER_CALL_S,
+    MACHINE_PER_IMPORT_S,
+    MACHINE_PER_VIRTUAL,
+    MACHINE_SLACK_S,
+    MAX_MODULE_BYTES,
+    MEMORY_LIMIT_BYTES,
+)
 
 try:  # the fast call path below uses wasmtime-py internals; without them, the public API
     from wasmtime import _ffi as _wffi
@@ -39,8 +48,9 @@ FEATURES_OFF = ("wasm_threads", "shared_memory", "wasm_simd", "wasm_relaxed_simd
 
 
 def config_settings() -> dict:
+    # epoch_interruption: the watchdog of the machine-time guard (epoch checks cost no fuel)
     settings = {"consume_fuel": True, "cranelift_nan_canonicalization": True,
-                "max_wasm_stack": MAX_WASM_STACK}
+                "max_wasm_stack": MAX_WASM_STACK, "epoch_interruption": True}
     settings.update({name: False for name in FEATURES_OFF if hasattr(wasmtime.Config, name)})
     return settings
 
@@ -52,6 +62,112 @@ def engine() -> wasmtime.Engine:
     for name, value in config_settings().items():
         setattr(config, name, value)
     return wasmtime.Engine(config)
+
+
+#: The watchdog's period: a call over its machine-time allowance is interrupted within this.
+EPOCH_TICK_S = 0.005
+
+
+class Watchdog:
+    """The in-call half of the machine-time guard. A guarded call runs with an epoch deadline
+    one tick ahead; a daemon thread reads the calling thread's CPU clock every `EPOCH_TICK_S`
+    and advances the engine's epoch (interrupting the call: ``TrapCode.INTERRUPT``) only once
+    the call is over its allowance. One guarded call per thread; calls on other threads of the
+    process are interrupted too when one trips (`tripped` says which call asked for it)."""
+
+    def __init__(self):
+        self._calls: dict = {}  # thread id -> [cpu clock id or None, cpu limit, tripped]
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread = None
+
+    def begin(self, store: wasmtime.Store, allowance_s: float) -> None:
+        """Arm ``store`` for a call on this thread allowed ``allowance_s`` more CPU seconds."""
+        ident = threading.get_ident()
+        try:
+            clock = time.pthread_getcpuclockid(ident)
+        except (AttributeError, OSError):  # no per-thread CPU clocks here: wall time instead
+            clock = None
+        now = time.thread_time() if clock is not None else time.perf_counter()
+        self._calls[ident] = [clock, now + max(0.0, allowance_s), False]
+        store.set_epoch_deadline(1)
+        with self._lock:
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, daemon=True,
+                                                name="holdemjax-watchdog")
+                self._thread.start()
+
+    def extend(self, seconds: float) -> None:
+        """Allow this thread's call ``seconds`` more (a host import's share)."""
+        entry = self._calls.get(threading.get_ident())
+        if entry is not None:
+            entry[1] += seconds
+
+    def end(self) -> bool:
+        """Disarm this thread's call; whether the watchdog interrupted it."""
+        entry = self._calls.pop(threading.get_ident(), None)
+        return bool(entry and entry[2])
+
+    def stop(self) -> None:
+        """Stop the thread (before the engine is closed at exit)."""
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=1.0)
+
+    def _run(self) -> None:
+        eng = engine()
+        while not self._stop.wait(EPOCH_TICK_S):
+            for entry in list(self._calls.values()):
+                clock, limit, tripped = entry
+                try:
+                    now = time.clock_gettime(clock) if clock is not None else time.perf_counter()
+                except OSError:  # the thread is gone
+                    continue
+                if not tripped and now > limit:
+                    entry[2] = True
+                    eng.increment_epoch()
+
+
+WATCHDOG = Watchdog()
+
+
+class MachineGuard:
+    """One policy's account with the machine-time guard (PROTOCOL §3): CPU seconds its calls
+    used (``used_s``) against what it is allowed so far (``allowed_s``: the slack, plus per call
+    its share and `MACHINE_PER_VIRTUAL` times the fuel it used, plus per host import call)."""
+
+    def __init__(self):
+        self.used_s, self.allowed_s = 0.0, MACHINE_SLACK_S
+        self.imports = 0  # host import calls in the current call
+
+    def arm(self, store: wasmtime.Store, budget: int) -> None:
+        """Before a call on ``budget`` fuel: the watchdog gets what is left for it."""
+        self.imports = 0
+        WATCHDOG.begin(store, self.allowed_s - self.used_s + MACHINE_PER_CALL_S
+                       + MACHINE_PER_VIRTUAL * budget * 1e-9)
+
+    def import_call(self) -> None:
+        self.imports += 1
+        WATCHDOG.extend(MACHINE_PER_IMPORT_S)
+
+    def settle(self, cpu_s: float, used_ns: int) -> str:
+        """After a call (the watchdog already disarmed): charge it; why the policy is over the
+        guard, or ""."""
+        self.used_s += cpu_s
+        self.allowed_s += (MACHINE_PER_CALL_S + MACHINE_PER_VIRTUAL * used_ns * 1e-9
+                           + MACHINE_PER_IMPORT_S * self.imports)
+        if self.used_s <= self.allowed_s:
+            return ""
+        return (f"{self.used_s:.3f} s of machine time, more than the {self.allowed_s:.3f} s "
+                "allowed for the virtual time it was charged")
+
+
+def new_store() -> wasmtime.Store:
+    """A store of the one engine (epoch interruption on: arm it with `WATCHDOG.begin` before a
+    call; until then its deadline is far away)."""
+    store = wasmtime.Store(engine())
+    store.set_epoch_deadline(2**62)
+    return store
 
 
 def fast_call(store: wasmtime.Store, func: wasmtime.Func, params: tuple[str, ...],
@@ -185,6 +301,28 @@ def check_exports(module: wasmtime.Module) -> str | None:
             got = _sig(ty) if isinstance(ty, wasmtime.FuncType) else _kind(ty)
             return f"exports {name} as {got}, expected {want}"
     return None
+
+
+def too_big(size: int) -> str:
+    return f"is {size} bytes, above the {MAX_MODULE_BYTES}-byte limit for a module"
+
+
+def read_module(path: pathlib.Path) -> tuple[bytes | None, str]:
+    """(the file's bytes, "") or (None, why not): the size is checked first, so a huge file is
+    refused without being read."""
+    try:
+        with open(path, "rb") as f:
+            size = os.fstat(f.fileno()).st_size
+            if size > MAX_MODULE_BYTES:
+                return None, too_big(size)
+            return f.read(MAX_MODULE_BYTES + 1), ""  # at most one byte more, if it grew
+    except OSError as exc:
+        return None, f"cannot be read ({exc})"
+
+
+def interrupted(trap: wasmtime.Trap) -> bool:
+    """The trap is the machine-time watchdog's (wasmtime's epoch interruption)."""
+    return trap.trap_code == wasmtime.TrapCode.INTERRUPT
 
 
 def trap_text(trap: wasmtime.Trap) -> str:

@@ -51,8 +51,11 @@ def test_bad_replies_take_the_default_action_and_are_recorded(result, recorded):
     out = apply_outcome(result, FACING, P.Clock())
     assert (out.kind, out.amount, out.auto, out.recorded) == (tb.FOLD, 0, "bad_reply", recorded)
     assert out.fault is None
-    # a reply that was read (not garbage) keeps its chat; garbage and transport failures do not
-    assert (out.reply is not None) == (recorded in ("illegal_action", "bad_amount"))
+    # a reply that was read comes back (its refused lines are counted from it); a bad reply
+    # shows none of its table talk; transport failures have no reply
+    assert (out.reply is not None) == (result.outcome == "ok")
+    if recorded == "bad_reply":
+        assert out.reply.chat == () and out.reply.emote is None
 
 
 def test_two_timeouts_make_the_seat_away_and_sit_in_brings_it_back():

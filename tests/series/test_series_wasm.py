@@ -152,7 +152,8 @@ def test_certify_passes_the_baseline_and_fails_a_faulty_policy(tmp_path, capsys)
 
 def test_ring_nine_series_clock_options_reach_the_policies(tmp_path):
     """`--format ring-9`: nine slots, 200 ms per action and a 30 s bank for the series by
-    default (no refill between games); `--shot-ms` / `--bank-s` change them."""
+    default (no refill between games), at most 1 s per decision; `--shot-ms` / `--bank-s`
+    change them."""
     seen = []
 
     class Spy:
@@ -174,9 +175,10 @@ def test_ring_nine_series_clock_options_reach_the_policies(tmp_path):
     runner.run_series([Spy()] + [load_policy(bundled("random")) for _ in range(8)],
                       variant="ring-9-series", seed=1, tournaments=2)
     assert seen[0]["shot_ns"] == 200_000_000 and seen[0]["bank_ns"] == 30_000_000_000
-    assert seen[0]["bank_refills"] is False and seen[0]["decision_max_ns"] is None
+    # issue 15: one decision may use at most 1 s (it could hold the series for 30.2 s virtual)
+    assert seen[0]["bank_refills"] is False and seen[0]["decision_max_ns"] == 1_000_000_000
     budgets = [b for _, b, _ in seen[1:]]
-    assert budgets and all(b == 200_000_000 + 30_000_000_000 for b in budgets)
+    assert budgets and all(b == 1_000_000_000 for b in budgets)
     seen.clear()
     runner.run_series([Spy()] + [load_policy(bundled("random")) for _ in range(8)],
                       variant="ring-9-series", seed=1, tournaments=1, shot_ns=50_000_000,
@@ -185,14 +187,15 @@ def test_ring_nine_series_clock_options_reach_the_policies(tmp_path):
 
 
 def test_workers_give_the_results_of_one_process(monkeypatch):
-    """Issue #6 point 8: a series spread over worker processes (blocks of `runner.BLOCK`
-    tournaments, fresh instances per block) gives the same replay and results as one process."""
+    """Issue #6 point 8: the research mode's blocks (of `runner.BLOCK` tournaments, fresh
+    instances per block) give the same replay and results in worker processes as in one."""
     monkeypatch.setattr(runner, "BLOCK", 3)  # blocks are cut in this process; 7 = 3 + 3 + 1
     paths = [bundled("baseline")] * 3 + [bundled("random")] * 3
 
     def run(workers):
         series = runner.run_series([load_policy(p) for p in paths], variant="certify-series",
-                                   seed=5, tournaments=7, max_wall=None, workers=workers)
+                                   seed=5, tournaments=7, max_wall=None, workers=workers,
+                                   block=3 if workers == 1 else None)
         doc = R.summarize(series, planned=7)
         timing = doc.pop("timing")
         return RP.encode_replay(RP.replay_document(series, {**doc, "timing": timing})), doc, timing
@@ -202,6 +205,8 @@ def test_workers_give_the_results_of_one_process(monkeypatch):
     assert timing1["blocks"] == timing2["blocks"] == 3
     assert one == two and doc1 == doc2
     assert doc1["tournaments_played"] == 7
+    assert doc1["mode"] == "blocks" and doc1["options"]["block"] == 3
+    assert [(b["first"], b["tournaments"]) for b in doc1["blocks"]] == [(0, 3), (3, 3), (6, 1)]
 
 
 def test_same_seed_same_files_in_fresh_processes(tmp_path):
@@ -225,3 +230,21 @@ def test_same_seed_same_files_in_fresh_processes(tmp_path):
     assert set(ta) == set(tb) == {"wall_s", "engine_s", "policy_s", "host_s", "blocks"}
     assert ta["blocks"] == tb["blocks"] and all(ta[k] >= 0 and tb[k] >= 0 for k in ta)
     assert ra == rb
+
+
+def test_certify_passes_only_a_complete_run(tmp_path, capsys):
+    """Issue #15 point 2: a certification cut by --max-wall (or with fewer than its 10 games) is
+    INCOMPLETE: exit status 1 and the reason printed, never PASSED."""
+    code = main(["certify", bundled("baseline"), "--max-wall", "0", "--out", str(tmp_path / "a")])
+    out = capsys.readouterr().out
+    assert code == 1 and "PASSED" not in out
+    assert "INCOMPLETE" in out and "stopped early" in out and "of 10 games" in out
+    doc = json.loads((tmp_path / "a" / "results.json").read_text())
+    assert doc["stopped_early"] and doc["tournaments_played"] == 1
+    # a complete-looking document of fewer games than planned, and one with fewer than 10
+    doc.update(stopped_early=False, tournaments_played=1)
+    passed, verdict = output.certify_verdict(doc)
+    assert not passed and verdict.startswith("INCOMPLETE") and "1 of 10 games" in verdict
+    doc.update(tournaments_planned=1)
+    passed, verdict = output.certify_verdict(doc)
+    assert not passed and "1 of 10 games" in verdict

@@ -164,7 +164,7 @@ def test_memory_over_the_limit_at_start_fails_the_start():
     with pytest.raises(PolicyLoadError) as err:
         load("start_hog").start(b"{}")
     assert err.value.stage == "start"
-    assert f"memory at {1280 * PAGE} bytes after holdem_start" in str(err.value)
+    assert f"memory at {1025 * PAGE} bytes after holdem_start" in str(err.value)
 
 
 def test_start_message_that_traps_fails_the_start():
@@ -254,11 +254,14 @@ def test_polling_past_the_budget_is_a_timeout():
     assert (result.outcome, result.used_ns) == ("timeout", NOTIFY_NS)
 
 
-def test_memory_grown_past_64_mib_in_one_step_is_a_fault():
+def test_memory_grown_past_64_mib_is_a_fault_and_frees_the_store():
+    """Issue 15 finding 8: the store allows 64 MiB + one page (not 256 MiB), so an excess is
+    seen, and a benched policy's store is freed at once."""
     policy = started("grow", i32s(0, 0))
-    result = policy.call(i32s(1100, 0), SHOT_NS)
-    assert result.outcome == "memory" and f"memory at {1101 * PAGE} bytes" in result.detail
+    result = policy.call(i32s(1024, 0), SHOT_NS)  # 1 + 1024 pages: one page over
+    assert result.outcome == "memory" and f"memory at {1025 * PAGE} bytes" in result.detail
     assert policy.fault == "memory"
+    assert policy.memory_bytes == 0  # its store is freed at once, not at the series' end
     with pytest.raises(RuntimeError, match=r"faulted \(memory\)"):
         policy.call(i32s(0, 0), SHOT_NS)
 
@@ -268,21 +271,25 @@ def test_memory_grown_past_64_mib_in_many_steps_is_a_fault():
     assert in_one_call.outcome == "memory"
     policy = started("grow", i32s(0, 0))
     outcomes = [policy.call(i32s(100, 0), SHOT_NS).outcome for _ in range(11)]
-    # 1 + 10 x 100 pages = 1001 pages is under 1024 (64 MiB); the 11th step crosses it.
-    assert outcomes == ["ok"] * 10 + ["memory"]
+    # 1 + 10 x 100 pages = 1001 pages is under 1024 (64 MiB); the 11th step (to 1101 pages,
+    # past what the store allows) is refused: -1, no fault; one more page crosses.
+    assert outcomes == ["ok"] * 11 and policy.memory_bytes == 1001 * PAGE
+    assert policy.call(i32s(23, 0), SHOT_NS).outcome == "ok"  # exactly 64 MiB: allowed
+    assert policy.call(i32s(1, 0), SHOT_NS).outcome == "memory"
 
 
-def test_grow_past_256_mib_gets_minus_one_and_a_trap_after_it_is_a_trap():
+def test_a_grow_past_the_stores_limit_gets_minus_one_and_a_trap_after_it_is_a_trap():
     policy = started("grow", i32s(0, 0))
-    refused = policy.call(i32s(5000, 0), SHOT_NS)
-    assert (refused.outcome, refused.reply) == ("ok", i32s(-1))
+    for pages in (1025, 5000):  # anything ending above 64 MiB + 64 KiB
+        refused = policy.call(i32s(pages, 0), SHOT_NS)
+        assert (refused.outcome, refused.reply) == ("ok", i32s(-1))
     assert policy.memory_bytes == PAGE  # nothing was granted
     trapped = policy.call(i32s(5000, 1), SHOT_NS)
     assert (trapped.outcome, trapped.detail) == ("trap", "UNREACHABLE")
 
 
 def test_trap_with_memory_over_the_limit_is_a_memory_fault():
-    result = started("grow", i32s(0, 0)).call(i32s(1100, 1), SHOT_NS)
+    result = started("grow", i32s(0, 0)).call(i32s(1024, 1), SHOT_NS)
     assert result.outcome == "memory" and result.detail.endswith("at trap UNREACHABLE")
 
 

@@ -1,0 +1,397 @@
+"""Issue #15's holes in the series host, each pinned by a test that failed before the fix:
+table talk dropped silently, the engine version hard-coded, a module file read before its size
+was checked, sit_in ignored in notification replies, replays missing the options that shaped
+play. Scripted policies (tests/series/test_runner.py's kind) on the short `certify` format."""
+
+from __future__ import annotations
+
+import json
+import pathlib
+
+import pytest
+
+from holdemjax.series import protocol as P
+from holdemjax.series import results as R
+from holdemjax.series import runner
+from holdemjax.series.wasm import CallResult, PolicyLoadError, load_policy
+
+
+class Scripted:
+    """Replies from ``decide(message) -> (outcome, reply dict | bytes | None, used_ns)``."""
+
+    sha256 = "0" * 64
+
+    def __init__(self, name, decide=None):
+        self.name = name
+        self.decide = decide or _check_call
+        self.messages = []
+
+    def start(self, data: bytes):
+        self.started = json.loads(data)
+        return CallResult("no_reply", None, 0)
+
+    def new_tournament(self):
+        pass
+
+    def call(self, data: bytes, budget_ns: int):
+        msg = json.loads(data)
+        msg["_budget"] = budget_ns
+        self.messages.append(msg)
+        outcome, reply, used = self.decide(msg)
+        if isinstance(reply, dict):
+            reply = json.dumps(reply).encode()
+        return CallResult(outcome, reply if outcome == "ok" else None, min(used, budget_ns))
+
+
+def _check_call(msg):
+    if msg["type"] != "act" or msg["away"]:
+        return "no_reply", None, 1_000
+    lg = msg["legal"]
+    return "ok", {"action": "check" if lg["check"] else "call"}, 50_000
+
+
+def _series(policies, **kw):
+    kw.setdefault("variant", "certify-series")
+    kw.setdefault("seed", 3)
+    kw.setdefault("max_wall", None)
+    return runner.run_series(policies, **kw)
+
+
+def _others(n=5):
+    return [Scripted(f"p{i}") for i in range(n)]
+
+
+# ------------------------------------------------------------------------- table talk (7)
+def test_every_dropped_line_is_counted_by_reason():
+    """Finding 7: a say line on a default action, chat in a bad reply, an unknown emote and a
+    line empty after cleaning were dropped without being counted."""
+    def talker(msg):
+        if msg["type"] != "act":
+            return "ok", {"emote": "dance", "chat": ["\x07\x08"]}, 10  # unknown, empty
+        if msg["hand"] % 2 == 0 and not msg["legal"]["check"]:  # not offered, with a say line
+            return "ok", {"action": "check", "say": "hmm"}, 10
+        return "ok", b'{"action":"pass","chat":["a","b"],"say":"c"}', 10  # a bad reply
+
+    s = _series([Scripted("talker", talker)] + _others(), tournaments=1)
+    doc = R.summarize(s, planned=1)["slots"][0]
+    by = doc["chat_dropped_by"]
+    assert by.get("say_not_admitted", 0) > 0
+    assert by.get("bad_reply", 0) >= 3 and by["bad_reply"] % 3 == 0  # two chat lines + say
+    assert by.get("unknown_emote", 0) > 0 and by.get("empty", 0) > 0
+    assert by["unknown_emote"] == by["empty"]  # one of each per notification
+    assert doc["chat_dropped"] == sum(by.values())
+    # nothing of it reached the table
+    talk = [e for t in s.tournaments for h in t["hands"] for e in h["events"]
+            if e["type"] in ("chat", "emote") and e["seat"] == t["player_at_seat"].index(0)]
+    assert talk == []
+
+
+def test_an_away_seat_still_in_the_hand_may_not_emote():
+    """Finding 7: an away seat's decision reply emoted though the seat was in the hand."""
+    def away_emoter(msg):
+        if msg["type"] == "act" and not msg["away"]:
+            return "timeout", None, msg["_budget"]  # two in a row: away
+        if msg["type"] == "act":
+            return "ok", {"emote": "wave"}, 10
+        return "no_reply", None, 10
+
+    s = _series([Scripted("away", away_emoter)] + _others(), tournaments=1)
+    emotes = [e for t in s.tournaments for h in t["hands"] for e in h["events"]
+              if e["type"] == "emote"]
+    assert emotes == []
+    by = R.summarize(s)["slots"][0]["chat_dropped_by"]
+    assert by.get("emote_in_hand", 0) > 0
+
+
+def test_tournament_end_chat_goes_to_the_last_hand_played():
+    """Finding 7: with the last hands auto-played (all-in from the blinds), tournament_end chat
+    was attached to the last hand that had a decision."""
+    def caller(msg):
+        if msg["type"] == "tournament_end":
+            return "ok", {"chat": ["gg all"]}, 10
+        if msg["type"] != "act" or msg["away"]:
+            return "no_reply", None, 10
+        return "ok", {"action": "check" if msg["legal"]["check"] else "call"}, 10
+
+    s = _series([Scripted(f"c{i}", caller) for i in range(6)], tournaments=2, seed=1)
+    assert not s.tournaments[1]["hands"][-1]["actions"], "the last hand was auto-played"
+    for t in s.tournaments:
+        last = t["hands"][-1]
+        gg = [h["hand"] for h in t["hands"] for e in h["events"]
+              if e["type"] == "chat" and e["text"] == "gg all"]
+        assert gg and set(gg) == {last["hand"]}, (gg, last["hand"])
+
+
+# ---------------------------------------------------------------------- engine version (9)
+def test_the_engine_version_is_the_environments(monkeypatch):
+    """Finding 9: results.py wrote ``engine: "v0"`` whatever the rules engine was."""
+    from holdemjax.envs.sng import SitAndGo
+
+    s = _series(_others(6), tournaments=1)
+    assert R.summarize(s)["versions"]["engine"] == "certify v0"
+    monkeypatch.setattr(SitAndGo, "version", property(lambda self: "v7"))
+    assert R.summarize(s)["versions"]["engine"] == "certify v7"
+
+
+# --------------------------------------------------------------- the module's size (8)
+def test_load_policy_checks_the_size_before_reading(tmp_path, monkeypatch):
+    """Finding 8: the whole file was read before the 16 MiB check."""
+    big = tmp_path / "big.wasm"
+    with open(big, "wb") as f:
+        f.truncate(P.MAX_MODULE_BYTES + 1)  # sparse: nothing written
+    read = []
+    real = pathlib.Path.read_bytes
+    monkeypatch.setattr(pathlib.Path, "read_bytes", lambda self: read.append(self) or real(self))
+    with pytest.raises(PolicyLoadError, match=f"{P.MAX_MODULE_BYTES + 1} bytes, above"):
+        load_policy(big, cache=False)
+    assert read == []
+
+
+# ------------------------------------------------------------- sit_in in notifications (5)
+@pytest.mark.parametrize("note", ["hand_end", "tournament_end"])
+def test_sit_in_in_a_notification_reply_brings_the_seat_back(note):
+    """Finding 5 / PROTOCOL §4: a notification reply is read for sit_in; it was ignored."""
+    state = {"timeouts": 0}
+
+    def sleeper(msg):
+        if msg["type"] == "act" and not msg["away"]:
+            if state["timeouts"] < 2:  # two in a row: away
+                state["timeouts"] += 1
+                return "timeout", None, msg["_budget"]
+            return _check_call(msg)
+        if msg["type"] == note and state["timeouts"] == 2:
+            state["timeouts"] = 3  # once
+            return "ok", {"sit_in": True}, 10
+        return "no_reply", None, 10
+
+    p = Scripted("sleeper", sleeper)
+    s = _series([p] + _others(), tournaments=2)
+    msgs = p.messages
+    back_at = next(i for i, m in enumerate(msgs) if m["type"] == note and state["timeouts"] == 3)
+    events = [e["type"] for t in s.tournaments for h in t["hands"] for e in h["events"]]
+    assert events.count("away") == 1, "the seat went away"
+    later = [m for m in msgs[back_at + 1:] if m["type"] == "act"]
+    assert later and not any(m["away"] for m in later)
+    assert all(m["_budget"] > P.AWAY_NS for m in later)  # its bank is back in the budget
+    assert events.count("back") == 1 and events.index("back") > events.index("away")
+
+
+# ------------------------------------------------------------------ replays (3, finding 4)
+ZOO = pathlib.Path(__file__).parent / "zoo"
+
+
+def _wasm(tmp_path, name):
+    import wasmtime
+
+    path = tmp_path / f"{name}.wasm"
+    path.write_bytes(bytes(wasmtime.wat2wasm((ZOO / f"{name}.wat").read_text())))
+    return str(path)
+
+
+def test_a_replay_with_clock_options_verifies(tmp_path, capsys):
+    """Finding 3: `--shot-ms 5 --bank-s 0` was not recorded nor passed back by `replay`."""
+    from holdemjax.cli import main
+    from holdemjax.series import replay as RP
+
+    busy, out = _wasm(tmp_path, "busy"), tmp_path / "run"
+    assert main(["series", busy, "--variant", "certify-series", "--shot-ms", "5", "--bank-s",
+                 "0", "--out", str(out)]) == 0
+    doc = RP.load(out / RP.REPLAY_NAME)
+    assert doc["options"] == {"tournaments": 3, "shot_ns": 5 * P.MS, "bank_ns": 0,
+                              "block": None}
+    results = json.loads((out / "results.json").read_text())
+    assert results["slots"][0]["timeouts"] > 0  # the clock shaped play
+    capsys.readouterr()
+    assert main(["replay", str(out / RP.REPLAY_NAME)]) == 0
+    assert "reproduced: identical" in capsys.readouterr().out
+
+
+def test_the_cut_tournament_of_a_stopped_series_is_compared(tmp_path, capsys):
+    """Finding 4: the cut tournament was never compared (its hole cards and winnings could be
+    changed and the replay still "reproduced")."""
+    from holdemjax.cli import main
+    from holdemjax.series import replay as RP
+
+    out = tmp_path / "cut"
+    assert main(["series", "--variant", "series-10", "--max-wall", "0", "--out", str(out)]) == 0
+    path = out / RP.REPLAY_NAME
+    doc = RP.load(path)
+    assert doc["stopped_early"] and doc["tournaments_played"] == 1
+    assert RP.rerun_options(doc)["cut"] == (0, len(doc["tournaments"][0]["hands"]))
+    same, report = RP.verify(path)
+    assert same, report
+    hand = doc["tournaments"][0]["hands"][-1]
+    seat = next(s for s, h in enumerate(hand["hole"]) if h is not None)
+    hand["hole"][seat] = ["2c", "2d"] if hand["hole"][seat] != ["2c", "2d"] else ["3c", "3d"]
+    hand["winnings"][seat] += 1
+    path.write_bytes(RP.encode_replay(doc))
+    capsys.readouterr()
+    assert main(["replay", str(path)]) == 1
+    assert "NOT reproduced: differs first in tournament 0" in capsys.readouterr().out
+
+
+def test_the_rerun_of_a_stopped_series_gets_the_planned_count():
+    """Finding 4: the re-run's start message carried `tournaments_played` (1) where the
+    original's carried the planned count (10)."""
+    from holdemjax.series import replay as RP
+
+    first = [Scripted(f"p{i}") for i in range(6)]
+    s = _series(first, variant="series-10", max_wall=0.0)
+    doc = RP.replay_document(s, R.summarize(s))
+    kwargs = RP.rerun_options(doc)
+    again = [Scripted(f"p{i}") for i in range(6)]
+    s2 = runner.run_series(again, **kwargs)
+    assert [p.started["tournaments"] for p in again] == [10] * 6
+    assert [p.started for p in again] == [p.started for p in first]
+    assert RP.encode_replay(RP.replay_document(s2, R.summarize(s2))) == RP.encode_replay(doc)
+    # a series stopped between two tournaments: the re-run stops there too
+    s3 = runner.run_series([Scripted(f"p{i}") for i in range(6)], variant="series-10",
+                           max_wall=None, cut=(2, 0))
+    assert s3.stopped_early and s3.tournaments_played == 2
+    doc3 = RP.replay_document(s3, R.summarize(s3))
+    assert RP.rerun_options(doc3)["cut"] == (2, 0)
+
+
+# ------------------------------------------------- one instance per slot, research mode (6)
+def test_one_instance_per_slot_for_the_whole_series(monkeypatch):
+    """Finding 6: a series longer than a block reset every slot at each block (fresh
+    instances and clocks; a benched slot played again). By default nothing is cut, however
+    long the series: one start message, one fault, the seat benched to the end."""
+    monkeypatch.setattr(runner, "BLOCK", 2)
+    calls = {"n": 0}
+
+    def trapper(msg):
+        calls["n"] += 1
+        if msg["type"] == "act" and msg["tournament"] == 0:
+            return "trap", None, 10
+        return _check_call(msg)
+
+    p = Scripted("trapper", trapper)
+    others = _others()
+    s = _series([p] + others, tournaments=5)
+    doc = R.summarize(s)
+    assert doc["mode"] == "one instance per slot" and doc["blocks"] is None
+    assert doc["options"]["block"] is None and s.timing["blocks"] == 1
+    assert [f["faulted_at"] for f in doc["slots"][0]["faults"]] == [0]  # once, not per block
+    assert not [m for m in p.messages if m["tournament"] > 0]  # benched: never called again
+    starts = [m for m in others[0].messages if m["type"] == "act"]
+    assert {m["tournament"] for m in starts} == set(range(5))
+
+
+def _logger(tmp_path):
+    import wasmtime
+
+    wat = """
+    ;; logger: logs "x" at every message, replies nothing
+    (module
+      (import "holdem" "log" (func $log (param i32 i32)))
+      (memory (export "memory") 1)
+      (data (i32.const 4096) "x")
+      (func (export "holdem_abi_version") (result i32) (i32.const 1))
+      (func (export "holdem_alloc") (param i32) (result i32) (i32.const 1024))
+      (func (export "holdem_on_message") (param i32 i32) (result i64)
+        (call $log (i32.const 4096) (i32.const 1)) (i64.const 0)))"""
+    path = tmp_path / "logger.wasm"
+    path.write_bytes(bytes(wasmtime.wat2wasm(wat)))
+    return str(path)
+
+
+def test_the_research_mode_says_so_and_keeps_every_blocks_records(tmp_path):
+    """Finding 6: with blocks, later blocks' logs were not written, only block 0's SHA-256
+    was recorded and a later block's load error escaped as a traceback."""
+    from holdemjax.series import output
+    from holdemjax.series.policies import bundled
+
+    paths = [_logger(tmp_path), _wasm(tmp_path, "trap_nth")] + [bundled("random")] * 4
+    s = runner.run_series([load_policy(p) for p in paths], variant="certify-series", seed=2,
+                          tournaments=3, block=2, max_wall=None)
+    doc = R.summarize(s)
+    assert doc["mode"] == "blocks" and doc["options"]["block"] == 2
+    assert [(b["first"], b["tournaments"]) for b in doc["blocks"]] == [(0, 2), (2, 1)]
+    for b in doc["blocks"]:  # trap_nth traps in each block's fresh instance
+        assert [(f["slot"], f["faulted_at"]) for f in b["faults"]] == [(1, b["first"])]
+        assert b["sha256"] == [slot.sha256 for slot in s.slots]
+    assert [f["faulted_at"] for f in doc["slots"][1]["faults"]] == [0, 2]
+    files = output.write_all(s, doc, tmp_path / "out")
+    log = next(f for f in files if f.name == "slot0.log").read_text()
+    assert "[t2] x" in log and "[t0] x" in log
+    # a file that changes between blocks: the series fails, naming the slot and the block
+    broken = tmp_path / "broken.wasm"
+    broken.write_bytes(pathlib.Path(paths[0]).read_bytes())
+    pols = [load_policy(broken)] + [load_policy(p) for p in paths[1:]]
+    broken.write_bytes(b"\0asm junk")
+    with pytest.raises(runner.SeriesFailed, match=r"slot 0 .*block 1"):
+        runner.run_series(pols, variant="certify-series", seed=2, tournaments=2, block=1,
+                          max_wall=None)
+
+
+def test_the_wall_time_limit_bounds_the_whole_series_in_workers():
+    """Finding 6: each worker's block got the whole --max-wall of its own; now a block that
+    starts after the series' limit plays nothing and stops the series."""
+    import time
+
+    from holdemjax.series.policies import bundled
+
+    job = dict(variant="certify-series", seed=1, count=4, shot_ns=None, bank_ns=None, cut=None)
+    part = runner._block_worker([bundled("random")] * 6, 1, range(2, 4), time.time() - 1, job)
+    assert part["stopped_early"] and part["replays"] == []
+
+
+# ------------------------------------------------------------ the machine-time guard (1)
+_SPIN = """
+;; spin: at any non-empty message, a plain loop until the budget runs out
+(module
+  (memory (export "memory") 1)
+  (func (export "holdem_abi_version") (result i32) (i32.const 1))
+  (func (export "holdem_alloc") (param i32) (result i32) (i32.const 1024))
+  (func (export "holdem_on_message") (param $p i32) (param $n i32) (result i64)
+    (local $i i32)
+    (if (local.get $n) (then (loop $spin
+      (local.set $i (i32.add (local.get $i) (i32.const 1)))
+      (br $spin))))
+    (i64.const 0)))"""
+
+
+def test_a_grow_loop_is_faulted_for_machine_time_and_plain_work_is_not(tmp_path):
+    """Finding 1: memory.grow (also of 0 pages) costs 1 fuel unit and far more machine time;
+    fuel was the only limit. The guard faults it ("wall_clock", its store freed); a policy
+    burning whole decision budgets in plain instructions only times out."""
+    import wasmtime
+
+    spin = tmp_path / "spin.wasm"
+    spin.write_bytes(bytes(wasmtime.wat2wasm(_SPIN)))
+    plain = load_policy(spin)
+    plain.start(b"")
+    budget = P.SHOT_NS + P.DECISION_MAX_NS
+    assert [plain.call(b"x", budget).outcome for _ in range(3)] == ["timeout"] * 3
+    assert plain.fault is None
+    grow = load_policy(_wasm(tmp_path, "grow_loop"))
+    grow.start(b"{}")
+    result = grow.call(b'{"alive":[]}', budget)
+    assert result.outcome == P.WALL_CLOCK and grow.fault == P.WALL_CLOCK
+    assert result.used_ns < budget  # stopped before its fuel ran out
+    assert grow.memory_bytes == 0  # the benched policy's store is freed at once
+
+
+def test_a_grow_loop_cannot_stretch_a_series_three_times(tmp_path):
+    """Finding 1 / point 1: one such module stretched a certify-series to 5.8 times the wall
+    time of the same series with the baseline in its slot; now at most 3 times."""
+    import time
+
+    from holdemjax.series.policies import bundled
+
+    def wall(first):
+        pols = [load_policy(first)] + [load_policy(bundled("baseline")) for _ in range(5)]
+        t0 = time.perf_counter()
+        s = runner.run_series(pols, variant="certify-series", seed=4, tournaments=12,
+                              max_wall=None)
+        dt = time.perf_counter() - t0
+        for p in pols:
+            p.close()
+        return dt, R.summarize(s)["slots"][0]["faults"]
+
+    wall(bundled("baseline"))  # compile and warm up
+    base, _ = wall(bundled("baseline"))
+    hostile, faults = wall(_wasm(tmp_path, "grow_loop"))
+    assert [f["cause"].split(":")[0] for f in faults] == ["wall_clock"]
+    assert hostile < 3 * base, (hostile, base)
