@@ -44,8 +44,9 @@ from holdemjax.poker.structure import RING, Format, blinds_at
 from holdemjax.sparse import sparse_cond, sparse_while
 
 __all__ = ["NUM_STREETS", "Tournament", "Decision", "seat", "start", "act", "next_hand",
-           "advance", "advance_one", "stop", "places_of_busts", "open_payouts", "open_places_icm",
-           "finish_by_icm", "player_scores", "final_places", "decision", "decision_at"]
+           "advance", "advance_one", "boundary_due", "stop", "places_of_busts", "open_payouts",
+           "open_places_icm", "finish_by_icm", "player_scores", "final_places", "decision",
+           "decision_at"]
 
 NUM_STREETS = tb.NUM_STREETS
 
@@ -256,6 +257,12 @@ def advance(t: Tournament) -> Tournament:
     # holdemjax.sparse): a plain while_loop / cond would run them for every row.
     t = sparse_while(pending, next_hand, t)
     return sparse_cond(t.icm_due, finish_by_icm, t)
+
+
+def boundary_due(t: Tournament) -> jax.Array:
+    """``# [] bool``: `advance_one` has work to do (a hand over in a game that is not, or the
+    ICM settlement due); otherwise it returns ``t`` unchanged."""
+    return (t.table.hand_over & ~t.finished) | t.icm_due
 
 
 def advance_one(t: Tournament) -> Tournament:

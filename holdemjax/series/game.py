@@ -10,145 +10,19 @@ nothing a policy does can stop the series.
 
 from __future__ import annotations
 
-import dataclasses
-import functools
 import time
 
 import jax
-import jax.numpy as jnp
 import numpy as np
 
 from holdemjax.poker import table as tb
 from holdemjax.poker import tournament as tn
-from holdemjax.poker.structure import FORMATS, Format, make_format
 from holdemjax.series import protocol as P
+from holdemjax.series.engine import Engine, engine
 from holdemjax.series.hand import HandLog, apply_outcome, default_action
 from holdemjax.series.results import SlotRecord
 
-__all__ = ["ACT", "NEXT", "STOP", "Layout", "Engine", "engine", "Seat", "Game"]
-
-
-#: Modes of `Engine.step`: play one decision, cross one hand boundary, stop at a boundary.
-ACT, NEXT, STOP = 0, 1, 2
-
-
-class Layout:
-    """One ``(Tournament, Legal)`` pair as one int32 vector (the format left out: it is the
-    engine's constant), so that a decision moves one array to the host and reads it once.
-
-    Booleans are 0/1, float32 and uint32 leaves keep their bits. `pack` / `unpack` run inside
-    the jitted steps; `host` rebuilds the pair from a host copy, numpy views of one vector.
-    """
-
-    def __init__(self, example):
-        leaves, self.treedef = jax.tree.flatten(self._strip(example))
-        self.fields, offset = [], 0
-        for leaf in leaves:
-            size = int(np.prod(leaf.shape, dtype=np.int64))
-            self.fields.append((np.dtype(leaf.dtype), offset, offset + size, tuple(leaf.shape)))
-            offset += size
-        self.width = offset
-
-    @staticmethod
-    def _strip(pair):
-        t, legal = pair
-        return t.replace(format=None), legal
-
-    def pack(self, pair) -> jax.Array:
-        """``# [width] int32`` (traced)."""
-        words = []
-        for leaf in jax.tree.leaves(self._strip(pair)):
-            if leaf.dtype == jnp.bool_:
-                leaf = leaf.astype(jnp.int32)
-            elif leaf.dtype != jnp.int32:
-                leaf = jax.lax.bitcast_convert_type(leaf, jnp.int32)
-            words.append(leaf.reshape(-1))
-        return jnp.concatenate(words)
-
-    def unpack(self, vec, fmt) -> tn.Tournament:
-        """The tournament of a packed vector (traced), with the format ``fmt``."""
-        leaves = []
-        for dtype, a, b, shape in self.fields:
-            x = vec[a:b].reshape(shape)
-            if dtype == np.bool_:
-                x = x != 0
-            elif dtype != np.int32:
-                x = jax.lax.bitcast_convert_type(x, dtype)
-            leaves.append(x)
-        t, _ = jax.tree.unflatten(self.treedef, leaves)
-        return t.replace(format=fmt)
-
-    def host(self, vec: np.ndarray, fmt) -> tuple:
-        """``(Tournament, Legal)`` of numpy views of a host vector (``fmt``: its format)."""
-        views = {np.dtype(np.int32): vec, np.dtype(np.bool_): vec != 0}
-        leaves = []
-        for dtype, a, b, shape in self.fields:
-            if dtype not in views:
-                views[dtype] = vec.view(dtype)
-            leaves.append(views[dtype][a:b].reshape(shape))
-        t, legal = jax.tree.unflatten(self.treedef, leaves)
-        return t.replace(format=fmt), legal
-
-
-@dataclasses.dataclass(frozen=True)
-class Engine:
-    """The jitted tournament steps of one format, on packed states (`Layout`): ``[2, width]``
-    int32, row 0 the state right after the step's decision, row 1 where the step ends.
-
-    * ``seat(key)``: `tournament.seat` (both rows; the host runs `advance` with ``step``);
-    * ``step(buf, mode, kind, amount)`` from row 1 of ``buf``: ``ACT`` plays the decision
-      (`tournament.act`, row 0) and crosses at most one hand boundary
-      (`tournament.advance_one`, row 1); ``NEXT`` crosses one boundary; ``STOP`` is
-      `tournament.stop`. One compiled program, one device-to-host copy per call;
-    * ``end(buf)``: (final places by seat, scores by player id) of row 1.
-    """
-
-    name: str
-    format: Format
-    layout: Layout
-    seat: object
-    step: object
-    end: object
-
-    def host(self, buf) -> tuple:
-        """``((mid, mid_legal), (state, legal))``: host views of a ``[2, width]`` result (read
-        from the device once)."""
-        vec = np.asarray(buf)
-        mid = self.layout.host(vec[0], self._host_format)
-        return mid, (mid if (vec[0] == vec[1]).all() else self.layout.host(vec[1],
-                                                                         self._host_format))
-
-    @functools.cached_property
-    def _host_format(self):
-        return jax.tree.map(np.asarray, self.format)
-
-
-@functools.cache
-def engine(env_id: str) -> Engine:
-    """The `Engine` of the format ``env_id`` (compiled once per process)."""
-    fmt = make_format(**FORMATS[env_id])
-    dev_fmt = jax.tree.map(jnp.asarray, fmt)
-
-    def with_legal(t):
-        return t, tb.legal(t.table)
-
-    layout = Layout(jax.eval_shape(lambda k: with_legal(tn.seat(k, fmt)), jax.random.key(0)))
-
-    def seat(key):
-        vec = layout.pack(with_legal(tn.seat(key, fmt)))
-        return jnp.stack([vec, vec])
-
-    def step(buf, mode, kind, amount):
-        t = layout.unpack(buf[1], dev_fmt)
-        mid = jax.lax.cond(mode == ACT, lambda s: tn.act(s, kind, amount), lambda s: s, t)
-        end = jax.lax.cond(mode == STOP, tn.stop, tn.advance_one, mid)
-        return jnp.stack([layout.pack(with_legal(mid)), layout.pack(with_legal(end))])
-
-    def end(buf):
-        t = layout.unpack(buf[1], dev_fmt)
-        return tn.final_places(t), tn.player_scores(t)
-
-    return Engine(env_id, fmt, layout, seat=jax.jit(seat), step=jax.jit(step), end=jax.jit(end))
+__all__ = ["Engine", "engine", "Seat", "Game"]
 
 
 class Seat:
@@ -181,17 +55,20 @@ class Game:
 
     # ------------------------------------------------------------------ engine calls (timed)
     def _engine(self, fn, *args):
-        """One jitted engine call on the device state ``self._buf`` (replaced by the result;
-        ``seat`` takes a key instead); returns `Engine.host` of the result: one device-to-host
-        copy, numpy views of it."""
+        """One jitted engine call (`engine.Engine`) from the device state ``self._buf`` (``seat``
+        takes a key instead); the state it returns replaces it and comes back as host views
+        ``(Tournament, Legal)``: one read of its chunks."""
         t0 = time.perf_counter()
-        self._buf = fn(*args) if fn is self.eng.seat else fn(self._buf, *args)
+        if fn is self.eng.seat:
+            self._buf = fn(*args)
+        else:
+            self._buf = fn(self._buf, *(self.eng.scalar(a) for a in args))
         views = self.eng.host(self._buf)
         self.timer["engine"] += time.perf_counter() - t0
         return views
 
-    def _step(self, mode: int, kind: int = 0, amount: int = 0):
-        return self._engine(self.eng.step, np.int32(mode), np.int32(kind), np.int32(amount))
+    def _boundary(self, stop: bool = False):
+        return self._engine(self.eng.boundary, stop)
 
     def _call(self, seat: Seat, message: dict, budget: int):
         t0 = time.perf_counter()
@@ -258,10 +135,13 @@ class Game:
     def play(self, t: int, deadline, progress):
         self.t = t
         eng = self.eng
+        self._buf = None
+        t0 = time.perf_counter()
         key = jax.random.fold_in(jax.random.key(self.seed), t)
-        _, (state, legal) = self._engine(eng.seat, key)
+        self.timer["engine"] += time.perf_counter() - t0
+        state, legal = self._engine(eng.seat, key)
         while bool(state.table.hand_over) and not bool(state.finished):  # tournament.start's
-            _, (state, legal) = self._step(NEXT)  # advance: a hand dealt already over
+            state, legal = self._boundary()  # advance: a hand dealt already over
         self.seat_of = np.asarray(state.seat_of).tolist()  # slot (player id) -> seat
         player_at = self.player_at = np.asarray(state.player_at).tolist()  # seat -> slot
         for s in self.seats:
@@ -287,13 +167,13 @@ class Game:
                     if progress is not None:
                         progress({"tournament": t, "hands": self.hands_played})
                 if deadline is not None and time.perf_counter() > deadline and hand is not None:
-                    _, (state, legal) = self._step(STOP)
+                    state, legal = self._boundary(stop=True)
                     replay["stopped_early"] = cut = True
                     break
                 hand, log = self._start_hand(state, replay)
             slot = player_at[int(state.table.to_act)]
             kind, amount, auto = self._decide(state, legal, slot, log, hand)
-            (mid, _), after = self._step(ACT, kind, amount)
+            mid, mid_legal = self._engine(eng.act, kind, amount)
             event = log.action(state.table, legal, mid.table, kind, auto)
             hand["actions"].append({**event, "used_ns": self._last_used})
             self._public(event, hand)
@@ -302,9 +182,9 @@ class Game:
                 for e in log.board(mid.table):
                     self._public(e, hand)
                 self._end_hand(mid, hand, log)
-                state, legal = self._next_hands(mid, after, hand, replay, progress, t)
-            else:  # nothing to advance inside a hand: the step ended at the decision
-                state, legal = after
+                state, legal = self._next_hands(mid, hand, replay, progress, t)
+            else:  # nothing to advance inside a hand: the host reads only the table
+                state, legal = mid, mid_legal
                 for e in log.board(state.table):
                     self._public(e, hand)
         if not cut:
@@ -315,12 +195,12 @@ class Game:
         self._current = None
         return replay, cut
 
-    def _next_hands(self, ended, after, hand, replay, progress, t):
-        """From a finished hand to the next decision (or the end), one hand boundary at a time
-        (``after``: the step's first boundary): a hand in which nobody could act (everyone
-        all-in from the blinds) is recorded too."""
-        prev, (nxt, legal) = ended, after
+    def _next_hands(self, ended, hand, replay, progress, t):
+        """From a finished hand to the next decision (or the end), one hand boundary at a time:
+        a hand in which nobody could act (everyone all-in from the blinds) is recorded too."""
+        prev = ended
         while True:
+            nxt, legal = self._boundary()  # the ICM settled with the boundary that ends the game
             self._eliminations(prev, nxt, hand)
             if bool(nxt.finished) or not bool(nxt.table.hand_over):
                 return nxt, legal
@@ -332,13 +212,12 @@ class Game:
                 self._public(e, hand)
             self._end_hand(nxt, hand, log)
             prev = nxt
-            _, (nxt, legal) = self._step(NEXT)
 
     def finish_interrupted(self):
         """Ctrl-C: end the tournament in progress as at the wall-time stop (from the start of
         the hand in progress)."""
         _, replay, self._buf = self._current
-        _, (state, _) = self._step(STOP)
+        state, _ = self._boundary(stop=True)
         replay["stopped_early"] = True
         self._end_tournament(state, replay, None, notify=False)
         return replay, True
