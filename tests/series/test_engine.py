@@ -41,7 +41,7 @@ def test_a_tournament_compiles_each_step_once():
             hands += 1
     places, scores = (np.asarray(x) for x in eng.end(state))
     assert decisions > 20 and hands >= 2
-    assert sorted(places.tolist()) == list(range(1, 7))
+    assert places.min() == 1 and (places <= 6).all() and (places == 1).sum() == 1
     np.testing.assert_allclose(scores.sum(), 1.0, atol=1e-6)
     stopped = eng.host(eng.boundary(state, eng.scalar(True)))[0]  # a finished game: unchanged
     np.testing.assert_array_equal(stopped.score, t.score)
