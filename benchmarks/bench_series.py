@@ -4,6 +4,7 @@ benchmarks/results/series.json.
 
     python benchmarks/bench_series.py                  # series-100, 3 runs, writes the results
     python benchmarks/bench_series.py --runs 1 --no-write --variant series-10
+    python benchmarks/bench_series.py --compile-cache /tmp/jaxcache  # print only: warm compiles
 
 Per run: the process's wall time (Python and JAX imports included), the series' own wall time
 (`run_series`'s ``timing``: the engine's compile included), the engine / wasm / host split of
@@ -44,7 +45,7 @@ series = runner.run_series(policies, variant=variant, seed=seed, max_wall=None)
 ru = resource.getrusage(resource.RUSAGE_SELF)
 decisions = sum(len(h["actions"]) for t in series.tournaments for h in t["hands"])
 hands = sum(len(t["hands"]) for t in series.tournaments)
-scores = [sum(r.scores) / len(r.scores) for r in series.records]
+scores = [sum(r.scores) / len(r.scores) for r in series.slots]
 print(json.dumps({"process_s": time.perf_counter() - t0, "cpu_s": ru.ru_utime + ru.ru_stime,
                   "timing": series.timing, "decisions": decisions, "hands": hands,
                   "tournaments": len(series.tournaments), "xla": compile_s,
@@ -52,12 +53,17 @@ print(json.dumps({"process_s": time.perf_counter() - t0, "cpu_s": ru.ru_utime + 
 """
 
 
-def run_once(variant: str, seed: int) -> dict:
-    """One series in a fresh process; its measurements (and the load average around it)."""
+def run_once(variant: str, seed: int, cache: str | None = None) -> dict:
+    """One series in a fresh process; its measurements (and the load average around it).
+    ``cache``: a folder for JAX's persistent compilation cache (the compiled steps of an earlier
+    run are loaded instead of compiled)."""
+    env = dict(os.environ)
+    if cache:
+        env.update(JAX_COMPILATION_CACHE_DIR=cache, JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS="0")
     load = os.getloadavg()
     t0 = time.perf_counter()
     out = subprocess.run([sys.executable, "-c", CHILD, variant, str(seed)], check=True,
-                         capture_output=True, text=True).stdout
+                         capture_output=True, text=True, env=env).stdout
     wall = time.perf_counter() - t0
     doc = json.loads(out.strip().splitlines()[-1])
     doc.update(outer_s=wall, load_before=load, load_after=os.getloadavg())
@@ -82,10 +88,12 @@ def main(argv=None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--no-write", action="store_true", help="print only")
+    parser.add_argument("--compile-cache", metavar="DIR",
+                        help="JAX's persistent compilation cache for the runs (print only)")
     args = parser.parse_args(argv)
 
     load_before = os.getloadavg()
-    runs = [run_once(args.variant, args.seed) for _ in range(args.runs)]
+    runs = [run_once(args.variant, args.seed, args.compile_cache) for _ in range(args.runs)]
     print(f"{args.variant}, seed {args.seed}: {runs[0]['tournaments']} tournaments, "
           f"{runs[0]['hands']:,} hands, {runs[0]['decisions']:,} decisions\n")
     print("| run | load avg | process wall | series wall | engine / wasm / host | "
@@ -100,7 +108,7 @@ def main(argv=None) -> int:
     median = statistics.median(walls)
     print(f"\nmedian series wall {median:.1f} s (goal <= {GOAL_S:.0f} s: "
           f"{'met' if median <= GOAL_S else 'not met'})")
-    if args.no_write:
+    if args.no_write or args.compile_cache:
         return 0
 
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))

@@ -156,7 +156,7 @@ def section(doc: dict) -> str:
     for t in doc.get("targets", []):
         worst = "worst run" if t.get("at_most") else "lower quartile"
         out.append(f"Goal: {t['key']} {bound(t)} {t['unit']}: median "
-                   f"{value(t)} {t['unit']}, {worst} {value({**t, 'value': t['q1']})}: "
+                   f"{value(t)} {t['unit']}, {worst} {value({**t, 'value': t['q1']})} {t['unit']}: "
                    f"{status(t['met'], t['goal'], t['value'], t.get('at_most', False))}.")
         out.append("")
     out += ["Every side: the median and range of its windows, and its rate per CPU-second of "

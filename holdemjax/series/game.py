@@ -1,7 +1,8 @@
 """The tournaments of one block of a series, decision by decision (`Game`).
 
-Per decision: the tournament engine (`holdemjax.poker.tournament`, jitted, exact amounts) says
-who acts; the seat's ``act`` message is built from the decision's view
+Per decision: the tournament engine (`holdemjax.series.engine`: the jitted steps of
+`holdemjax.poker.tournament` on a packed device state, one call and one read per step, exact
+amounts) says who acts; the seat's ``act`` message is built from the decision's view
 (`protocol.act_message`); the policy runs on its fuel budget; `hand.apply_outcome` turns the
 call into the protocol's rule; the engine plays the action; `hand.HandLog` records it and the
 public events go to every seat that is not faulted. No JAX runs inside a policy call, and
