@@ -21,17 +21,20 @@ from holdemjax.poker import table as tb
 from holdemjax.poker import tournament as tn
 from holdemjax.poker.structure import FORMATS, Format, make_format
 
-__all__ = ["CHUNK_WORDS", "COMPILER_OPTIONS", "Layout", "Engine",
+__all__ = ["CHUNK_WORDS", "COMPILER_OPTIONS", "INTEGER_OPTIONS", "Layout", "Engine",
            "engine"]
 
 #: The most int32 words in one array of a packed state (512 bytes).
 CHUNK_WORDS = 128
 
-#: XLA:CPU options of the engine's integer-only programs (``seat``, ``act``): a fifth of the
-#: default compile time and the same run time (many tiny kernels). Not for float programs:
-#: the backend's optimisation level changes float32 rounding (the ICM).
-COMPILER_OPTIONS = {"xla_cpu_use_fusion_emitters": False, "xla_backend_optimization_level": 0,
+#: XLA:CPU options of the engine's programs: less compile time, the same run time (many tiny
+#: kernels). The backend's optimisation level changes float32 rounding (the ICM), so it is
+#: lowered only for the integer-only programs (``seat``, ``act``: `INTEGER_OPTIONS`); the
+#: kernel emitter does not (the recorded series replay, and 1,200 random ICM settlements
+#: matched the default options bit for bit).
+COMPILER_OPTIONS = {"xla_cpu_use_fusion_emitters": False,
                     "xla_cpu_parallel_codegen_split_count": 1}
+INTEGER_OPTIONS = {**COMPILER_OPTIONS, "xla_backend_optimization_level": 0}
 
 
 class Layout:
@@ -82,13 +85,16 @@ class Layout:
         return t.replace(format=fmt)
 
     def host(self, vec: np.ndarray, fmt) -> tuple:
-        """``(Tournament, Legal)`` of numpy views of a host vector (``fmt``: its format)."""
+        """``(Tournament, Legal)`` of numpy views of a host vector (``fmt``: its format); a
+        scalar leaf is a numpy scalar of its dtype."""
         views = {np.dtype(np.int32): vec, np.dtype(np.bool_): vec != 0}
         leaves = []
         for dtype, a, b, shape in self.fields:
             if dtype not in views:
                 views[dtype] = vec.view(dtype)
-            leaves.append(views[dtype][a:b].reshape(shape))
+            x = views[dtype]
+            leaves.append(x[a] if not shape else x[a:b] if len(shape) == 1 else
+                          x[a:b].reshape(shape))
         t, legal = jax.tree.unflatten(self.treedef, leaves)
         return t.replace(format=fmt), legal
 
@@ -168,9 +174,8 @@ def engine(env_id: str) -> Engine:
         t = layout.unpack(state, dev_fmt)
         return tn.final_places(t), tn.player_scores(t)
 
-    def cheap(fn):  # integer-only programs: any optimisation level gives the same values
-        return jax.jit(fn, compiler_options=COMPILER_OPTIONS)
+    def jit(fn, options=COMPILER_OPTIONS):
+        return jax.jit(fn, compiler_options=options)
 
-    # The boundary settles by ICM (float32): XLA's default options, as the recorded series.
-    return Engine(env_id, fmt, layout, seat=cheap(seat), act=cheap(act),
-                  boundary=jax.jit(boundary), end=jax.jit(end))
+    return Engine(env_id, fmt, layout, seat=jit(seat, INTEGER_OPTIONS),
+                  act=jit(act, INTEGER_OPTIONS), boundary=jit(boundary), end=jit(end))
