@@ -22,7 +22,7 @@ README = ROOT / "README.md"
 START, END = "<!-- benchmarks:start -->", "<!-- benchmarks:end -->"
 
 #: Results files in the order the doc shows them (others follow, by name).
-ORDER = ("sng_vs_openspiel", "engine", "envs_vs_pgx", "evaluator")
+ORDER = ("sng_vs_openspiel", "engine", "envs_vs_pgx", "evaluator", "series")
 
 HEAD = """# Benchmarks
 
@@ -102,10 +102,21 @@ def ratio(x: float | None) -> str:
     return f"{x:.2f}×" if x < 10 else f"{x:.1f}×"
 
 
-def status(met, goal, value) -> str:
+def status(met, goal, value, at_most: bool = False) -> str:
     if goal is None:
         return ""
-    return "met" if met else f"**not met** ({value / goal:.0%} of the goal)"
+    if met:
+        return "met"
+    return f"**not met** ({goal / value if at_most else value / goal:.0%} of the goal)"
+
+
+def bound(t: dict) -> str:
+    """A target's goal: ``>= goal`` (a rate), or ``<= goal`` with ``at_most`` (a time)."""
+    return ("≤ " if t.get("at_most") else "≥ ") + f"{rate(t['goal'])}"
+
+
+def value(t: dict) -> str:
+    return f"{t['value']:.1f}" if t.get("at_most") else rate(t["value"])
 
 
 def _machine(doc: dict) -> str:
@@ -143,9 +154,10 @@ def section(doc: dict) -> str:
                 f"{status(comp['met'], comp['goal'], comp['ratio'])} |")
         out.append("")
     for t in doc.get("targets", []):
-        out.append(f"Goal: {t['key']} ≥ {rate(t['goal'])} {t['unit']}: median "
-                   f"{rate(t['value'])} {t['unit']}, lower quartile {rate(t['q1'])}: "
-                   f"{status(t['met'], t['goal'], t['value'])}.")
+        worst = "worst run" if t.get("at_most") else "lower quartile"
+        out.append(f"Goal: {t['key']} {bound(t)} {t['unit']}: median "
+                   f"{value(t)} {t['unit']}, {worst} {value({**t, 'value': t['q1']})} {t['unit']}: "
+                   f"{status(t['met'], t['goal'], t['value'], t.get('at_most', False))}.")
         out.append("")
     out += ["Every side: the median and range of its windows, and its rate per CPU-second of "
             "the process (what it did with the share of the machine it got):", "",
@@ -186,8 +198,8 @@ def readme_table(results_dir=RESULTS) -> str:
         for t in doc.get("targets", []):
             dates.add(doc["date"][:10])
             rows.append(f"| {doc['name']}: {t['key']} | {t['side']} | | "
-                        f"**{rate(t['value'])} {t['unit']}** | ≥ {rate(t['goal'])} | "
-                        f"{status(t['met'], t['goal'], t['value'])} |")
+                        f"**{value(t)} {t['unit']}** | {bound(t)} | "
+                        f"{status(t['met'], t['goal'], t['value'], t.get('at_most', False))} |")
     when = ", ".join(sorted(dates)) or "-"
     return "\n".join(
         [START, f"Headline ratios (measured {when}; how, and every window: "

@@ -43,9 +43,10 @@ from holdemjax.poker.icm import icm
 from holdemjax.poker.structure import RING, Format, blinds_at
 from holdemjax.sparse import sparse_cond, sparse_while
 
-__all__ = ["NUM_STREETS", "Tournament", "Decision", "start", "act", "next_hand", "advance",
-           "stop", "places_of_busts", "open_payouts", "open_places_icm", "finish_by_icm",
-           "player_scores", "final_places", "decision", "decision_at"]
+__all__ = ["NUM_STREETS", "Tournament", "Decision", "seat", "start", "act", "next_hand",
+           "advance", "advance_one", "boundary_due", "stop", "places_of_busts", "open_payouts",
+           "open_places_icm", "finish_by_icm", "player_scores", "final_places", "decision",
+           "decision_at"]
 
 NUM_STREETS = tb.NUM_STREETS
 
@@ -105,7 +106,14 @@ def _deal(fmt: Format, key, hand, stacks, alive, positions) -> tb.Table:
 
 def start(key, fmt: Format) -> Tournament:
     """A new game under ``fmt`` from ``key`` (typed, or raw uint32[2] data): the players are
-    seated, hand 0 is dealt, and play goes on (`advance`) until a live seat must decide."""
+    seated, hand 0 is dealt (`seat`), and play goes on (`advance`) until a live seat must
+    decide."""
+    return advance(seat(key, fmt))
+
+
+def seat(key, fmt: Format) -> Tournament:
+    """`start` before its `advance`: the players seated and hand 0 dealt (which may be over
+    already). A host that drives the hand boundaries itself (`advance_one`) starts here."""
     n = fmt.num_seats
     if jnp.issubdtype(key.dtype, jax.dtypes.prng_key):
         key = jax.random.key_data(key)
@@ -116,7 +124,7 @@ def start(key, fmt: Format) -> Tournament:
     stacks = jnp.full(n, fmt.starting_stack, jnp.int32)
     positions = tb.first_positions(alive, n - 1)
     table = _deal(fmt, k_game, jnp.int32(0), stacks, alive, positions)
-    t = Tournament(
+    return Tournament(
         table=table,
         key=k_game,
         hand=jnp.int32(0),
@@ -133,7 +141,6 @@ def start(key, fmt: Format) -> Tournament:
         finished=jnp.bool_(False),
         format=jax.tree.map(jnp.asarray, fmt),
     )
-    return advance(t)
 
 
 def act(t: Tournament, kind, amount=0) -> Tournament:
@@ -249,6 +256,21 @@ def advance(t: Tournament) -> Tournament:
     # Under vmap the sparse forms deal and settle only the rows that need it (see
     # holdemjax.sparse): a plain while_loop / cond would run them for every row.
     t = sparse_while(pending, next_hand, t)
+    return sparse_cond(t.icm_due, finish_by_icm, t)
+
+
+def boundary_due(t: Tournament) -> jax.Array:
+    """``# [] bool``: `advance_one` has work to do (a hand over in a game that is not, or the
+    ICM settlement due); otherwise it returns ``t`` unchanged."""
+    return (t.table.hand_over & ~t.finished) | t.icm_due
+
+
+def advance_one(t: Tournament) -> Tournament:
+    """One pass of `advance`: at most one hand boundary (`next_hand`, when the hand is over and
+    the game is not), then the ICM settlement if it is due. `advance` is `advance_one` repeated
+    while the table has ``hand_over`` and the game is not ``finished``; a host that records
+    every hand (also one dealt already over) steps through them with this."""
+    t = sparse_cond(t.table.hand_over & ~t.finished, next_hand, t)
     return sparse_cond(t.icm_due, finish_by_icm, t)
 
 

@@ -1,7 +1,8 @@
 """The tournaments of one block of a series, decision by decision (`Game`).
 
-Per decision: the tournament engine (`holdemjax.poker.tournament`, jitted, exact amounts) says
-who acts; the seat's ``act`` message is built from the decision's view
+Per decision: the tournament engine (`holdemjax.series.engine`: the jitted steps of
+`holdemjax.poker.tournament` on a packed device state, one call and one read per step, exact
+amounts) says who acts; the seat's ``act`` message is built from the decision's view
 (`protocol.act_message`); the policy runs on its fuel budget; `hand.apply_outcome` turns the
 call into the protocol's rule; the engine plays the action; `hand.HandLog` records it and the
 public events go to every seat that is not faulted. No JAX runs inside a policy call, and
@@ -10,8 +11,6 @@ nothing a policy does can stop the series.
 
 from __future__ import annotations
 
-import dataclasses
-import functools
 import time
 
 import jax
@@ -19,43 +18,12 @@ import numpy as np
 
 from holdemjax.poker import table as tb
 from holdemjax.poker import tournament as tn
-from holdemjax.poker.structure import FORMATS, Format, make_format
 from holdemjax.series import protocol as P
+from holdemjax.series.engine import Engine, engine
 from holdemjax.series.hand import HandLog, apply_outcome, default_action
 from holdemjax.series.results import SlotRecord
 
 __all__ = ["Engine", "engine", "Seat", "Game"]
-
-
-@dataclasses.dataclass(frozen=True)
-class Engine:
-    """The jitted tournament steps of one format; each returns ``(tournament, legal)``."""
-
-    name: str
-    format: Format
-    start: object
-    act: object
-    advance: object
-    next_hand: object  # one hand boundary at a time: the host sees hands nobody could act in
-    stop: object
-    end: object  # (final places by seat, scores by player id)
-
-
-@functools.cache
-def engine(env_id: str) -> Engine:
-    """The `Engine` of the format ``env_id`` (compiled once per process)."""
-    fmt = make_format(**FORMATS[env_id])
-
-    def with_legal(t):
-        return t, tb.legal(t.table)
-
-    return Engine(env_id, fmt,
-                  start=jax.jit(lambda k: with_legal(tn.start(k, fmt))),
-                  act=jax.jit(lambda t, k, a: with_legal(tn.act(t, k, a))),
-                  advance=jax.jit(lambda t: with_legal(tn.advance(t))),
-                  next_hand=jax.jit(lambda t: with_legal(tn.next_hand(t))),
-                  stop=jax.jit(lambda t: with_legal(tn.stop(t))),
-                  end=jax.jit(lambda t: (tn.final_places(t), tn.player_scores(t))))
 
 
 class Seat:
@@ -80,27 +48,29 @@ class Game:
         self.eng = eng
         self.seats, self.timer, self.seed = seats, timer, seed
         self.n = eng.format.num_seats
-        self._current = None
+        self._current = None  # (state, replay, device state) at the start of the hand
         self._pending_chat = None
         self._last_used = 0
-        self._device = (None, None)  # (host copy, device original) of the latest engine state
+        self._buf = None  # the device state (packed) of the latest engine call
         self.hands_played = 0
         self.cut = None  # (tournament, hands): stop there, as the wall-time limit did (replays)
 
     # ------------------------------------------------------------------ engine calls (timed)
     def _engine(self, fn, *args):
-        """Run a jitted engine step; returns host (numpy) copies of (tournament, legal). The
-        device original of the latest tournament is kept and passed back in its place (saves a
-        transfer), and leaves are read one by one (``np.asarray``: ~8x cheaper than
-        ``jax.device_get`` on a pytree of this size)."""
+        """One jitted engine call (`engine.Engine`) from the device state ``self._buf`` (``seat``
+        takes a key instead); the state it returns replaces it and comes back as host views
+        ``(Tournament, Legal)``: one read of its chunks."""
         t0 = time.perf_counter()
-        last_host, last_device = self._device
-        args = [last_device if a is last_host else a for a in args]
-        state, legal = fn(*args)
-        host = jax.tree.map(np.asarray, (state, legal))
-        self._device = (host[0], state)
+        if fn is self.eng.seat:
+            self._buf = fn(*args)
+        else:
+            self._buf = fn(self._buf, *(self.eng.scalar(a) for a in args))
+        views = self.eng.host(self._buf)
         self.timer["engine"] += time.perf_counter() - t0
-        return host
+        return views
+
+    def _boundary(self, stop: bool = False):
+        return self._engine(self.eng.boundary, stop)
 
     def _call(self, seat: Seat, message: dict, budget: int):
         t0 = time.perf_counter()
@@ -175,7 +145,13 @@ class Game:
     def play(self, t: int, deadline, progress):
         self.t = t
         eng = self.eng
-        state, legal = self._engine(eng.start, jax.random.fold_in(jax.random.key(self.seed), t))
+        self._buf = None
+        t0 = time.perf_counter()
+        key = jax.random.fold_in(jax.random.key(self.seed), t)
+        self.timer["engine"] += time.perf_counter() - t0
+        state, legal = self._engine(eng.seat, key)
+        while bool(state.table.hand_over) and not bool(state.finished):  # tournament.start's
+            state, legal = self._boundary()  # advance: a hand dealt already over
         self.seat_of = np.asarray(state.seat_of).tolist()  # slot (player id) -> seat
         player_at = self.player_at = np.asarray(state.player_at).tolist()  # seat -> slot
         for s in self.seats:
@@ -189,7 +165,7 @@ class Game:
             s.events.append({"type": "tournament_start", "tournament": t,
                              "seat": self.seat_of[slot], "aliases": aliases,
                              "stacks": np.asarray(state.table.stacks).astype(int).tolist()})
-        self._current = (state, replay)
+        self._current = (state, replay, self._buf)
         cut = False
         hand_index = -1
         hand = log = None
@@ -201,13 +177,13 @@ class Game:
                     if progress is not None:
                         progress({"tournament": t, "hands": self.hands_played})
                 if hand is not None and self._stop_now(deadline, t, len(replay["hands"])):
-                    state, legal = self._engine(eng.stop, state)
+                    state, legal = self._boundary(stop=True)
                     replay["stopped_early"] = cut = True
                     break
                 hand, log = self._start_hand(state, replay)
             slot = player_at[int(state.table.to_act)]
             kind, amount, auto = self._decide(state, legal, slot, log, hand)
-            mid, mid_legal = self._engine(eng.act, state, np.int32(kind), np.int32(amount))
+            mid, mid_legal = self._engine(eng.act, kind, amount)
             event = log.action(state.table, legal, mid.table, kind, auto)
             hand["actions"].append({**event, "used_ns": self._last_used})
             self._public(event, hand)
@@ -241,10 +217,10 @@ class Game:
         a hand in which nobody could act (everyone all-in from the blinds) is recorded too."""
         prev = ended
         while True:
-            nxt, legal = self._engine(self.eng.next_hand, prev)
+            nxt, legal = self._boundary()  # the ICM settled with the boundary that ends the game
             self._eliminations(prev, nxt, hand)
             if bool(nxt.finished) or not bool(nxt.table.hand_over):
-                break
+                return nxt, legal
             self.hands_played += 1
             if progress is not None:
                 progress({"tournament": t, "hands": self.hands_played})
@@ -253,12 +229,12 @@ class Game:
                 self._public(e, hand)
             self._end_hand(nxt, hand, log)
             prev = nxt
-        return self._engine(self.eng.advance, nxt)
 
     def finish_interrupted(self):
-        """Ctrl-C: end the tournament in progress as at the wall-time stop."""
-        state, replay = self._current
-        state, _ = self._engine(self.eng.stop, state)
+        """Ctrl-C: end the tournament in progress as at the wall-time stop (from the start of
+        the hand in progress)."""
+        _, replay, self._buf = self._current
+        state, _ = self._boundary(stop=True)
         replay["stopped_early"] = True
         self._end_tournament(state, replay, None, notify=False)
         return replay, True
@@ -275,7 +251,7 @@ class Game:
                 "board": log.board_cards(),
                 "actions": [], "events": [base]}
         replay["hands"].append(hand)
-        self._current = (state, replay)
+        self._current = (state, replay, self._buf)
         for slot, s in enumerate(self.seats):
             s.chat_this_hand = 0
             seat = self.seat_of[slot]
@@ -350,7 +326,9 @@ class Game:
             self._public({"type": "eliminated", "seat": seat, "place": int(after[seat])}, hand)
 
     def _end_tournament(self, state, replay, hand, notify: bool = True) -> None:
-        places, rewards = (np.asarray(x) for x in self.eng.end(state))
+        t0 = time.perf_counter()
+        places, rewards = (np.asarray(x) for x in self.eng.end(self._buf))
+        self.timer["engine"] += time.perf_counter() - t0
         place = places.astype(int)
         score = np.asarray(state.score, np.float64)
         rewards = rewards.astype(np.float64)  # by player id = slot

@@ -180,3 +180,27 @@ def test_start_under_vmap_equals_each_row(name):
     for i in range(3):
         one = _start(name)(keys[i])
         jax.tree.map(lambda a, b, i=i: np.testing.assert_array_equal(a[i], b), batch, one)
+
+
+def test_advance_is_advance_one_repeated_through_hands_dealt_already_over():
+    """A host that records every hand steps with `advance_one` (one boundary, then the ICM if
+    due) from `seat`; repeated while a hand is over and the game is not, it is `advance`."""
+    one = jax.jit(tn.advance_one)
+    seated = jax.jit(lambda k: tn.seat(k, CERTIFY))(jax.random.key(11))
+    jax.tree.map(np.testing.assert_array_equal, tn.advance(seated), _start("certify")(
+        jax.random.key(11)))
+    # Two seats with one chip each: every hand is dealt all-in from the blinds (already over)
+    # until one of them busts; then the game ends.
+    t = _with(seated, stacks=[1, 0, 0, 1, 0, 0])
+    t = t.replace(table=t.table.replace(hand_over=jnp.bool_(True)), hand=jnp.int32(3))
+    want, steps = jax.jit(tn.advance)(t), 0
+    while bool(t.table.hand_over) and not bool(t.finished):
+        t, steps = one(t), steps + 1
+    assert steps >= 2 and bool(t.finished) and not bool(t.icm_due)
+    jax.tree.map(np.testing.assert_array_equal, t, want)
+    # At the hand cap the one boundary ends the game and settles by ICM.
+    cap = _with(seated, stacks=[300, 0, 250, 450, 0, 200]).replace(hand=jnp.int32(7))
+    cap = cap.replace(table=cap.table.replace(hand_over=jnp.bool_(True)))
+    end = one(cap)
+    assert bool(end.finished) and not bool(end.icm_due) and float(end.score[0]) > 0
+    jax.tree.map(np.testing.assert_array_equal, end, jax.jit(tn.advance)(cap))
