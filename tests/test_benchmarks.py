@@ -253,3 +253,28 @@ def test_check_floors_passes_and_fails(tmp_path):
     assert [r["ok"] for r in ok] == [True]
     assert [r["ok"] for r in bad] == [False]
     assert [r["ok"] for r in missing] == [False] and "no result" in missing[0]["why"]
+
+
+def test_slow_checks_are_run_and_their_result_committed():
+    """The tests CI deselects (``@pytest.mark.slow``) ran in full: the committed results file
+    names exactly the slow tests of this tree (a new or renamed slow test needs a new run of
+    benchmarks/run_slow_checks.py), each passed, with the machine and command recorded."""
+    slow = _load("run_slow_checks")
+    want = slow.slow_tests()
+    assert want, "no slow test found: the finder is broken (pyproject deselects some)"
+    doc = json.loads((ROOT / "benchmarks" / "results" / "slow_checks.json").read_text())
+    for key in ("date", "machine", "versions", "command"):
+        assert doc.get(key), f"slow_checks.json: no {key}"
+    ran = sorted({t["test"].split("[")[0] for t in doc["tests"]})
+    assert ran == want, f"slow tests run {ran}, in the tree {want}"
+    assert doc["all_passed"] and all(t["outcome"] == "passed" for t in doc["tests"]), (
+        [t for t in doc["tests"] if t["outcome"] != "passed"])
+
+
+def test_slow_test_finder_sees_the_mark(tmp_path):
+    slow = _load("run_slow_checks")
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_x.py").write_text(
+        "import pytest\n\n@pytest.mark.slow\ndef test_a():\n    pass\n\n"
+        "@pytest.mark.parametrize('x', [1])\ndef test_b(x):\n    pass\n")
+    assert slow.slow_tests(tmp_path) == ["tests/test_x.py::test_a"]

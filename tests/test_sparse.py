@@ -194,7 +194,7 @@ def test_device_check_script_runs_and_the_forms_agree_on_the_envs(tmp_path):
     spec.loader.exec_module(module)
     assert module.main(["--quick", "--out", str(tmp_path)]) == 0
     report = json.loads((tmp_path / "device_check.json").read_text())
-    assert set(report["equal"]) == {"certify", "ring-9"}
+    assert set(report["equal"]) == {"certify"}
     assert all(v["same"] and v["games"] > 0 for v in report["equal"].values())
-    assert {(r["batch"], r["gather"]) for r in report["speed"]} == {(4, True), (4, False)}
+    assert {(r["batch"], r["gather"]) for r in report["speed"]} == {(4, True)}
     assert all(r["decisions_per_s"] > 0 for r in report["speed"])

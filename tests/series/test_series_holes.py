@@ -391,7 +391,12 @@ def test_a_grow_loop_cannot_stretch_a_series_three_times(tmp_path):
         return dt, R.summarize(s)["slots"][0]["faults"]
 
     wall(bundled("baseline"))  # compile and warm up
-    base, _ = wall(bundled("baseline"))
-    hostile, faults = wall(_wasm(tmp_path, "grow_loop"))
-    assert [f["cause"].split(":")[0] for f in faults] == ["wall_clock"]
+    # The best of three runs of each side, interleaved, so that a burst of load on the machine
+    # (the other test worker) does not decide the comparison.
+    base = hostile = float("inf")
+    for _ in range(3):
+        base = min(base, wall(bundled("baseline"))[0])
+        dt, faults = wall(_wasm(tmp_path, "grow_loop"))
+        hostile = min(hostile, dt)
+        assert [f["cause"].split(":")[0] for f in faults] == ["wall_clock"]
     assert hostile < 3 * base, (hostile, base)
