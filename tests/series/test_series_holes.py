@@ -1,7 +1,7 @@
 """Issue #15's holes in the series host, each pinned by a test that failed before the fix:
 table talk dropped silently, the engine version hard-coded, a module file read before its size
 was checked, sit_in ignored in notification replies, replays missing the options that shaped
-play. Scripted policies (tests/series/test_runner.py's kind) on the short `certify` format."""
+play. Scripted policies (tests/series/test_runner.py's) on the short `certify` format."""
 
 from __future__ import annotations
 
@@ -13,41 +13,8 @@ import pytest
 from holdemjax.series import protocol as P
 from holdemjax.series import results as R
 from holdemjax.series import runner
-from holdemjax.series.wasm import CallResult, PolicyLoadError, load_policy
-
-
-class Scripted:
-    """Replies from ``decide(message) -> (outcome, reply dict | bytes | None, used_ns)``."""
-
-    sha256 = "0" * 64
-
-    def __init__(self, name, decide=None):
-        self.name = name
-        self.decide = decide or _check_call
-        self.messages = []
-
-    def start(self, data: bytes):
-        self.started = json.loads(data)
-        return CallResult("no_reply", None, 0)
-
-    def new_tournament(self):
-        pass
-
-    def call(self, data: bytes, budget_ns: int):
-        msg = json.loads(data)
-        msg["_budget"] = budget_ns
-        self.messages.append(msg)
-        outcome, reply, used = self.decide(msg)
-        if isinstance(reply, dict):
-            reply = json.dumps(reply).encode()
-        return CallResult(outcome, reply if outcome == "ok" else None, min(used, budget_ns))
-
-
-def _check_call(msg):
-    if msg["type"] != "act" or msg["away"]:
-        return "no_reply", None, 1_000
-    lg = msg["legal"]
-    return "ok", {"action": "check" if lg["check"] else "call"}, 50_000
+from holdemjax.series.wasm import PolicyLoadError, load_policy
+from tests.series.test_runner import Scripted, _check_call
 
 
 def _series(policies, **kw):
