@@ -245,6 +245,7 @@ def cli(env_id: str, argv=None, *, games: int = 10_000, batch: int = 1_000,
     with the game's `config` (max_steps, prepare, ending, ...), print the report, and return the
     exit status (0 when ok)."""
     import argparse
+    import os
     import time
 
     import pgx  # the oracle: a test/bench dependency only
@@ -256,8 +257,12 @@ def cli(env_id: str, argv=None, *, games: int = 10_000, batch: int = 1_000,
     parser.add_argument("--batch", type=int, default=batch)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--illegal-rate", type=float, default=illegal_rate)
+    parser.add_argument("--json", nargs="?", const="", default=None, metavar="PATH",
+                        help="write the report as a results file (default path: "
+                             f"benchmarks/results/parity_{env_id}.json)")
     args = parser.parse_args(argv)
     start = time.time()
+    load_before = os.getloadavg()
 
     def progress(done, total):
         print(f"  {done}/{total} games ({time.time() - start:.0f} s)", flush=True)
@@ -267,5 +272,37 @@ def cli(env_id: str, argv=None, *, games: int = 10_000, batch: int = 1_000,
                         seed=args.seed, illegal_rate=args.illegal_rate, progress=progress,
                         **config)
     print(report)
-    print(f"  {time.time() - start:.1f} s")
+    seconds = time.time() - start
+    print(f"  {seconds:.1f} s")
+    if args.json is not None:
+        path = write_report(report, env_id, path=args.json or None, seconds=seconds,
+                            params=dict(games=args.games, batch=args.batch, seed=args.seed,
+                                        illegal_rate=args.illegal_rate),
+                            load_before=load_before)
+        print(f"wrote {path}")
     return 0 if report.ok else 1
+
+
+def write_report(report: ParityReport, env_id: str, *, path=None, seconds: float,
+                 params: dict, load_before=None):
+    """Write a parity run as ``benchmarks/results/parity_<env_id>.json`` (or ``path``): date,
+    machine, versions, command, the run's parameters and the whole report. Returns the path."""
+    import datetime
+    import json
+    import pathlib
+
+    from holdemjax.bench.core import command_line, machine, results_dir, versions
+
+    mach = machine()
+    if load_before is not None:
+        mach["load_average_before"] = [round(x, 2) for x in load_before]
+    doc = {"name": f"parity_{env_id}", "kind": "parity", "env": env_id,
+           "title": f"Step-by-step parity of {env_id} with pgx",
+           "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+           "command": command_line(), "machine": mach, "versions": versions(),
+           "params": params, "seconds": round(seconds, 1), "ok": report.ok,
+           "report": dataclasses.asdict(report)}
+    path = pathlib.Path(path) if path else results_dir() / f"parity_{env_id}.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(doc, indent=1) + "\n")
+    return path
