@@ -146,7 +146,9 @@ def _divergence(r: dict, d: dict) -> str:
     return (
         f'<details class="divergence" data-hand="{d["hand"]}"><summary>{head}</summary>'
         f'<p class="muted">board {_e(board)} (button seat {d["button"]})</p>'
-        f'<h4>Shared history ({len(d["shared"])} actions)</h4>{_actions(d["shared"], "shared")}'
+        # the shared history folded above the point where the lines part
+        f'<details class="shared-history"><summary>Shared history ({len(d["shared"])} '
+        f'actions, up to {_e(d["street"])})</summary>{_actions(d["shared"], "shared")}</details>'
         f'<div class="two"><div class="line-a"><h4>{_e(r["a"])}</h4>'
         f'{_actions(d["a_line"], "line", last)}<p class="net">{_signed(d["a_net"])} chips</p>'
         f'</div><div class="line-b"><h4>{_e(r["b"])}</h4>{_actions(d["b_line"], "line", last)}'

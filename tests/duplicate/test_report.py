@@ -103,6 +103,11 @@ def test_pair_picker_and_divergence_view(page, doc):
     assert first.get_attribute("data-hand") == str(d["hand"])
     assert not first.find_element("css selector", "ol.shared").is_displayed()  # closed
     first.find_element("css selector", "summary").click()
+    # the hand opens on the two lines side by side, the shared history folded above them
+    assert first.find_element("css selector", ".line-a").is_displayed()
+    assert not first.find_element("css selector", "ol.shared").is_displayed()
+    first.find_element("css selector", "details.shared-history > summary").click()
+    assert first.find_element("css selector", "ol.shared").is_displayed()
     shared = first.find_elements("css selector", "ol.shared li")
     assert len(shared) == len(d["shared"])
     assert all(e.text.endswith(x["text"]) for e, x in zip(shared, d["shared"]))
