@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 
@@ -34,3 +35,14 @@ def chromium_driver(what: str, window: str = "1300,1350"):
                 f"--window-size={window}"):
         options.add_argument(arg)
     return webdriver.Chrome(service=Service(chromedriver), options=options)
+
+
+@contextlib.contextmanager
+def browser(what: str, window: str, load_timeout: float = 20):
+    """`chromium_driver` with a page-load timeout, quit on exit (a module fixture's body)."""
+    driver = chromium_driver(what, window)
+    driver.set_page_load_timeout(load_timeout)
+    try:
+        yield driver
+    finally:
+        driver.quit()

@@ -12,7 +12,7 @@ import pytest
 
 from holdemjax.duplicate import report
 from holdemjax.duplicate.store import Store
-from tests.browser import chromium_driver
+from tests.browser import browser
 from tests.duplicate.conftest import PERSON
 
 
@@ -57,15 +57,11 @@ def test_embeds_the_document_and_loads_nothing(doc):
 
 @pytest.fixture(scope="module")
 def page(doc, tmp_path_factory):
-    driver = chromium_driver("report", "1250,1400")
-    driver.set_page_load_timeout(20)
     path = tmp_path_factory.mktemp("report") / "report.html"
     path.write_text(report.render(doc), encoding="utf-8")
-    driver.get(path.as_uri())
-    try:
+    with browser("report", "1250,1400") as driver:
+        driver.get(path.as_uri())
         yield driver
-    finally:
-        driver.quit()
 
 
 def _all(driver, css):

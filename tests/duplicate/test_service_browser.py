@@ -6,18 +6,14 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from tests.browser import chromium_driver
+from tests.browser import browser as open_browser
 from tests.duplicate.server import OPERATOR, running
 
 
 @pytest.fixture(scope="module")
 def browser():
-    driver = chromium_driver("duplicate service", "1100,1000")
-    driver.set_page_load_timeout(30)
-    try:
+    with open_browser("duplicate service", "1100,1000", load_timeout=30) as driver:
         yield driver
-    finally:
-        driver.quit()
 
 
 def test_join_by_share_link_play_a_hand_and_find_the_leaderboard_sealed(browser, tmp_path):

@@ -16,7 +16,7 @@ import pathlib
 import pytest
 
 from holdemjax.series import viewer
-from tests.browser import chromium_driver
+from tests.browser import browser as open_browser
 
 DATA = pathlib.Path(__file__).parent / "data"
 HOSTILE = "</script><script>alert(1)</script>"
@@ -126,12 +126,8 @@ def test_rejects_documents_it_cannot_show(docs):
 # ------------------------------------------------------------------------------ browser tests
 @pytest.fixture(scope="module")
 def browser():
-    driver = chromium_driver("viewer", "1300,1350")
-    driver.set_page_load_timeout(20)
-    try:
+    with open_browser("viewer", "1300,1350") as driver:
         yield driver
-    finally:
-        driver.quit()
 
 
 @pytest.fixture
