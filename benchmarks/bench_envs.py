@@ -23,7 +23,8 @@ from holdemjax.registry import REGISTRY
 #: Goal: at least this many times pgx's steps/s, at these batch sizes.
 GOALS = {env: 1.5 for env in ("kuhn_poker", "tic_tac_toe", "hex", "connect_four", "othello",
                               "2048", "leduc_holdem")}
-GOALS.update({"go_9x9": 3.0, "go_19x19": 3.0})  # issue 18
+GOALS.update({"go_9x9": 3.0, "go_19x19": 3.0,  # issue 18
+              "backgammon": 3.0, "gardner_chess": 3.0})  # issue 19
 GOAL_BATCHES = (1024,)
 
 

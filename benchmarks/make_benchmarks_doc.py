@@ -22,7 +22,8 @@ README = ROOT / "README.md"
 START, END = "<!-- benchmarks:start -->", "<!-- benchmarks:end -->"
 
 #: Results files in the order the doc shows them (others follow, by name).
-ORDER = ("sng_vs_openspiel", "engine", "envs_vs_pgx", "evaluator", "series")
+ORDER = ("sng_vs_openspiel", "engine", "envs_vs_pgx", "board_vs_pgx", "go_vs_pgx",
+         "evaluator", "series")
 
 HEAD = """# Benchmarks
 
@@ -177,10 +178,37 @@ def section(doc: dict) -> str:
     return "\n".join(out)
 
 
+def load_parity(results_dir=RESULTS) -> list[dict]:
+    """The step-by-step parity runs (``benchmarks/parity_<game>.py --json``), by env id."""
+    docs = [json.loads(p.read_text()) for p in sorted(pathlib.Path(results_dir).glob("*.json"))]
+    return sorted((d for d in docs if d.get("kind") == "parity"), key=lambda d: d["env"])
+
+
+def parity_section(docs: list[dict]) -> str:
+    if not docs:
+        return ""
+    out = ["## Parity with pgx, step by step", "",
+           "Every public field (observation, legal mask, rewards, terminated, truncated, the "
+           "player to act) compared at every step of random games played in both envs from the "
+           "same keys (`holdemjax.parity.run_parity`), illegal moves included at the stated "
+           "rate; every kind of ending counted.", "",
+           "| env | games | game-steps | mismatched games | endings | illegal rate | run | date |",
+           "|---|---:|---:|---:|---|---:|---|---|"]
+    for d in docs:
+        r = d["report"]
+        ends = ", ".join(f"{k} {v:,}" for k, v in r["endings"].items())
+        out.append(f"| {d['env']} | {r['games']:,} | {r['game_steps']:,} | "
+                   f"**{r['mismatched_games']}** | {ends} | {d['params']['illegal_rate']} | "
+                   f"`{d['command']}` ({d['seconds']:.0f} s) | {d['date'][:10]} |")
+    out.append("")
+    return "\n".join(out)
+
+
 def render_doc(results_dir=RESULTS) -> str:
     docs = load_results(results_dir)
     parts = [HEAD]
     parts += [section(d) for d in docs]
+    parts.append(parity_section(load_parity(results_dir)))
     return "\n".join(parts).rstrip() + "\n"
 
 

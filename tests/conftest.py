@@ -15,9 +15,10 @@ os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", "0.5")
 # xdist runs each file on one worker (``--dist loadfile`` in pyproject): a file's module fixtures
 # and its cached compiled programs are built once, not once per worker (1068 tests in 1817 s wall
 # on this 2-core machine, 3,236 CPU-s). The list below orders the files longest first (CPU
-# seconds, mostly compiling); xdist 3.8's loadfile hands out the files with the most tests first,
-# so in that run the long files below still ran last (about 90 s of one worker alone at the end):
-# the next gain is there. Order only: every test still runs. (``loadgroup`` grouped nothing.)
+# seconds, mostly compiling). By default xdist 3.8's loadfile re-sorts the files by their number
+# of tests, which sent these long few-test files last (about 90 s of one worker alone at the
+# end); ``--no-loadscope-reorder`` (pyproject) keeps the collection order this hook sets. Order
+# only: every test still runs. (``loadgroup`` grouped nothing.)
 _LONGEST_FIRST = (  # files, longest first
     "tests/envs/test_sng_invariants.py", "tests/envs/test_sng.py", "tests/training/test_ppo.py",
     "tests/envs/test_go.py", "tests/training/test_notebooks.py", "tests/test_sparse.py",

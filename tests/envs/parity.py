@@ -63,3 +63,30 @@ def parity_config(game: str) -> dict:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return dict(module.CONFIG)
+
+
+def speed_rows(results: dict, envs=None) -> list[list[str]]:
+    """The speed table of a side game's docs page (header ``| env | batch |``) as a committed
+    results file of `benchmarks/bench_envs.py` gives it, for the env ids ``envs`` (all: None)."""
+    cells = {(c["side"], c["env"], c["batch"]): c for c in results["cells"]}
+    rows = []
+    for comp in results["comparisons"]:
+        env, batch = comp["key"].split(" B=")
+        if envs is not None and env not in envs:
+            continue
+        ours, peer = cells["holdemjax", env, int(batch)], cells["pgx", env, int(batch)]
+        rows.append([f"`{env}`", f"{int(batch):,}", f"{comp['ours_median']:,.0f}",
+                     f"{comp['peer_median']:,.0f}", f"**{comp['ratio']:.1f}×**",
+                     f"{comp['min']:.1f}–{comp['max']:.1f}×",
+                     f"{ours['compile_s']:.1f} / {peer['compile_s']:.1f}"])
+    return rows
+
+
+def assert_speed_doc(text: str, results: dict, envs) -> None:
+    """A docs page's speed table, date and load are the committed results file's."""
+    rows = speed_rows(results, envs)
+    assert rows, f"no comparison of {envs} in the results file"
+    assert markdown_table(text, "| env | batch |") == rows
+    assert f"Measured {results['date'][:10]}" in text
+    load = results["machine"]["load_average_before"]
+    assert f"load average {load[0]:.1f}" in text

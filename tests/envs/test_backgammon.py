@@ -29,7 +29,7 @@ from holdemjax.envs.backgammon import (
     parse_action,
     turn_round,
 )
-from tests.envs.parity import markdown_table, parity_config
+from tests.envs.parity import assert_speed_doc, markdown_table, parity_config
 
 ENV = holdemjax.make("backgammon")
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -372,3 +372,10 @@ def test_docs_match_code():
     assert [r[1] for r in rewards] == [f"±{bg.SINGLE}", f"±{bg.GAMMON}", f"±{bg.BACKGAMMON}",
                                        f"−{pen:.0f} / +{pen:.0f}"]
     assert re.search(r"version \| `v2`", text)
+
+
+def test_docs_speed_figures_come_from_the_results_file():
+    """The speed table of docs/backgammon.md is benchmarks/results/board_vs_pgx.json's (the date and
+    the load too), written by benchmarks/bench_envs.py."""
+    results = json.loads((ROOT / "benchmarks" / "results" / "board_vs_pgx.json").read_text())
+    assert_speed_doc(DOC.read_text(), results, {"backgammon"})

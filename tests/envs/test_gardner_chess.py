@@ -29,7 +29,7 @@ from holdemjax.envs.gardner_chess import (
     move_name,
     to_fen,
 )
-from tests.envs.parity import markdown_table, parity_config
+from tests.envs.parity import assert_speed_doc, markdown_table, parity_config
 
 ENV = holdemjax.make("gardner_chess")
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -337,3 +337,10 @@ def test_svg():
     s = play(ENV.init(jax.random.key(1)), "b2b3 c4c3")[-1]
     svg = ENV.render_svg(s)
     assert svg.startswith("<svg") and svg.count("♙") == 5 and svg.count("♟") == 5
+
+
+def test_docs_speed_figures_come_from_the_results_file():
+    """The speed table of docs/gardner_chess.md is benchmarks/results/board_vs_pgx.json's (the
+    date and the load too), written by benchmarks/bench_envs.py."""
+    results = json.loads((ROOT / "benchmarks" / "results" / "board_vs_pgx.json").read_text())
+    assert_speed_doc(DOC.read_text(), results, {"gardner_chess"})

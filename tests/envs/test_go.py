@@ -29,7 +29,7 @@ from holdemjax.envs.go import (
     from_sgf,
     to_sgf,
 )
-from tests.envs.parity import markdown_table, parity_config
+from tests.envs.parity import markdown_table, parity_config, speed_rows
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 GOLDEN = sorted((ROOT / "tests" / "envs" / "golden").glob("go_*.sgf"))
@@ -493,20 +493,6 @@ def test_docs_match_code():
     assert [a[1] for a in actions] == ["point", "PASS"]
     assert "_ROWS" not in text and "SPEED_NOTE" not in text
     assert [r[0] for r in markdown_table(text, "| env | games |")] == ["`go_9x9`", "`go_19x19`"]
-
-
-def speed_rows(results: dict) -> list[list[str]]:
-    """The speed table of docs/go.md as the committed results file gives it."""
-    cells = {(c["side"], c["env"], c["batch"]): c for c in results["cells"]}
-    rows = []
-    for comp in results["comparisons"]:
-        env, batch = comp["key"].split(" B=")
-        ours, peer = cells["holdemjax", env, int(batch)], cells["pgx", env, int(batch)]
-        rows.append([f"`{env}`", f"{int(batch):,}", f"{comp['ours_median']:,.0f}",
-                     f"{comp['peer_median']:,.0f}", f"**{comp['ratio']:.1f}×**",
-                     f"{comp['min']:.1f}–{comp['max']:.1f}×",
-                     f"{ours['compile_s']:.1f} / {peer['compile_s']:.1f}"])
-    return rows
 
 
 def test_docs_speed_figures_come_from_the_results_file():
