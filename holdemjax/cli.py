@@ -243,11 +243,16 @@ def _export_wasm(args: argparse.Namespace) -> int:
     return 0
 
 
-def _checkpoint_hero(path: str):
-    """A PPO checkpoint's greedy JAX policy in a duplicate hero seat (docs/export.md)."""
+def _checkpoint_hero(path: str, greedy: bool = True):
+    """A PPO checkpoint's JAX policy (greedy, or sampled as an ``export-wasm --sample`` module
+    samples) in a duplicate hero seat (docs/export.md)."""
     from holdemjax.training.export_wasm import CheckpointHero
 
-    return CheckpointHero(path)
+    return CheckpointHero(path, greedy=greedy)
+
+
+def _sampled_checkpoint_hero(path: str):
+    return _checkpoint_hero(path, greedy=False)
 
 
 def _series_options(p: argparse.ArgumentParser) -> None:
@@ -317,7 +322,7 @@ def build_parser() -> argparse.ArgumentParser:
     from holdemjax.duplicate.cli import register_hero
 
     add_duplicate_parser(sub)
-    register_hero(".msgpack", _checkpoint_hero)
+    register_hero(".msgpack", _checkpoint_hero, sampled=_sampled_checkpoint_hero)
     return parser
 
 

@@ -192,14 +192,16 @@ class CheckpointHero:
     that seat (`holdemjax.duplicate.policy.WasmHero`): the observation by `act_features`, the
     menu of the checkpoint's env from the hand's table, and (sampled) the game key
     ``fold_in(hero seat key, 0)`` that the module derives from its seed. A participant of kind
-    ``"bot"`` whose source is the checkpoint path (a line resumes only with that path).
+    ``"bot"`` whose source is the checkpoint path, with `` --sample`` when sampled (a line
+    resumes only with that path and mode).
     """
 
     kind = "bot"
 
     def __init__(self, path, *, greedy: bool = True):
         self.policy = JaxCheckpointPolicy(path, greedy=greedy)
-        self.source, self.sha256 = str(path), self.policy.sha256
+        self.source = str(path) if greedy else f"{path} --sample"
+        self.sha256 = self.policy.sha256
         self._menu = jax.jit(ppo.make_env(self.policy.config).menu.mask_and_amounts)
 
     def begin(self, spec, seed: int, match_id: str) -> None:

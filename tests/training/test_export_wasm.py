@@ -12,6 +12,8 @@ policy (holdemjax/training/export_wasm.py, sdk/export/policy_net.c, docs/export.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import pathlib
 
@@ -86,23 +88,48 @@ def test_export_refuses_a_missing_checkpoint(tmp_path, capsys):
     assert "nope.msgpack" in capsys.readouterr().err
 
 
-def test_duplicate_checkpoint_and_export_play_identical_lines(modules, tmp_path, capsys):
-    store = str(tmp_path / "club.sqlite")
-    assert cli.main(["duplicate", "create", "--store", store, "--seats", "6", "--hands", "12",
-                     "--participants", "2", "--json"]) == 0
-    match = json.loads(capsys.readouterr().out)["match"]
-    assert cli.main(["duplicate", "run", "--store", store, match, str(CHECKPOINT),
-                     "--name", "jax"]) == 0
-    assert cli.main(["duplicate", "run", "--store", store, match, str(modules[0]),
-                     "--name", "wasm"]) == 0
-    out = capsys.readouterr().out
-    assert "jax: line finished" in out and "wasm: line finished" in out
-    assert "benched" not in out
-    assert cli.main(["duplicate", "review", "--store", store, match, "jax", "wasm",
-                     "--json"]) == 0
-    review = json.loads(capsys.readouterr().out)
-    assert review["hands_compared"] == 12
+@pytest.fixture(scope="module")
+def duplicate(modules, tmp_path_factory):
+    """One match (fixed seed, 12 hands): the checkpoint's JAX policy and its export, greedy
+    (``duplicate run MATCH X.msgpack``) and sampled (``X.msgpack --sample``); closed."""
+    store = str(tmp_path_factory.mktemp("club") / "club.sqlite")
+
+    def run(*args):
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            code = cli.main(["duplicate", args[0], "--store", store, *map(str, args[1:])])
+        return code, out.getvalue()
+
+    code, text = run("create", "--seats", 6, "--hands", 12, "--seed", 7, "--json")
+    assert code == 0, text
+    match = json.loads(text)["match"]
+    played = {name: run("run", match, *policy, "--name", name) for name, policy in (
+        ("jax", [CHECKPOINT]), ("wasm", [modules[0]]),
+        ("jax-s", [CHECKPOINT, "--sample"]), ("wasm-s", [modules[1]]))}
+    assert run("close", match)[0] == 0
+    return run, match, played
+
+
+@pytest.mark.parametrize("a, b", [("jax", "wasm"), ("jax-s", "wasm-s")])
+def test_duplicate_checkpoint_and_export_play_identical_lines(duplicate, a, b):
+    run, match, played = duplicate
+    for name in (a, b):
+        assert played[name] == (0, f"{name}: line finished\n"), played[name]
+    code, text = run("review", match, a, b, "--json")
+    review = json.loads(text)
+    assert code == 0 and review["hands_compared"] == 12
     assert review["divergent_hands"] == 0
+
+
+def test_duplicate_sampled_line_is_sampled(duplicate, modules):
+    """``--sample`` plays the sampled policy: its line parts from the greedy one on these deals;
+    it is refused for a file that cannot be sampled."""
+    run, match, _ = duplicate
+    review = json.loads(run("review", match, "jax", "jax-s", "--json")[1])
+    assert review["divergent_hands"] > 0
+    code, text = run("run", match, modules[0], "--sample")
+    assert code == 2 and "--sample plays a policy file that can be sampled" in text
+    assert "greedy.wasm" in text
 
 
 def test_series_plays_cleanly(modules, tmp_path):
