@@ -354,10 +354,35 @@ static int64_t decide(const holdem_msg *m) {
     return holdem_reply_end();
 }
 
+/* The start message names a table of another seat count: the network's input is defined for
+ * N_SEATS seats only, so the module refuses the series the protocol's way (PROTOCOL.md §4: a
+ * trap on the start message fails the series), after logging why; the host reports that line
+ * with the failure. */
+static char *put_text(char *o, const char *text, size_t most) {
+    for (size_t i = 0; i < most && text[i]; i++) *o++ = text[i];
+    return o;
+}
+
+static void refuse_table(const holdem_format *f) {
+    char line[256], *o = line;
+    o = put_text(o, "export-wasm policy: plays ", 64);
+    o += holdem_format_int(o, N_SEATS);
+    o = put_text(o, "-seat tables only (its network's input is for that many seats); "
+                    "the format ", 128);
+    o = put_text(o, f->name, sizeof f->name);
+    o = put_text(o, " has ", 8);
+    o += holdem_format_int(o, f->seats);
+    o = put_text(o, " seats", 8);
+    *o = 0;
+    holdem_log(line);
+    __builtin_trap();
+}
+
 int64_t holdem_on_message(const char *msg, int32_t len) {
     static holdem_msg m;
     if (!holdem_parse(&m, msg, len)) return 0;
     if (m.type == HOLDEM_START) {
+        if (m.format.seats != N_SEATS) refuse_table(&m.format);
         slot_seed[0] = m.seed[0];
         slot_seed[1] = m.seed[1];
         fmt = m.format;
@@ -365,7 +390,7 @@ int64_t holdem_on_message(const char *msg, int32_t len) {
     }
     if (m.type != HOLDEM_ACT || m.seats != N_SEATS || m.blinds[1] <= 0 || m.seat < 0 ||
         m.seat >= N_SEATS)
-        return 0; /* not a table this network was trained for: the table's default action */
+        return 0; /* not a decision this network can take (refused at start): the default */
     int64_t p;
     if (holdem_json_int(holdem_json_get(m.raw, "probe"), &p) && p == 1) return probe(&m);
     return decide(&m);

@@ -132,6 +132,40 @@ def test_duplicate_sampled_line_is_sampled(duplicate, modules):
     assert "greedy.wasm" in text
 
 
+REFUSAL = ("export-wasm policy: plays 6-seat tables only (its network's input is for that "
+           "many seats); the format {} has {} seats")
+
+
+def test_a_series_at_another_table_size_fails_at_start(modules, tmp_path, capsys):
+    """ring-9 (also what `holdemjax certify` plays): the module refuses the start message the
+    protocol's way (it logs why, then traps), so the series fails naming the policy and why."""
+    code = cli.main(["series", str(modules[0]), "--variant", "ring-9-series",
+                     "--out", str(tmp_path / "ring")])
+    out = " ".join(capsys.readouterr().out.split())  # rich wraps long lines
+    assert code == 2
+    assert (f"the series fails: slot 0 ({modules[0]}), tournament 0: policy greedy.wasm: "
+            "trapped on the start message (UNREACHABLE); it logged "
+            + repr(REFUSAL.format("ring-9", 9))) in out
+    assert not (tmp_path / "ring").exists()
+
+
+def test_a_duplicate_match_of_another_size_is_refused(modules, tmp_path, capsys):
+    """A 4-seat match: neither the export nor the checkpoint's JAX policy joins (exit 2)."""
+    store = str(tmp_path / "four.sqlite")
+    assert cli.main(["duplicate", "create", "--store", store, "--seats", "4", "--hands", "2",
+                     "--json", "--references", "close"]) == 0
+    match = json.loads(capsys.readouterr().out)["match"]
+    for policy in (modules[1], CHECKPOINT):
+        assert cli.main(["duplicate", "run", "--store", store, match, str(policy)]) == 2
+    out = " ".join(capsys.readouterr().out.split())
+    assert (f"policy sampled.wasm: trapped on the start message (UNREACHABLE); it logged "
+            f"{REFUSAL.format('duplicate', 4)!r}: it does not join the match") in out
+    assert (f"checkpoint {CHECKPOINT} plays 6-seat tables only (its network's input is for "
+            f"that many seats); match {match} has 4 seats: it does not join the match") in out
+    assert cli.main(["duplicate", "status", "--store", store, match]) == 0
+    assert "took part" not in capsys.readouterr().out  # nobody joined
+
+
 def test_series_plays_cleanly(modules, tmp_path):
     """`holdemjax series bot.wasm` (certify-series: 3 short tournaments against five
     baselines): no fault, no timeout, every reply admitted, about 1 ms per decision."""
