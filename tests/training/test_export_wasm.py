@@ -166,6 +166,22 @@ def test_a_duplicate_match_of_another_size_is_refused(modules, tmp_path, capsys)
     assert "took part" not in capsys.readouterr().out  # nobody joined
 
 
+def test_the_commands_docs_export_shows_parse():
+    """Every ``holdemjax`` command of docs/export.md's walk-through is one the CLI takes (what
+    they do is tested above and by notebooks/export_wasm.ipynb)."""
+    import shlex
+
+    text = (ROOT / "docs" / "export.md").read_text()
+    block = text.split("```")[1]
+    commands = [line.split("  #")[0] for line in block.splitlines()
+                if line.startswith("holdemjax ")]
+    assert len(commands) >= 10
+    parser = cli.build_parser()
+    for command in commands:
+        args = parser.parse_args(shlex.split(command)[1:])
+        assert callable(args.func), command
+
+
 def test_series_plays_cleanly(modules, tmp_path):
     """`holdemjax series bot.wasm` (certify-series: 3 short tournaments against five
     baselines): no fault, no timeout, every reply admitted, about 1 ms per decision."""
