@@ -332,7 +332,6 @@ def trap_text(trap: wasmtime.Trap) -> str:
     return code.name if code is not None else (trap.message.splitlines() or ["trap"])[0]
 
 
-
 def start_detail(result, logs) -> str:
     """What a failure on the start message adds to its cause: `` (DETAIL)`` of the outcome (not
     for a timeout), then ``; it logged 'TEXT'``: the last line the policy logged (``holdem.log``)
