@@ -86,6 +86,7 @@ def _run_and_report(args, variant: str, sources: list, *, filler: str, title: st
     import pathlib
 
     from rich.console import Console
+    from rich.markup import escape
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
     from rich.table import Table
 
@@ -122,7 +123,7 @@ def _run_and_report(args, variant: str, sources: list, *, filler: str, title: st
         try:
             policies.append(load_policy(src))
         except PolicyLoadError as exc:
-            console.print(f"[red]slot {slot}: the series fails: {exc}")
+            console.print(f"[red]slot {slot}: the series fails: {escape(str(exc))}")
             return 2, None
     count = spec.tournaments if args.tournaments is None else args.tournaments
     out = pathlib.Path(args.out or f"{variant}-seed{args.seed}")
@@ -141,7 +142,7 @@ def _run_and_report(args, variant: str, sources: list, *, filler: str, title: st
                                        max_wall=args.max_wall, tournaments=count, progress=tick,
                                        shot_ns=shot, bank_ns=bank, workers=args.workers)
     except (runner.SeriesFailed, ValueError) as exc:
-        console.print(f"[red]the series fails: {exc}")
+        console.print(f"[red]the series fails: {escape(str(exc))}")  # it quotes the policy's log
         return 2, None
     doc = R.summarize(series, planned=count)
     path = R.write_results(doc, out)
@@ -243,11 +244,16 @@ def _export_wasm(args: argparse.Namespace) -> int:
     return 0
 
 
-def _checkpoint_hero(path: str):
-    """A PPO checkpoint's greedy JAX policy in a duplicate hero seat (docs/export.md)."""
+def _checkpoint_hero(path: str, greedy: bool = True):
+    """A PPO checkpoint's JAX policy (greedy, or sampled as an ``export-wasm --sample`` module
+    samples) in a duplicate hero seat (docs/export.md)."""
     from holdemjax.training.export_wasm import CheckpointHero
 
-    return CheckpointHero(path)
+    return CheckpointHero(path, greedy=greedy)
+
+
+def _sampled_checkpoint_hero(path: str):
+    return _checkpoint_hero(path, greedy=False)
 
 
 def _series_options(p: argparse.ArgumentParser) -> None:
@@ -317,7 +323,7 @@ def build_parser() -> argparse.ArgumentParser:
     from holdemjax.duplicate.cli import register_hero
 
     add_duplicate_parser(sub)
-    register_hero(".msgpack", _checkpoint_hero)
+    register_hero(".msgpack", _checkpoint_hero, sampled=_sampled_checkpoint_hero)
     return parser
 
 

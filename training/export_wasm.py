@@ -192,19 +192,30 @@ class CheckpointHero:
     that seat (`holdemjax.duplicate.policy.WasmHero`): the observation by `act_features`, the
     menu of the checkpoint's env from the hand's table, and (sampled) the game key
     ``fold_in(hero seat key, 0)`` that the module derives from its seed. A participant of kind
-    ``"bot"`` whose source is the checkpoint path (a line resumes only with that path).
+    ``"bot"`` whose source is the checkpoint path, with `` --sample`` when sampled (a line
+    resumes only with that path and mode).
     """
 
     kind = "bot"
 
     def __init__(self, path, *, greedy: bool = True):
         self.policy = JaxCheckpointPolicy(path, greedy=greedy)
-        self.source, self.sha256 = str(path), self.policy.sha256
-        self._menu = jax.jit(ppo.make_env(self.policy.config).menu.mask_and_amounts)
+        self.source = str(path) if greedy else f"{path} --sample"
+        self.sha256 = self.policy.sha256
+        env = ppo.make_env(self.policy.config)
+        self.seats = env.num_players
+        self._menu = jax.jit(env.menu.mask_and_amounts)
 
     def begin(self, spec, seed: int, match_id: str) -> None:
+        """Raises ValueError for a match of another seat count (the network's input is for
+        ``seats`` seats; its export refuses such a table at start too)."""
         from holdemjax.duplicate import draws
         from holdemjax.duplicate.match import bot_key
+
+        if spec.seats != self.seats:
+            raise ValueError(f"checkpoint {self.source} plays {self.seats}-seat tables only (its "
+                             f"network's input is for that many seats); match {match_id} has "
+                             f"{spec.seats} seats: it does not join the match")
 
         # the format block of the start message WasmHero sends in this seat
         self.fmt = {"name": "duplicate", "kind": "duplicate", "seats": spec.seats,

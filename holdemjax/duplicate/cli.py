@@ -27,11 +27,17 @@ DEFAULT_STORE = "duplicate.sqlite"
 #: registered bots. The rooms above this one register theirs (the `holdemjax` command adds
 #: ``.msgpack``: a PPO checkpoint's JAX policy, docs/export.md), so this room imports none of them.
 HERO_LOADERS: dict = {}
+#: File suffix -> factory(path) of the same kind of hero playing sampled (``duplicate run FILE
+#: --sample``), for the kinds that can.
+SAMPLED_LOADERS: dict = {}
 
 
-def register_hero(suffix: str, factory) -> None:
-    """Let ``duplicate run MATCH FILE`` play FILE (ending in ``suffix``) as ``factory(FILE)``."""
+def register_hero(suffix: str, factory, *, sampled=None) -> None:
+    """Let ``duplicate run MATCH FILE`` play FILE (ending in ``suffix``) as ``factory(FILE)``,
+    and ``duplicate run MATCH FILE --sample`` as ``sampled(FILE)`` when ``sampled`` is given."""
     HERO_LOADERS[suffix] = factory
+    if sampled is not None:
+        SAMPLED_LOADERS[suffix] = sampled
 
 
 def _progress_bar(con, what: str):
@@ -140,10 +146,20 @@ def _run(args, store, con) -> int:
     from holdemjax.series.wasm import PolicyLoadError
 
     source = args.policy
-    if source in M.bot_names():
+    suffix = pathlib.Path(source).suffix
+    if args.sample and not (suffix in SAMPLED_LOADERS and pathlib.Path(source).is_file()):
+        con.print(f"--sample plays a policy file that can be sampled (a file of kind "
+                  f"{', '.join(sorted(SAMPLED_LOADERS)) or '-'}); {source!r} is not one (a "
+                  ".wasm module plays as it was built: holdemjax export-wasm --sample)",
+                  style="red")
+        return 2
+    if args.sample:
+        hero = SAMPLED_LOADERS[suffix](source)
+        name = args.name or f"{pathlib.Path(source).stem}-sample"
+    elif source in M.bot_names():
         hero, name = M.BotHero(source), args.name or source
-    elif pathlib.Path(source).suffix in HERO_LOADERS and pathlib.Path(source).is_file():
-        hero = HERO_LOADERS[pathlib.Path(source).suffix](source)
+    elif suffix in HERO_LOADERS and pathlib.Path(source).is_file():
+        hero = HERO_LOADERS[suffix](source)
         name = args.name or pathlib.Path(source).stem
     elif pathlib.Path(source).is_file():
         hero, name = WasmHero(source), args.name or pathlib.Path(source).stem
@@ -376,9 +392,13 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--name", help="your participant name (default: your login)")
     p = command("run", _run, "a .wasm policy or a registered bot plays its whole line")
     p.add_argument("policy", help="a .wasm file, a PPO checkpoint (.msgpack: its greedy JAX "
-                   "policy), or a bot: beginner, intermediate, advanced, random, jax-baseline, "
-                   "jax-random")
-    p.add_argument("--name", help="participant name (default: the file's stem or the bot name)")
+                   "policy, or sampled with --sample), or a bot: beginner, intermediate, "
+                   "advanced, random, jax-baseline, jax-random")
+    p.add_argument("--sample", action="store_true", help="a checkpoint's JAX policy samples "
+                   "its actions with the coordinate-addressed draws of an export-wasm --sample "
+                   "module (default: greedy)")
+    p.add_argument("--name", help="participant name (default: the file's stem, STEM-sample "
+                   "with --sample, or the bot name)")
     command("close-field", _close_field, "take no more participants: the match closes as "
             "soon as every line that joined is finished")
     p = command("serve", _serve, "the web service: create, join, play and read matches in a "

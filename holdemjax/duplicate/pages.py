@@ -158,13 +158,19 @@ def static_file(name: str):
 
 
 def play_entrant(store, match_id: str, name: str, bot: str | None, data: bytes,
-                 suffix: str | None = None) -> str:
+                 suffix: str | None = None, sample: bool = False) -> str:
     """The operator enters a registered bot (``bot``) or an uploaded policy (``data``): a .wasm
     module, or with ``suffix`` a file of a kind the CLI registered (`cli.HERO_LOADERS`, e.g.
-    ``.msgpack``: a PPO checkpoint). It plays its whole line now; returns the line's status."""
-    from holdemjax.duplicate.cli import HERO_LOADERS
+    ``.msgpack``: a PPO checkpoint; ``sample``: played sampled, `cli.SAMPLED_LOADERS`). It plays
+    its whole line now; returns the line's status."""
+    from holdemjax.duplicate.cli import HERO_LOADERS, SAMPLED_LOADERS
     from holdemjax.duplicate.policy import WasmHero
 
+    if sample and suffix not in SAMPLED_LOADERS:
+        what = (f"bot {bot!r}" if bot is not None else f"suffix {suffix!r}" if suffix
+                else "a .wasm module (it plays as it was built)")
+        raise ValueError(f"sample=true plays an uploaded file of a kind that can be sampled "
+                         f"(suffix {', '.join(sorted(SAMPLED_LOADERS)) or 'none'}), not {what}")
     if bot is not None:
         return M.play_line(store, match_id, name, M.BotHero(bot))
     if suffix is not None and suffix not in HERO_LOADERS:
@@ -176,6 +182,7 @@ def play_entrant(store, match_id: str, name: str, bot: str | None, data: bytes,
     with tempfile.TemporaryDirectory() as tmp:
         path = pathlib.Path(tmp) / f"entrant{suffix or '.wasm'}"
         path.write_bytes(data)
-        hero = WasmHero(str(path)) if suffix is None else HERO_LOADERS[suffix](str(path))
-        hero.source = f"upload:{name}"
+        loaders = SAMPLED_LOADERS if sample else HERO_LOADERS
+        hero = WasmHero(str(path)) if suffix is None else loaders[suffix](str(path))
+        hero.source = f"upload:{name}" + (" --sample" if sample else "")
         return M.play_line(store, match_id, name, hero)

@@ -15,7 +15,8 @@ clock and reply rules as a series. The differences, all from the match having no
   and emotes are read and dropped (a match has no table talk).
 
 A policy that traps or goes over its memory is benched (check/fold) for the rest of its line; two
-timeouts in a row make it away (check/fold) until it sends ``sit_in``. Nothing it does stops the
+timeouts in a row make it away (check/fold) until it sends ``sit_in`` (in the reply to an away
+decision or to a ``hand_end``). Nothing it does stops the
 host.
 """
 
@@ -106,12 +107,14 @@ class WasmHero:
         return out.kind, out.amount, out.auto
 
     def hand_over(self, hand, record) -> None:
-        """``hand_end`` with the hand's last events (5 ms, no bank; running out is a fault)."""
+        """``hand_end`` with the hand's last events (5 ms, no bank; running out is a fault); the
+        reply is read for ``sit_in`` (PROTOCOL §4), its chat dropped."""
         if self.fault:
             return
         msg = {"type": "hand_end", "events": self._events(hand), "tournament": 0,
                "hand": hand.index}
-        out = apply_outcome(self.policy.call(P.encode(msg), P.NOTIFY_NS), notify="hand_end")
+        out = apply_outcome(self.policy.call(P.encode(msg), P.NOTIFY_NS), clock=self.clock,
+                            notify="hand_end")  # its sit_in brings an away seat back
         if out.fault:
             self.fault = out.fault
 

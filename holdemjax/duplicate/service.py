@@ -21,8 +21,9 @@ plays one's own line. Errors are JSON ``{"detail": ...}``: 403 sealed or a bad c
 ``POST .../lines/{name}/act``              ``{"action", "amount"?}`` -> the next state
 ``POST .../lines/{name}/pause``            end this session; the line resumes later
 ``POST /api/matches/{id}/entrants`` (op.)  a registered bot (``?bot=``), a .wasm body, or a
-                                           checkpoint body (``?suffix=.msgpack``) plays a
-                                           whole line (``?name=``)
+                                           checkpoint body (``?suffix=.msgpack``, sampled
+                                           with ``&sample=true``) plays a whole line
+                                           (``?name=``)
 ``POST /api/matches/{id}/close-field``,    stop joining / close now (operator)
 ``.../close`` (operator)
 ``GET /api/matches/{id}/leaderboard``,     after close only (403 while sealed)
@@ -229,14 +230,15 @@ def create_app(path: str, *, operator: str | None = None, max_lines: int = 24):
 
     @app.post("/api/matches/{match_id}/entrants")
     async def entrant(match_id: str, request: Request, name: str, bot: str | None = None,
-                      suffix: str | None = None):
+                      suffix: str | None = None, sample: bool = False):
         operator_only(request)
         data = await request.body()
         svc.ready(match_id)
 
         def run():  # in a worker thread: a whole line must not block the event loop
             with svc.lock:
-                return pages.play_entrant(svc.store, match_id, name, bot, data, suffix)
+                return pages.play_entrant(svc.store, match_id, name, bot, data, suffix,
+                                          sample)
 
         return {"name": name, "status": await anyio.to_thread.run_sync(run)}
 

@@ -40,6 +40,7 @@ __all__ = [
     "REPLY_MAX_BYTES",
     "LOG_LINE_BYTES",
     "LOG_LINES_PER_TOURNAMENT",
+    "START_LOG_CHARS",
     "MAX_MODULE_BYTES",
     "SHOT_NS",
     "BANK_NS",
@@ -104,6 +105,7 @@ MACHINE_SLACK_S = 0.1
 REPLY_MAX_BYTES = 4_096
 LOG_LINE_BYTES = 1_024
 LOG_LINES_PER_TOURNAMENT = 256
+START_LOG_CHARS = 200  # of the last start-phase log line, quoted by a failure to start (§4)
 MAX_MODULE_BYTES = 16 * 2**20  # a bigger file is refused before compiling (compile time, memory)
 CHAT_CHARS = 140
 CHAT_LINES_PER_HAND = 2

@@ -63,6 +63,7 @@ from holdemjax.series.wasm_module import (
     new_store,
     read_cache,
     read_module,
+    start_detail,
     too_big,
     trap_text,
     wasmtime_message,
@@ -279,7 +280,7 @@ class WasmPolicy:
             why = {"timeout": f"ran out of its {START_NS // MS:,} ms start budget",
                    TRAP: "trapped", MEMORY: "went over the memory limit",
                    WALL_CLOCK: "took too long in machine time"}[result.outcome]
-            detail = "" if result.outcome == "timeout" else f" ({result.detail})"
+            detail = start_detail(result, self.logs)
             raise PolicyLoadError(self.name, "start", f"{why} on the start message{detail}")
         if self._stack_pointer:
             sp = self._stack_pointer[0]

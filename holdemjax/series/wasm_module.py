@@ -25,6 +25,7 @@ from holdemjax.series.protocol import (
     MACHINE_SLACK_S,
     MAX_MODULE_BYTES,
     MEMORY_LIMIT_BYTES,
+    START_LOG_CHARS,
 )
 
 try:  # the fast call path below uses wasmtime-py internals; without them, the public API
@@ -329,3 +330,16 @@ def trap_text(trap: wasmtime.Trap) -> str:
     """The trap code's name (UNREACHABLE, STACK_OVERFLOW, ...) or wasmtime's first line."""
     code = trap.trap_code
     return code.name if code is not None else (trap.message.splitlines() or ["trap"])[0]
+
+
+def start_detail(result, logs) -> str:
+    """What a failure on the start message adds to its cause: `` (DETAIL)`` of the outcome (not
+    for a timeout), then ``; it logged 'TEXT'``: the last line the policy logged (``holdem.log``)
+    in its start phase, control characters removed, cut at `START_LOG_CHARS` (PROTOCOL §4: how a
+    policy says why it refuses a series)."""
+    detail = "" if result.outcome == "timeout" else f" ({result.detail})"
+    lines = [text for tournament, text in logs if tournament < 0]
+    if lines:
+        text = "".join(c for c in lines[-1] if c.isprintable())[:START_LOG_CHARS]
+        detail += f"; it logged {text!r}"
+    return detail

@@ -57,10 +57,8 @@ enum { HIGH_CARD = 0, ONE_PAIR, TWO_PAIR, THREE_OF_A_KIND, STRAIGHT, FLUSH, FULL
        FOUR_OF_A_KIND, STRAIGHT_FLUSH };                       /* evaluator categories */
 enum { PREFLOP = 0, FLOP = 1, TURN = 2, RIVER = 3 };
 
-/* The menu (holdemjax/poker/actions.py, DEFAULT_SIZES 0.5, 0.75, 1, 1.5, 2 as exact ratios). */
+/* The menu (holdemjax/poker/actions.py; holdem_menu of holdem.h computes it). */
 enum { M_FOLD = 0, M_CHECK_CALL = 1, M_MIN_RAISE = 2, M_ALL_IN = 8, M_ACTIONS = 9 };
-static const int32_t SIZE_NUM[5] = {1, 3, 1, 3, 2};
-static const int32_t SIZE_DEN[5] = {2, 4, 1, 2, 1};
 
 static uint32_t slot_seed[2]; /* from the start message */
 
@@ -315,30 +313,8 @@ static void postflop(const holdem_msg *m, const features *f, int32_t u, int *int
 /* Menu.mask_and_amounts: which entries are legal and each raise entry's raise-to. */
 static void menu(const holdem_msg *m, const features *f, int mask[M_ACTIONS],
                  int32_t amounts[M_ACTIONS]) {
-    const holdem_legal *lg = &m->legal;
-    int32_t pot_after_call = f->pot + lg->call;
-    int32_t targets[7];
-    targets[0] = lg->raise_min;
-    for (int i = 0; i < 5; i++) {
-        int32_t num = SIZE_NUM[i], den = SIZE_DEN[i];
-        /* floor(num * pot / den) written as actions.py writes it (no int32 overflow) */
-        targets[1 + i] = f->current_bet + ifloordiv(pot_after_call, den) * num +
-                         ifloordiv(imod(pot_after_call, den) * num, den);
-    }
-    targets[6] = m->bets[f->seat] + m->stacks[f->seat];
-    int sized[7];
-    for (int i = 0; i < 7; i++)
-        sized[i] = i < 6 && targets[i] >= lg->raise_min && targets[i] < lg->raise_max;
-    for (int i = 0; i < 7; i++) {
-        int dup = 0;
-        for (int j = 0; j < i; j++)
-            if (sized[j] && targets[j] == targets[i]) dup = 1;
-        mask[2 + i] = lg->can_raise && ((sized[i] && !dup) || i == 6);
-        amounts[2 + i] = targets[i];
-    }
-    mask[M_FOLD] = !lg->check;
-    mask[M_CHECK_CALL] = 1;
-    amounts[M_FOLD] = amounts[M_CHECK_CALL] = 0;
+    holdem_menu(&m->legal, f->pot, f->current_bet, m->bets[f->seat] + m->stacks[f->seat], mask,
+                amounts);
 }
 
 /* baseline.to_menu: FOLD, CHECK_CALL, or the legal raise nearest the target (ties: the lower

@@ -31,10 +31,7 @@ static int64_t decide(const holdem_msg *m) {
         holdem_fold_in(key, 1, amount_key);
         amount = m->legal.raise_min + (int32_t)holdem_draw_below(amount_key, span);
     }
-    holdem_reply_begin();
-    holdem_reply_set_action(kind, amount);
-    if (m->away) holdem_reply_sit_in();
-    return holdem_reply_end();
+    return holdem_reply_decision(m, kind, amount);
 }
 
 int64_t holdem_on_message(const char *msg, int32_t len) {

@@ -920,4 +920,59 @@ static inline HOLDEM_UNUSED uint32_t holdem_draw_below(const uint32_t key[2], ui
     return holdem_bits(key) % (n ? n : 1);
 }
 
+/* ------------------------------------------------------------------------ the action menu */
+/* The discrete menu of the JAX envs (holdemjax/poker/actions.py, Menu.mask_and_amounts), as the
+ * bundled baseline and exported PPO policies use it: entry 0 fold (not when checking is free),
+ * 1 check/call, 2 the min-raise, 3..7 raise to current_bet + 1/2, 3/4, 1, 3/2, 2 pots (the pot
+ * after calling), 8 all-in (`reach` = the seat's bet + stack). A sized raise is legal only
+ * strictly inside (min, max) and when no earlier entry has its amount. amounts[a]: raise-to. */
+enum { HOLDEM_MENU_ACTIONS = 9 };
+
+static inline HOLDEM_UNUSED int32_t holdem__floordiv(int32_t a, int32_t b) {
+    int32_t q = a / b;
+    return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+
+static inline HOLDEM_UNUSED void holdem_menu(const holdem_legal *lg, int32_t pot,
+                                             int32_t current_bet, int32_t reach,
+                                             int mask[HOLDEM_MENU_ACTIONS],
+                                             int32_t amounts[HOLDEM_MENU_ACTIONS]) {
+    static const int32_t num[5] = {1, 3, 1, 3, 2}, den[5] = {2, 4, 1, 2, 1};
+    int32_t pot_after_call = pot + lg->call;
+    int32_t targets[7];
+    targets[0] = lg->raise_min;
+    for (int i = 0; i < 5; i++) {
+        /* floor(num * pot / den) written as actions.py writes it (no int32 overflow) */
+        int32_t rem = pot_after_call % den[i];
+        rem = rem < 0 ? rem + den[i] : rem;
+        targets[1 + i] = current_bet + holdem__floordiv(pot_after_call, den[i]) * num[i] +
+                         holdem__floordiv(rem * num[i], den[i]);
+    }
+    targets[6] = reach;
+    int sized[7];
+    for (int i = 0; i < 7; i++)
+        sized[i] = i < 6 && targets[i] >= lg->raise_min && targets[i] < lg->raise_max;
+    for (int i = 0; i < 7; i++) {
+        int dup = 0;
+        for (int j = 0; j < i; j++)
+            if (sized[j] && targets[j] == targets[i]) dup = 1;
+        mask[2 + i] = lg->can_raise && ((sized[i] && !dup) || i == 6);
+        amounts[2 + i] = targets[i];
+    }
+    mask[0] = !lg->check;
+    mask[1] = 1;
+    amounts[0] = amounts[1] = 0;
+}
+
+/* The reply to decision `m`: `action` (HOLDEM_FOLD, ...) and its raise-to `amount`, with sit_in
+ * when the seat is away (its action is then ignored). */
+static inline HOLDEM_UNUSED int64_t holdem_reply_decision(const holdem_msg *m, int action,
+                                                          int32_t amount) {
+    holdem_reply_begin();
+    holdem_reply_set_action(action, amount);
+    if (m->away) holdem_reply_sit_in();
+    return holdem_reply_end();
+}
+
+
 #endif /* HOLDEM_H */

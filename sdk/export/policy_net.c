@@ -21,9 +21,7 @@
 #include "preflop_v1.h"     /* PREFLOP_EQUITY_BP[169][5], PREFLOP_TOP_BP[169] */
 #include "policy_weights.h" /* NET_*: layer sizes, weights, NET_GREEDY, NET_SEATS */
 
-enum { M_FOLD = 0, M_CHECK_CALL = 1, M_MIN_RAISE = 2, M_ACTIONS = 9 };
-static const int32_t SIZE_NUM[5] = {1, 3, 1, 3, 2};
-static const int32_t SIZE_DEN[5] = {2, 4, 1, 2, 1};
+enum { M_FOLD = 0, M_CHECK_CALL = 1, M_ACTIONS = HOLDEM_MENU_ACTIONS }; /* holdem_menu (holdem.h) */
 
 #define N_SEATS NET_SEATS
 #define OBS_SIZE (104 + 10 * N_SEATS + 8 * N_SEATS + 4 + 10)
@@ -34,11 +32,6 @@ static holdem_format fmt;
 
 static int32_t imin(int32_t a, int32_t b) { return a < b ? a : b; }
 static int32_t imax(int32_t a, int32_t b) { return a > b ? a : b; }
-static int32_t imod(int32_t a, int32_t n) { int32_t r = a % n; return r < 0 ? r + n : r; }
-static int32_t ifloordiv(int32_t a, int32_t b) {
-    int32_t q = a / b;
-    return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
-}
 
 /* ------------------------------------------------------------ 1. the observation (sng_obs) */
 static void observation(const holdem_msg *m, float *obs) {
@@ -241,31 +234,9 @@ static void logits_of(const holdem_msg *m, float *logits) {
 
 /* ------------------------------------------------------------------- 4. menu and draw */
 static void menu(const holdem_msg *m, int mask[M_ACTIONS], int32_t amounts[M_ACTIONS]) {
-    const holdem_legal *lg = &m->legal;
     int32_t cur = m->street == 0 ? m->blinds[1] : 0;
     for (int s = 0; s < m->seats; s++) cur = imax(cur, m->bets[s]);
-    int32_t pot_after_call = m->pot + lg->call;
-    int32_t targets[7];
-    targets[0] = lg->raise_min;
-    for (int i = 0; i < 5; i++) {
-        int32_t num = SIZE_NUM[i], den = SIZE_DEN[i];
-        targets[1 + i] = cur + ifloordiv(pot_after_call, den) * num +
-                         ifloordiv(imod(pot_after_call, den) * num, den);
-    }
-    targets[6] = m->bets[m->seat] + m->stacks[m->seat];
-    int sized[7];
-    for (int i = 0; i < 7; i++)
-        sized[i] = i < 6 && targets[i] >= lg->raise_min && targets[i] < lg->raise_max;
-    for (int i = 0; i < 7; i++) {
-        int dup = 0;
-        for (int j = 0; j < i; j++)
-            if (sized[j] && targets[j] == targets[i]) dup = 1;
-        mask[2 + i] = lg->can_raise && ((sized[i] && !dup) || i == 6);
-        amounts[2 + i] = targets[i];
-    }
-    mask[M_FOLD] = !lg->check;
-    mask[M_CHECK_CALL] = 1;
-    amounts[M_FOLD] = amounts[M_CHECK_CALL] = 0;
+    holdem_menu(&m->legal, m->pot, cur, m->bets[m->seat] + m->stacks[m->seat], mask, amounts);
 }
 
 /* jax.random.categorical(key, logits): argmax(gumbel + logits), gumbel = -log(-log(u)), u the
@@ -345,19 +316,41 @@ static int64_t decide(const holdem_msg *m) {
     int mask[M_ACTIONS];
     int32_t amounts[M_ACTIONS];
     int action = choose(m, logits, mask, amounts);
-    holdem_reply_begin();
-    if (action == M_FOLD) holdem_reply_set_action(HOLDEM_FOLD, 0);
-    else if (action == M_CHECK_CALL)
-        holdem_reply_set_action(m->legal.check ? HOLDEM_CHECK : HOLDEM_CALL, 0);
-    else holdem_reply_set_action(HOLDEM_RAISE, amounts[action]);
-    if (m->away) holdem_reply_sit_in();
-    return holdem_reply_end();
+    if (action == M_FOLD) return holdem_reply_decision(m, HOLDEM_FOLD, 0);
+    if (action == M_CHECK_CALL)
+        return holdem_reply_decision(m, m->legal.check ? HOLDEM_CHECK : HOLDEM_CALL, 0);
+    return holdem_reply_decision(m, HOLDEM_RAISE, amounts[action]);
+}
+
+/* The start message names a table of another seat count: the network's input is defined for
+ * N_SEATS seats only, so the module refuses the series the protocol's way (PROTOCOL.md §4: a
+ * trap on the start message fails the series), after logging why; the host reports that line
+ * with the failure. */
+static char *put_text(char *o, const char *text, size_t most) {
+    for (size_t i = 0; i < most && text[i]; i++) *o++ = text[i];
+    return o;
+}
+
+static void refuse_table(const holdem_format *f) {
+    char line[256], *o = line;
+    o = put_text(o, "export-wasm policy: plays ", 64);
+    o += holdem_format_int(o, N_SEATS);
+    o = put_text(o, "-seat tables only (its network's input is for that many seats); "
+                    "the format ", 128);
+    o = put_text(o, f->name, sizeof f->name);
+    o = put_text(o, " has ", 8);
+    o += holdem_format_int(o, f->seats);
+    o = put_text(o, " seats", 8);
+    *o = 0;
+    holdem_log(line);
+    __builtin_trap();
 }
 
 int64_t holdem_on_message(const char *msg, int32_t len) {
     static holdem_msg m;
     if (!holdem_parse(&m, msg, len)) return 0;
     if (m.type == HOLDEM_START) {
+        if (m.format.seats != N_SEATS) refuse_table(&m.format);
         slot_seed[0] = m.seed[0];
         slot_seed[1] = m.seed[1];
         fmt = m.format;
@@ -365,7 +358,7 @@ int64_t holdem_on_message(const char *msg, int32_t len) {
     }
     if (m.type != HOLDEM_ACT || m.seats != N_SEATS || m.blinds[1] <= 0 || m.seat < 0 ||
         m.seat >= N_SEATS)
-        return 0; /* not a table this network was trained for: the table's default action */
+        return 0; /* not a decision this network can take (refused at start): the default */
     int64_t p;
     if (holdem_json_int(holdem_json_get(m.raw, "probe"), &p) && p == 1) return probe(&m);
     return decide(&m);

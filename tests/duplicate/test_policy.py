@@ -3,6 +3,7 @@ stops the line (hostile modules from tests/series/zoo, compiled here with wat2wa
 
 from __future__ import annotations
 
+import json
 import pathlib
 
 import pytest
@@ -11,7 +12,7 @@ import wasmtime
 from holdemjax.duplicate import match as M
 from holdemjax.duplicate.policy import WasmHero
 from holdemjax.duplicate.store import Store
-from holdemjax.series.wasm import PolicyLoadError
+from holdemjax.series.wasm import CallResult, PolicyLoadError
 from tests.duplicate.conftest import run_cli
 
 ZOO = pathlib.Path(__file__).resolve().parents[1] / "series" / "zoo"
@@ -101,3 +102,58 @@ def test_a_policy_that_fails_to_load_never_joins(tmp_path, store):
     assert code == 2 and "does not join" in text
     code, text = run_cli(store.path, "run", m.id, "no-such-bot")
     assert code == 2 and "neither a .wasm file nor a registered bot" in text
+
+
+class _SitsInAtHandEnd:
+    """A policy (the `wasm.WasmPolicy` interface) that times out at its first two decisions,
+    answers away decisions with no ``sit_in``, and sends ``sit_in`` in its first ``hand_end``
+    reply after an away decision; otherwise it checks or calls."""
+
+    name, sha256, path = "sits-in", "", None
+
+    def __init__(self):
+        self.timeouts, self.away_seen, self.sat_in = 0, False, False
+
+    def start(self, data):
+        return CallResult("no_reply", None, 0)
+
+    def new_tournament(self, index=None):
+        pass
+
+    def close(self):
+        pass
+
+    def call(self, data, budget_ns):
+        msg = json.loads(data)
+        if msg["type"] == "hand_end" and self.away_seen and not self.sat_in:
+            self.sat_in = True
+            return CallResult("ok", b'{"sit_in":true}', 10)
+        if msg["type"] != "act":
+            return CallResult("no_reply", None, 10)
+        if msg["away"]:
+            self.away_seen = True
+            return CallResult("ok", b"{}", 10)
+        if self.timeouts < 2:
+            self.timeouts += 1
+            return CallResult("timeout", None, budget_ns)
+        reply = {"action": "check" if msg["legal"]["check"] else "call"}
+        return CallResult("ok", json.dumps(reply).encode(), 1_000)
+
+
+def test_sit_in_in_a_hand_end_reply_brings_the_seat_back(tmp_path, store, monkeypatch):
+    """PROTOCOL §4: a notification reply is read for sit_in, in a match as in a series (the
+    series path: tests/series/test_series_holes.py); the match's host ignored it."""
+    policy = _SitsInAtHandEnd()
+    monkeypatch.setattr("holdemjax.series.wasm.load_policy", lambda path: policy)
+    m = store.create_match(M.MatchSpec(seats=6, hands=6), seed=2)
+    hero = WasmHero(str(tmp_path / "scripted.wasm"))
+    assert M.play_line(store, m.id, "sits-in", hero) == "finished"
+    assert policy.away_seen and policy.sat_in
+    hands = _hero_autos(store, m.id, "sits-in")
+    assert [a for hand in hands for a in hand][:2] == ["timeout", "timeout"]
+    # away after the two timeouts; its reply to the hand_end of the first hand it spent away
+    # brings it back from the next hand on
+    away = next(i for i, hand in enumerate(hands) if "away" in hand)
+    later = [a for hand in hands[away + 1:] for a in hand]
+    assert set(hands[away]) == {"away"} and later and set(later) == {None}, hands
+    assert hero.counts == {"timeout": 2, "ok": len(later)}

@@ -165,3 +165,28 @@ def test_the_operator_uploads_a_wasm_participant(client):
     assert bad.status_code == 422 and "not a .wasm module" in bad.json()["detail"]
     st = client.get(f"/api/matches/{mid}").json()
     assert st["participants"] == [{"name": "up", "kind": "wasm", "status": "joined"}]
+
+
+def test_the_operator_uploads_a_sampled_participant(client, monkeypatch):
+    """``?suffix=KIND&sample=true`` plays the upload with the kind's sampled loader (the CLI's
+    ``duplicate run FILE --sample``); refused for a kind that cannot be sampled."""
+    from holdemjax.duplicate import cli
+
+    made = []
+
+    def sampled(path):
+        made.append(open(path, "rb").read())
+        return M.BotHero("advanced")
+
+    monkeypatch.setitem(cli.HERO_LOADERS, ".fake", lambda path: M.BotHero("beginner"))
+    monkeypatch.setitem(cli.SAMPLED_LOADERS, ".fake", sampled)
+    mid = _create(client)["match"]
+    r = client.post(f"/api/matches/{mid}/entrants?name=s&suffix=.fake&sample=true",
+                    content=b"weights", headers=OP)
+    assert r.status_code == 200 and r.json() == {"name": "s", "status": "finished"}
+    assert made == [b"weights"]
+    bad = client.post(f"/api/matches/{mid}/entrants?name=w&sample=true", content=b"\0asm",
+                      headers=OP)
+    assert bad.status_code == 422 and "not a .wasm module" in bad.json()["detail"]
+    assert client.get(f"/api/matches/{mid}").json()["participants"] == [
+        {"name": "s", "kind": "bot", "status": "joined"}]

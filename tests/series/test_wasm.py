@@ -172,6 +172,29 @@ def test_start_message_that_traps_fails_the_start():
         load("recurse").start(b"r")
 
 
+SAYS_WHY = """
+(module
+  (import "holdem" "log" (func $log (param i32 i32)))
+  (memory (export "memory") 1)
+  (data (i32.const 16) "no\\07 [/] table for me")
+  (func (export "holdem_abi_version") (result i32) (i32.const 1))
+  (func (export "holdem_alloc") (param i32) (result i32) (i32.const 1024))
+  (func (export "holdem_on_message") (param i32 i32) (result i64)
+    (call $log (i32.const 16) (i32.const 20))
+    unreachable))
+"""
+
+
+def test_a_policy_that_refuses_the_start_message_is_quoted():
+    """PROTOCOL §4: a policy refuses a series by logging why and trapping on the start message;
+    the failure quotes its last line (control characters removed)."""
+    policy = load_policy(bytes(wasmtime.wat2wasm(SAYS_WHY)), name="says_why.wasm")
+    with pytest.raises(PolicyLoadError) as err:
+        policy.start(b"{}")
+    assert str(err.value) == ("policy says_why.wasm: trapped on the start message (UNREACHABLE)"
+                              "; it logged 'no [/] table for me'")
+
+
 def test_start_and_call_order_is_enforced():
     policy = load("echo")
     with pytest.raises(RuntimeError, match="not started"):

@@ -12,6 +12,8 @@ policy (holdemjax/training/export_wasm.py, sdk/export/policy_net.c, docs/export.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import pathlib
 
@@ -86,23 +88,98 @@ def test_export_refuses_a_missing_checkpoint(tmp_path, capsys):
     assert "nope.msgpack" in capsys.readouterr().err
 
 
-def test_duplicate_checkpoint_and_export_play_identical_lines(modules, tmp_path, capsys):
-    store = str(tmp_path / "club.sqlite")
-    assert cli.main(["duplicate", "create", "--store", store, "--seats", "6", "--hands", "12",
-                     "--participants", "2", "--json"]) == 0
-    match = json.loads(capsys.readouterr().out)["match"]
-    assert cli.main(["duplicate", "run", "--store", store, match, str(CHECKPOINT),
-                     "--name", "jax"]) == 0
-    assert cli.main(["duplicate", "run", "--store", store, match, str(modules[0]),
-                     "--name", "wasm"]) == 0
-    out = capsys.readouterr().out
-    assert "jax: line finished" in out and "wasm: line finished" in out
-    assert "benched" not in out
-    assert cli.main(["duplicate", "review", "--store", store, match, "jax", "wasm",
-                     "--json"]) == 0
-    review = json.loads(capsys.readouterr().out)
-    assert review["hands_compared"] == 12
+@pytest.fixture(scope="module")
+def duplicate(modules, tmp_path_factory):
+    """One match (fixed seed, 12 hands): the checkpoint's JAX policy and its export, greedy
+    (``duplicate run MATCH X.msgpack``) and sampled (``X.msgpack --sample``); closed."""
+    store = str(tmp_path_factory.mktemp("club") / "club.sqlite")
+
+    def run(*args):
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            code = cli.main(["duplicate", args[0], "--store", store, *map(str, args[1:])])
+        return code, out.getvalue()
+
+    code, text = run("create", "--seats", 6, "--hands", 12, "--seed", 7, "--json")
+    assert code == 0, text
+    match = json.loads(text)["match"]
+    played = {name: run("run", match, *policy, "--name", name) for name, policy in (
+        ("jax", [CHECKPOINT]), ("wasm", [modules[0]]),
+        ("jax-s", [CHECKPOINT, "--sample"]), ("wasm-s", [modules[1]]))}
+    assert run("close", match)[0] == 0
+    return run, match, played
+
+
+@pytest.mark.parametrize("a, b", [("jax", "wasm"), ("jax-s", "wasm-s")])
+def test_duplicate_checkpoint_and_export_play_identical_lines(duplicate, a, b):
+    run, match, played = duplicate
+    for name in (a, b):
+        assert played[name] == (0, f"{name}: line finished\n"), played[name]
+    code, text = run("review", match, a, b, "--json")
+    review = json.loads(text)
+    assert code == 0 and review["hands_compared"] == 12
     assert review["divergent_hands"] == 0
+
+
+def test_duplicate_sampled_line_is_sampled(duplicate, modules):
+    """``--sample`` plays the sampled policy: its line parts from the greedy one on these deals;
+    it is refused for a file that cannot be sampled."""
+    run, match, _ = duplicate
+    review = json.loads(run("review", match, "jax", "jax-s", "--json")[1])
+    assert review["divergent_hands"] > 0
+    code, text = run("run", match, modules[0], "--sample")
+    assert code == 2 and "--sample plays a policy file that can be sampled" in text
+    assert "greedy.wasm" in text
+
+
+REFUSAL = ("export-wasm policy: plays 6-seat tables only (its network's input is for that "
+           "many seats); the format {} has {} seats")
+
+
+def test_a_series_at_another_table_size_fails_at_start(modules, tmp_path, capsys):
+    """ring-9 (also what `holdemjax certify` plays): the module refuses the start message the
+    protocol's way (it logs why, then traps), so the series fails naming the policy and why."""
+    code = cli.main(["series", str(modules[0]), "--variant", "ring-9-series",
+                     "--out", str(tmp_path / "ring")])
+    out = " ".join(capsys.readouterr().out.split())  # rich wraps long lines
+    assert code == 2
+    assert (f"the series fails: slot 0 ({modules[0]}), tournament 0: policy greedy.wasm: "
+            "trapped on the start message (UNREACHABLE); it logged "
+            + repr(REFUSAL.format("ring-9", 9))) in out
+    assert not (tmp_path / "ring").exists()
+
+
+def test_a_duplicate_match_of_another_size_is_refused(modules, tmp_path, capsys):
+    """A 4-seat match: neither the export nor the checkpoint's JAX policy joins (exit 2)."""
+    store = str(tmp_path / "four.sqlite")
+    assert cli.main(["duplicate", "create", "--store", store, "--seats", "4", "--hands", "2",
+                     "--json", "--references", "close"]) == 0
+    match = json.loads(capsys.readouterr().out)["match"]
+    for policy in (modules[1], CHECKPOINT):
+        assert cli.main(["duplicate", "run", "--store", store, match, str(policy)]) == 2
+    out = " ".join(capsys.readouterr().out.split())
+    assert (f"policy sampled.wasm: trapped on the start message (UNREACHABLE); it logged "
+            f"{REFUSAL.format('duplicate', 4)!r}: it does not join the match") in out
+    assert (f"checkpoint {CHECKPOINT} plays 6-seat tables only (its network's input is for "
+            f"that many seats); match {match} has 4 seats: it does not join the match") in out
+    assert cli.main(["duplicate", "status", "--store", store, match]) == 0
+    assert "took part" not in capsys.readouterr().out  # nobody joined
+
+
+def test_the_commands_docs_export_shows_parse():
+    """Every ``holdemjax`` command of docs/export.md's walk-through is one the CLI takes (what
+    they do is tested above and by notebooks/export_wasm.ipynb)."""
+    import shlex
+
+    text = (ROOT / "docs" / "export.md").read_text()
+    block = text.split("```")[1]
+    commands = [line.split("  #")[0] for line in block.splitlines()
+                if line.startswith("holdemjax ")]
+    assert len(commands) >= 10
+    parser = cli.build_parser()
+    for command in commands:
+        args = parser.parse_args(shlex.split(command)[1:])
+        assert callable(args.func), command
 
 
 def test_series_plays_cleanly(modules, tmp_path):

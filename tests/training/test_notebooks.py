@@ -16,7 +16,7 @@ pytest.importorskip("matplotlib")
 NOTEBOOKS = pathlib.Path(__file__).resolve().parents[2] / "notebooks"
 
 
-@pytest.mark.parametrize("name", ["quickstart", "kuhn_cfr", "sng_ppo"])
+@pytest.mark.parametrize("name", ["quickstart", "kuhn_cfr", "sng_ppo", "export_wasm"])
 def test_notebook_runs(name, tmp_path, monkeypatch):
     nb = nbformat.read(NOTEBOOKS / f"{name}.ipynb", as_version=4)
     monkeypatch.setenv("HOLDEMJAX_NOTEBOOK_SMALL", "1")
