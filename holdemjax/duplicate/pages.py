@@ -70,7 +70,9 @@ def status_page(st: dict) -> str:
            '<button data-op="close-field">close the field</button> <button data-op="close">'
            'close now</button> <label>bot <input id="op-bot" value="advanced"></label> '
            '<label>name <input id="op-name"></label> <button data-op="entrants">enter the bot'
-           '</button> <label>.wasm <input id="op-wasm" type="file"></label><p id="op-out"></p>'
+           '</button> <label>or a file (.wasm, .msgpack checkpoint) <input id="op-wasm" '
+           'type="file" accept=".wasm,.msgpack"></label> <label><input id="op-sample" '
+           'type="checkbox"> sampled</label><p id="op-out"></p>'
            '</div>') if not closed else ""
     body = (f'<h2>Match {_e(st["match"])}: <span id="state">{_e(st["state"])}</span>'
             f'{" (" + _e(st["close_reason"]) + ")" if closed else ""}</h2>'

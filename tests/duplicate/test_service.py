@@ -190,3 +190,29 @@ def test_the_operator_uploads_a_sampled_participant(client, monkeypatch):
     assert bad.status_code == 422 and "not a .wasm module" in bad.json()["detail"]
     assert client.get(f"/api/matches/{mid}").json()["participants"] == [
         {"name": "s", "kind": "bot", "status": "joined"}]
+
+
+def test_the_operator_uploads_a_checkpoint(client):
+    """A PPO checkpoint uploaded with ``?suffix=.msgpack`` plays its JAX policy (the loader the
+    ``holdemjax`` command registers; the page sends that suffix for a .msgpack file) and plays
+    the line ``duplicate run MATCH X.msgpack`` plays on the same match."""
+    import pathlib
+
+    from holdemjax import cli as command
+    from holdemjax.duplicate import cli
+    from holdemjax.duplicate.store import Store
+
+    command.build_parser()  # registers the .msgpack loaders, as `holdemjax` does at start
+    path = (pathlib.Path(__file__).resolve().parents[2] / "training" / "checkpoints"
+            / "sng6_example.msgpack")
+    six = dict(seats=6, bots=["advanced", "beginner", "intermediate", "advanced", "beginner"])
+    mid = _create(client, **six)["match"]
+    r = client.post(f"/api/matches/{mid}/entrants?name=upload&suffix=.msgpack",
+                    content=path.read_bytes(), headers=OP)
+    assert r.status_code == 200 and r.json() == {"name": "upload", "status": "finished"}
+    with Store(str(client.store_path)) as s:
+        M.play_line(s, mid, "by-file", cli.HERO_LOADERS[".msgpack"](str(path)))
+    assert client.post(f"/api/matches/{mid}/close", headers=OP).status_code == 200
+    with Store(str(client.store_path)) as s:
+        lines = s.lines(mid)
+    assert lines["upload"].hands and lines["upload"].hands == lines["by-file"].hands

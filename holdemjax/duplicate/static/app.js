@@ -62,8 +62,14 @@ if (ops) {
         const file = document.getElementById("op-wasm").files[0];
         const name = encodeURIComponent(document.getElementById("op-name").value);
         const bot = encodeURIComponent(document.getElementById("op-bot").value);
-        r = await api("POST", `/api/matches/${m}/entrants?name=${name}` + (file ? "" : `&bot=${bot}`),
-                      file ? file : undefined, h);
+        // a .wasm module as it is; another file by its suffix (a checkpoint: .msgpack), the
+        // server refusing a kind it does not know; "sampled" plays a checkpoint sampled
+        const dot = file ? file.name.lastIndexOf(".") : -1;
+        const suffix = dot >= 0 ? file.name.slice(dot).toLowerCase() : "";
+        const kind = file && suffix !== ".wasm" ? `&suffix=${encodeURIComponent(suffix)}` : "";
+        const sample = document.getElementById("op-sample").checked ? "&sample=true" : "";
+        r = await api("POST", `/api/matches/${m}/entrants?name=${name}` +
+                      (file ? kind + sample : `&bot=${bot}`), file ? file : undefined, h);
       } else {
         r = await api("POST", `/api/matches/${m}/${what}`, {}, h);
       }
