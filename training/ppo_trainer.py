@@ -26,7 +26,7 @@ from holdemjax.training.ppo_config import (
     make_env,
     make_network,
 )
-from holdemjax.training.sharding import TableSharding, resolve_devices
+from holdemjax.training.sharding import TableSharding, check_divisible, resolve_devices
 
 __all__ = ["Setup", "TrainState", "Transition", "Trainer"]
 
@@ -90,12 +90,10 @@ class Trainer:
 
     def __init__(self, config: Config, devices=None):
         self.config = config
-        self.sharding = TableSharding(devices, config.num_tables)
+        devices = resolve_devices(devices, config.num_tables)
         minibatch = config.num_tables * config.rollout_steps // config.minibatches
-        if minibatch % self.sharding.size:
-            raise ValueError(f"the minibatch size num_tables * rollout_steps / minibatches = "
-                             f"{minibatch} is not divisible by the {self.sharding.size} devices "
-                             f"it is sharded over")
+        check_divisible(len(devices), **{"num_tables * rollout_steps / minibatches": minibatch})
+        self.sharding = TableSharding(devices)
         self.env = make_env(config)
         self.net = make_network(config, self.env)
         self.n = self.env.num_players

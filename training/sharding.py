@@ -21,7 +21,7 @@ from jax.sharding import PartitionSpec as P
 
 from holdemjax.validate import is_int
 
-__all__ = ["AXIS", "TableSharding", "resolve_devices"]
+__all__ = ["AXIS", "TableSharding", "resolve_devices", "check_divisible"]
 
 AXIS = "tables"
 
@@ -45,11 +45,21 @@ def resolve_devices(devices=None, num_tables: int | None = None) -> list:
     else:
         raise ValueError(f"devices must be None, an int >= 1 or a list of jax devices, got "
                          f"{devices!r}")
-    if num_tables is not None and num_tables % len(chosen):
-        raise ValueError(f"num_tables = {num_tables} is not divisible by the {len(chosen)} "
-                         f"devices it is sharded over (choose num_tables a multiple of "
-                         f"{len(chosen)}, or fewer devices)")
+    if len(set(chosen)) != len(chosen):
+        raise ValueError(f"devices lists a device twice: {chosen}")
+    if num_tables is not None:
+        check_divisible(len(chosen), num_tables=num_tables)
     return chosen
+
+
+def check_divisible(num_devices: int, **sizes: int) -> None:
+    """`ValueError` naming the first of ``sizes`` (name = value) that ``num_devices`` does not
+    divide: a batch axis is split in equal blocks."""
+    for name, size in sizes.items():
+        if size % num_devices:
+            raise ValueError(f"{name} = {size} is not divisible by the {num_devices} devices "
+                             f"it is sharded over (choose a multiple of {num_devices}, or "
+                             f"fewer devices)")
 
 
 class TableSharding:
