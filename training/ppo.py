@@ -134,19 +134,20 @@ def _to_host(metrics) -> dict:
 
 
 def train(config: Config, out_dir=None, *, log_every: int = 1, checkpoint_every: int = 0,
-          init_params=None, console=None, quiet: bool = False):
+          init_params=None, console=None, quiet: bool = False, devices=None):
     """Run ``config.iterations`` iterations; returns ``(params, records)``.
 
     With ``out_dir``: writes ``metrics.jsonl`` (one record per iteration, appended as it
     goes), ``checkpoint.msgpack`` (every ``checkpoint_every`` iterations, 0 = only at the end)
     and ``learning_curve.png`` at the end. ``init_params`` continues from given parameters (the
     optimizer and pool start afresh). Prints a progress line every ``log_every`` iterations
-    (rich markup) unless ``quiet``.
+    (rich markup) unless ``quiet``. ``devices``: the devices the tables are split over
+    (``None``: every device JAX sees; an int n: the first n; see `Trainer`).
     """
     from rich.console import Console
 
     console = console or Console(highlight=False, soft_wrap=True)
-    trainer = Trainer.of(config)
+    trainer = Trainer.of(config, devices)
     t0 = time.perf_counter()
     ts = trainer.init(params=init_params)
     # Compile apart from the timed iterations (once per trainer: shapes follow the config).
@@ -156,8 +157,8 @@ def train(config: Config, out_dir=None, *, log_every: int = 1, checkpoint_every:
     compile_s = time.perf_counter() - t0
     if not quiet:
         console.print(f"[bold]PPO[/] {config.env_id}: {config.num_tables} tables x "
-                      f"{config.rollout_steps} steps, {config.iterations} iterations; "
-                      f"compiled in {compile_s:.1f} s")
+                      f"{config.rollout_steps} steps, {config.iterations} iterations, "
+                      f"{trainer.sharding.size} device(s); compiled in {compile_s:.1f} s")
     out = pathlib.Path(out_dir) if out_dir is not None else None
     log = None
     if out is not None:
@@ -253,6 +254,9 @@ def _parser() -> argparse.ArgumentParser:
                    help="iterations between checkpoints (0: only at the end)")
     p.add_argument("--init", default=None, help="start from this checkpoint's parameters")
     p.add_argument("--quiet", action="store_true", help="no progress lines")
+    p.add_argument("--devices", type=int, default=None,
+                   help="devices the tables are split over (default: every device JAX sees; "
+                        "num-tables must divide by it)")
     return p
 
 
@@ -270,12 +274,13 @@ def main(argv=None) -> int:
                                  f"does not match {config.hidden} on {config.env_id}")
         if args.log_every < 1 or args.checkpoint_every < 0:
             raise ValueError("--log-every must be >= 1 and --checkpoint-every >= 0")
+        Trainer.of(config, args.devices)  # refuses a device count the batch does not fit
     except (ValueError, OSError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
     _, records = train(config, args.out, log_every=args.log_every,
                        checkpoint_every=args.checkpoint_every, init_params=init_params,
-                       quiet=args.quiet)
+                       quiet=args.quiet, devices=args.devices)
     if records and not args.quiet:
         total = records[-1]["env_steps"]
         wall = records[-1]["wall_s"]

@@ -26,6 +26,7 @@ from holdemjax.training.ppo_config import (
     make_env,
     make_network,
 )
+from holdemjax.training.sharding import TableSharding, check_divisible, resolve_devices
 
 __all__ = ["Setup", "TrainState", "Transition", "Trainer"]
 
@@ -70,16 +71,29 @@ class Transition(NamedTuple):
 class Trainer:
     """The compiled pieces of one `Config`: `init(key) -> TrainState` and the jitted
     ``step(TrainState) -> (TrainState, metrics)`` (one full iteration). `Trainer.of(config)`
-    returns one shared instance per config, so its compiled programs are reused."""
+    returns one shared instance per config and devices, so its compiled programs are reused.
+
+    ``devices`` (`holdemjax.training.sharding.resolve_devices`: ``None`` = every device JAX
+    sees, ``n`` = the first n): the tables are split over them (`TableSharding`), everything
+    else replicated; the same program for one device or many. ``num_tables`` and the minibatch
+    size must divide by their number."""
+
+    @classmethod
+    def of(cls, config: Config, devices=None) -> Trainer:
+        """The shared trainer of ``config`` on ``devices`` (compiles once per process)."""
+        return cls._shared(config, tuple(resolve_devices(devices, config.num_tables)))
 
     @classmethod
     @functools.lru_cache(maxsize=8)
-    def of(cls, config: Config) -> Trainer:
-        """The shared trainer of ``config`` (compiles once per process)."""
-        return cls(config)
+    def _shared(cls, config: Config, devices: tuple) -> Trainer:
+        return cls(config, devices)
 
-    def __init__(self, config: Config):
+    def __init__(self, config: Config, devices=None):
         self.config = config
+        devices = resolve_devices(devices, config.num_tables)
+        minibatch = config.num_tables * config.rollout_steps // config.minibatches
+        check_divisible(len(devices), **{"num_tables * rollout_steps / minibatches": minibatch})
+        self.sharding = TableSharding(devices)
         self.env = make_env(config)
         self.net = make_network(config, self.env)
         self.n = self.env.num_players
@@ -104,20 +118,28 @@ class Trainer:
         return self.net.init(key, obs)
 
     def init(self, key=None, params=None) -> TrainState:
-        """The state before iteration 0 (fresh parameters unless ``params`` are given)."""
+        """The state before iteration 0 (fresh parameters unless ``params`` are given), placed
+        on the trainer's devices: this process builds the tables its devices hold, every
+        process the same replicated rest (so ``key`` and ``params`` must agree across
+        processes)."""
         c = self.config
         key = jax.random.key(c.seed) if key is None else key
         k_params, k_env, k_setup, key = jax.random.split(key, 4)
-        # A copy of given params: the step donates its state, which must not delete the
-        # caller's arrays.
-        params = (self.init_params(k_params) if params is None
-                  else jax.tree.map(lambda x: jnp.array(x, copy=True), params))
-        env_state = self._init_envs(jax.random.split(k_env, c.num_tables))
-        setup = jax.vmap(self._draw_setup)(jax.random.split(k_setup, c.num_tables),
-                                           jnp.ones(c.num_tables, jnp.int32))
+        params = self.init_params(k_params) if params is None else params
+        # The tables' keys are drawn for the whole batch, then each process keeps its rows.
+        rows = self.sharding.local_rows(c.num_tables)
+        env_state = self._init_envs(jax.random.split(k_env, c.num_tables)[rows])
+        setup = jax.vmap(self._draw_setup)(jax.random.split(k_setup, c.num_tables)[rows],
+                                           jnp.ones(rows.stop - rows.start, jnp.int32))
         pool = jax.tree.map(lambda x: jnp.broadcast_to(x, (c.pool_size,) + x.shape), params)
-        return TrainState(params, self.tx.init(params), env_state, setup, pool,
-                          jnp.int32(1), key, jnp.int32(0))
+        env_state, setup = self.sharding.put((env_state, setup), batched=True,
+                                             num_rows=c.num_tables)
+        # `put` copies: the step donates its state, which must not delete the caller's arrays.
+        params, opt_state, pool, pool_count, key, iteration = self.sharding.put(
+            (params, self.tx.init(params), pool, jnp.int32(1), key, jnp.int32(0)),
+            batched=False)
+        return TrainState(params, opt_state, env_state, setup, pool, pool_count, key,
+                          iteration)
 
     def _draw_setup(self, key, pool_count) -> Setup:
         c = self.config
@@ -155,7 +177,7 @@ class Trainer:
         return jax.vmap(one)(state)
 
     def _rollout(self, ts: TrainState):
-        c, B = self.config, self.config.num_tables
+        c, B, sh = self.config, self.config.num_tables, self.sharding
         rows = jnp.arange(B)
 
         def one(carry, _):
@@ -178,13 +200,13 @@ class Trainer:
                                                                       setup.bot_key)
             ctrl = setup.controller[rows, state.current_player]
             action = jnp.select([ctrl == LEARNER, ctrl == POOL], [a_learn, a_pool], a_base)
-            nxt = self._step_env(state, action, jax.random.split(k_env, B))
+            nxt = sh.constrain(self._step_env(state, action, jax.random.split(k_env, B)))
             done = nxt.terminated | nxt.truncated
             fresh = jax.vmap(self._draw_setup, in_axes=(0, None))(
                 jax.random.split(k_setup, B), ts.pool_count)
-            new_setup = jax.tree.map(
+            new_setup = sh.constrain(jax.tree.map(
                 lambda a, b: jnp.where(done.reshape((B,) + (1,) * (a.ndim - 1)), a, b),
-                fresh, setup)
+                fresh, setup))
             # Potential-based shaping: the potential of a finished game is 0, so a tournament's
             # shaped rewards still sum to its score - 1/6 (the potential at the start is 0).
             shaped = (nxt.rewards + jnp.where(done[:, None], 0.0, self._potential(nxt))
@@ -192,7 +214,7 @@ class Trainer:
             tr = Transition(obs, mask, action, logp, value, state.current_player,
                             ctrl == LEARNER, nxt.rewards, shaped, done, setup.kind,
                             setup.controller)
-            return (nxt, new_setup, key), tr
+            return (nxt, new_setup, key), sh.constrain(tr)
 
         key, k_roll = jax.random.split(ts.key)
         (env_state, setup, _), traj = jax.lax.scan(
@@ -260,8 +282,10 @@ class Trainer:
         def epoch(carry, k):
             params, opt_state = carry
             perm = jax.random.permutation(k, size)
-            mbs = jax.tree.map(lambda x: x[perm].reshape((c.minibatches, -1) + x.shape[1:]),
-                               data)
+            # Each minibatch split over the devices: the gradient is a data-parallel mean.
+            mbs = self.sharding.constrain(
+                jax.tree.map(lambda x: x[perm].reshape((c.minibatches, -1) + x.shape[1:]),
+                             data), axis=1)
 
             def minibatch(carry, mb):
                 params, opt_state = carry
@@ -316,5 +340,8 @@ class Trainer:
                        shaped_sum_max=jnp.abs(traj.shaped.sum(-1)).max(),
                        value_mean=traj.value.mean(),
                        pool_count=pool_count)
-        ts = TrainState(params, opt_state, ts.env_state, ts.setup, pool, pool_count, key, it)
+        sh = self.sharding
+        env_state, setup = sh.constrain((ts.env_state, ts.setup))
+        params, opt_state, pool = sh.replicate((params, opt_state, pool))
+        ts = TrainState(params, opt_state, env_state, setup, pool, pool_count, key, it)
         return ts, metrics
