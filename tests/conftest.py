@@ -20,7 +20,8 @@ os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", "0.5")
 # end); ``--no-loadscope-reorder`` (pyproject) keeps the collection order this hook sets. Order
 # only: every test still runs. (``loadgroup`` grouped nothing.)
 _LONGEST_FIRST = (  # files, longest first
-    "tests/envs/test_sng_invariants.py", "tests/envs/test_sng.py", "tests/training/test_ppo.py",
+    "tests/envs/test_sng_invariants.py", "tests/training/test_sharding.py",
+    "tests/envs/test_sng.py", "tests/training/test_ppo.py",
     "tests/envs/test_go.py", "tests/training/test_notebooks.py", "tests/test_sparse.py",
     "tests/envs/test_gardner_chess.py", "tests/envs/test_sng_golden.py",
     "tests/poker/test_cards.py", "tests/training/test_export_wasm.py",
