@@ -504,6 +504,11 @@ def test_docs_speed_figures_come_from_the_results_file():
     assert results["date"][:10] in text
     load = results["machine"]["load_average_before"]
     assert f"load average {load[0]:.1f}" in text
+    # how the ratio scales with the batch (issue 18): go 9x9 at three batch sizes
+    batches = json.loads(RESULTS.with_name("go9_batches.json").read_text())
+    assert markdown_table(text, "| env | batch size |") == speed_rows(batches)
+    assert {c["batch"] for c in batches["cells"]} == {256, 1024, 4096}
+    assert f"at load average {batches['machine']['load_average_before'][0]:.1f}" in text
 
 
 # ----------------------------------------------------------------------------- pgx parity
