@@ -269,7 +269,7 @@ def main(argv=None) -> int:
 
     args = _parser().parse_args(argv)
     names = args.opponent or ["baseline"]
-    console = Console()
+    console = Console(width=None if sys.stdout.isatty() else 120)  # the table's width in logs
     results = []
     try:
         fn, params, env_id = _load(args)

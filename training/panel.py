@@ -118,6 +118,7 @@ def record(results, **about) -> dict:
     return dict(about, fair_share=FAIR, z="(mean - 1/6) / SE, against the fair share 1/6",
                 date=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
                 machine=dict(uname=" ".join(platform.uname()), nproc=os.cpu_count(),
+                             load_average=list(os.getloadavg()),
                              devices=[str(d) for d in jax.devices()]),
                 versions=dict(python=sys.version.split()[0], jax=jax.__version__,
                               holdemjax=holdemjax.__version__),
