@@ -18,7 +18,12 @@ so the rotation average is exactly 1/6 for every deal (a test checks it).
 Guards: a policy's masked (or out-of-range) action is applied by the env's illegal-action rule
 (the game ends, the actor scores -1 there) and counted in ``illegal``; a tournament still running
 after ``max_steps`` decisions is stopped at the start of its current hand and settled by ICM
-(`SitAndGo.stop`) and counted in ``unfinished``. ``python -m holdemjax.training.evaluate --help``.
+(`SitAndGo.stop`) and counted in ``unfinished``.
+
+The CLI plays a panel of opponents (`holdemjax.training.panel`: the reference bots, passive,
+all-in, the three duplicate tiers, checkpoints) and prints the cross-play table:
+``python -m holdemjax.training.evaluate CHECKPOINT --opponent NAME [--opponent NAME ...]``
+(``--help``).
 """
 
 from __future__ import annotations
@@ -159,14 +164,15 @@ def _program(env, policy, opponent, chunk: int, max_steps: int):
 
 def evaluate(policy: Callable, params=None, *, deals: int = 1000, env_id: str = "sng-6",
              seed: int = 0, chunk: int = 128, opponent: Callable | None = None,
-             max_steps: int = 20_000) -> EvalResult:
+             max_steps: int = 20_000, progress: Callable | None = None) -> EvalResult:
     """Rotated tournaments of ``policy`` against five copies of ``opponent``.
 
     ``policy(state, key) -> int32`` menu action, or ``policy(params, state, key)`` when
     ``params`` is given (params are traced data: one compile for many checkpoints).
     ``opponent(state, key)`` defaults to the baseline bot. ``deals`` deals (``6 * deals``
     tournaments) are played in batches of ``chunk`` deals; deal ``d`` uses
-    ``fold_in(key(seed), d)``, so results do not depend on ``chunk``.
+    ``fold_in(key(seed), d)``, so results do not depend on ``chunk``. ``progress(deals_done)``
+    is called after every batch.
     """
     for name, value, least in (("deals", deals, 2), ("chunk", chunk, 1),
                                ("max_steps", max_steps, 1)):
@@ -186,8 +192,11 @@ def evaluate(policy: Callable, params=None, *, deals: int = 1000, env_id: str = 
     run = _program(env, fn, opponent, chunk, max_steps)
     start = time.perf_counter()
     base_key = jax.random.key(seed)
-    outs = [jax.device_get(run(params, base_key, jnp.int32(lo)))
-            for lo in range(0, deals, chunk)]
+    outs = []
+    for lo in range(0, deals, chunk):
+        outs.append(jax.device_get(run(params, base_key, jnp.int32(lo))))
+        if progress is not None:
+            progress(min(lo + chunk, deals))
     seconds = time.perf_counter() - start
     scores = np.concatenate([o["scores"] for o in outs])[:deals].astype(np.float64)
     seats = np.concatenate([o["seats"] for o in outs])[:deals]
@@ -211,13 +220,19 @@ def _stateless(fn):
 
 # ---------------------------------------------------------------------------------- the CLI
 def _parser() -> argparse.ArgumentParser:
+    from holdemjax.training.panel import OPPONENTS
+
     p = argparse.ArgumentParser(
         prog="python -m holdemjax.training.evaluate",
-        description="Mean tournament score of a policy against five baselines by seat rotation "
-                    "on identical deals (docs/training.md).",
+        description="Mean tournament score of a policy against five copies of each opponent by "
+                    "seat rotation on identical deals, as a cross-play table; z is against the "
+                    "fair share 1/6 (docs/training.md).",
         formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     p.add_argument("policy", help="a PPO checkpoint file, or 'baseline' / 'random' (the "
                                   "reference bots, as a check)")
+    p.add_argument("--opponent", action="append", default=None, metavar="NAME",
+                   help="an opponent line-up (repeatable; default: baseline): "
+                        f"{', '.join(OPPONENTS)}, or a checkpoint path")
     p.add_argument("--deals", type=int, default=1000, help="deals (6 tournaments each)")
     p.add_argument("--env", default=None, choices=ENV_IDS,
                    help="tournament env (default: the checkpoint's, else sng-6)")
@@ -225,38 +240,70 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--chunk", type=int, default=128, help="deals played per batch")
     p.add_argument("--greedy", action="store_true",
                    help="play the network's most likely action instead of sampling")
-    p.add_argument("--json", default=None, help="also write the summary to this JSON file")
+    p.add_argument("--out", "--json", dest="out", default=None, metavar="PATH",
+                   help="also write the cross-play table to this JSON file")
+    p.add_argument("--plot", default=None, metavar="PATH",
+                   help="also plot each line-up's score ± 2 SE to this PNG")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
     return p
 
 
-def main(argv=None) -> int:
-    """Command-line entry point; returns an exit status."""
-    args = _parser().parse_args(argv)
-    try:
-        if args.policy in ("baseline", "random"):
-            env_id = args.env or "sng-6"
-            env = make_env(env_id)
-            bot = baseline.act if args.policy == "baseline" else random_bot.act
-            fn, params = functools.partial(bot, env), None
-        else:
-            from holdemjax.training import ppo
+def _load(args):
+    """(policy fn, params or None, env id) of the CLI's policy argument."""
+    if args.policy in ("baseline", "random"):
+        env_id = args.env or "sng-6"
+        bot = baseline.act if args.policy == "baseline" else random_bot.act
+        return functools.partial(bot, make_env(env_id)), None, env_id
+    from holdemjax.training import ppo
 
-            params, config = ppo.load_checkpoint(args.policy)
-            env_id = args.env or config.env_id
-            fn = ppo.policy(config, greedy=args.greedy)
-        result = evaluate(fn, params, deals=args.deals, env_id=env_id, seed=args.seed,
-                          chunk=args.chunk)
+    params, config = ppo.load_checkpoint(args.policy)
+    return ppo.policy(config, greedy=args.greedy), params, args.env or config.env_id
+
+
+def main(argv=None) -> int:
+    """Command-line entry point; returns an exit status (2: bad input, 130: interrupted)."""
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+    from holdemjax.training import panel
+
+    args = _parser().parse_args(argv)
+    names = args.opponent or ["baseline"]
+    console = Console(width=None if sys.stdout.isatty() else 120)  # the table's width in logs
+    results = []
+    try:
+        fn, params, env_id = _load(args)
+        for name in names:  # every name checked before anything runs
+            panel.opponent(name, make_env(env_id))
+        with Progress("{task.description}", BarColumn(), MofNCompleteColumn(),
+                      TimeElapsedColumn(), console=console, disable=args.quiet,
+                      transient=True) as bar:
+            tasks = {n: bar.add_task(f"vs {n}", total=args.deals) for n in names}
+            for name in names:
+                results += panel.run_panel(
+                    fn, params, [name], deals=args.deals, env_id=env_id, seed=args.seed,
+                    chunk=args.chunk,
+                    progress=lambda n, done: bar.update(tasks[n], completed=done))
     except (ValueError, OSError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
-    print(result.summary())
-    print("mean by rotation (policy's player id 0..5): "
-          + " ".join(f"{x:.4f}" for x in result.per_rotation))
-    if args.json:
-        with open(args.json, "w", encoding="utf-8") as f:
-            json.dump(dict(result.to_dict(), policy=args.policy, greedy=args.greedy,
-                           seed=args.seed), f, indent=1)
-    return 0
+    except KeyboardInterrupt:
+        print(f"interrupted after {len(results)} of {len(names)} line-ups", file=sys.stderr)
+        if not results:
+            return 130
+    for name, r in results:
+        print(f"vs {name}: {r.summary()}")
+    console.print(panel.table(results, title=f"{args.policy} ({env_id}, seed {args.seed})"))
+    if args.out:
+        about = dict(policy=args.policy, env_id=env_id, deals=args.deals, seed=args.seed,
+                     greedy=args.greedy, command=" ".join(
+                         ["python -m holdemjax.training.evaluate", *(argv or sys.argv[1:])]))
+        with open(args.out, "w", encoding="utf-8") as f:
+            json.dump(panel.record(results, **about), f, indent=1)
+            f.write("\n")
+    if args.plot:
+        panel.plot(results, args.plot)
+    return 0 if len(results) == len(names) else 130
 
 
 if __name__ == "__main__":

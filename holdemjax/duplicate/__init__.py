@@ -12,8 +12,8 @@ Modules (imported on use, so importing the package costs nothing):
   (open, sealed, closed); `seat` (one's own line, dealt with its key), `doors` (share links and
   invitations), `schema` (the layout), `verify` (commitment, decks, the bots replayed);
 * `scores`, `review`, `style`, `report`: what a closed match shows;
-* `tiers`, `tier_params`, `draws`: the reference bots, their constants and their
-  coordinate-addressed draws;
+* `tiers`, `draws`: the reference bots and their coordinate-addressed draws (their constants,
+  `holdemjax.bots.tier_params`, are shared with the JAX tiers `holdemjax.bots.tiers`);
 * `rotation`: seat-rotation evaluation of bots;
 * `service`, `pages`, `live`: ``holdemjax duplicate serve``, the web service (FastAPI), its
   pages and the lines played request by request;

@@ -221,13 +221,13 @@ def positions(seats: int, hand: int) -> tuple[int, int, int]:
 
 # ---------------------------------------------------------------------------------- versions
 #: What a line's play depends on besides the seed, by the package files it is read from: the
-#: rules engine, the bots (tiers, their constants and draws, the JAX bots, this deal), and the
-#: preflop table the tiers read. A match records their checksums at creation and deals no line
-#: under others (`versions`).
+#: rules engine, the bots (tiers and draws, the JAX bots and the tiers' constants, this deal),
+#: and the preflop table the tiers read. A match records their checksums at creation and deals
+#: no line under others (`versions`).
 VERSION_SOURCES = {
     "engine": ("holdemjax.poker", None),
-    "bots": ("holdemjax.duplicate", ("spec.py", "tiers.py", "tier_params.py", "draws.py",
-                                     "match.py", "policy.py")),
+    "bots": ("holdemjax.duplicate", ("spec.py", "tiers.py", "draws.py", "match.py",
+                                     "policy.py")),
     "jax_bots": ("holdemjax.bots", None),
     "host_driver": ("holdemjax.series", ("hand.py", "protocol.py")),
 }

@@ -27,8 +27,7 @@ from __future__ import annotations
 import functools
 
 from holdemjax.bots.baseline import Intent, load_preflop
-from holdemjax.duplicate import draws
-from holdemjax.duplicate.tier_params import (
+from holdemjax.bots.tier_params import (
     GOOD,
     MEDIUM,
     MONSTER,
@@ -38,6 +37,7 @@ from holdemjax.duplicate.tier_params import (
     WEAK,
     Params,
 )
+from holdemjax.duplicate import draws
 from holdemjax.poker import evaluator as ev
 from holdemjax.poker.cards import card_id
 from holdemjax.poker.table import CHECK_CALL, FOLD, RAISE

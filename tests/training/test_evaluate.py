@@ -78,9 +78,71 @@ def test_cli_help(capsys):
         ev.main(["--help"])
     assert exit_info.value.code == 0
     text = capsys.readouterr().out
-    assert "--deals" in text and "--greedy" in text
+    for flag in ("--deals", "--greedy", "--opponent", "--out", "--plot", "advanced", "1/6"):
+        assert flag in text, flag
 
 
 def test_cli_reports_a_missing_checkpoint(capsys, tmp_path):
     assert ev.main([str(tmp_path / "missing.msgpack"), "--deals", "2"]) == 2
     assert "missing.msgpack" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------------------ the panel
+def test_passive_and_allin_opponents_pick_what_they_say():
+    """Both read only the legal mask: checked on every mask of the menu's shape that has
+    CHECK_CALL legal (FOLD is offered only when facing a bet)."""
+    import itertools
+    import types
+
+    from holdemjax.training import panel
+
+    a = ENV.menu.num_actions
+    masks = np.array([(f, True, *rest) for f in (False, True)
+                      for rest in itertools.product((False, True), repeat=a - 2)])
+    keys = jnp.zeros((len(masks), 2), jnp.uint32)
+
+    def pick(name):
+        bot = panel.opponent(name, ENV)
+        return np.asarray(jax.jit(jax.vmap(lambda m, k: bot(
+            types.SimpleNamespace(legal_action_mask=m), k)))(masks, keys))
+
+    np.testing.assert_array_equal(pick("passive"), np.where(masks[:, 0], 0, 1))
+    shove = ENV.menu.ALL_IN
+    np.testing.assert_array_equal(pick("allin"), np.where(masks[:, shove], shove, 1))
+
+
+def test_the_panel_runs_each_lineup_as_evaluate_does_and_reports_it(tmp_path):
+    from holdemjax.training import panel
+
+    direct = run(RANDOM, 8)  # the program compiled by the test above (baseline opponents)
+    [(name, got)] = panel.run_panel(switch_policy, jnp.int32(RANDOM), ["baseline"], deals=8,
+                                    chunk=8)
+    assert name == "baseline"
+    np.testing.assert_array_equal(got.scores, direct.scores)
+    rec = panel.record([(name, got)], policy="random")
+    assert rec["fair_share"] == 1 / 6 and "1/6" in rec["z"]
+    assert rec["lineups"][0]["opponent"] == "baseline"
+    assert rec["lineups"][0]["z"] == got.z < -3
+    assert {"uname", "nproc"} <= set(rec["machine"]) and rec["versions"]["jax"]
+    png = panel.plot([(name, got), ("again", direct)], tmp_path / "panel.png")
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    from rich.console import Console
+
+    console = Console(record=True, width=140)
+    console.print(panel.table([(name, got)]))
+    text = console.export_text()
+    assert "baseline" in text and f"{got.z:+.2f}" in text and "1/6" in text
+
+
+def test_unknown_opponents_are_refused_by_name(capsys, tmp_path):
+    from holdemjax.training import panel
+
+    with pytest.raises(ValueError, match="'sharky'"):
+        panel.opponent("sharky", ENV)
+    with pytest.raises(ValueError, match="at least one"):
+        panel.run_panel(switch_policy, jnp.int32(0), [], deals=2)
+    assert ev.main(["baseline", "--opponent", "passive", "--opponent", "sharky",
+                    "--deals", "2"]) == 2
+    assert "sharky" in capsys.readouterr().err
+    assert ev.main(["baseline", "--opponent", str(tmp_path / "gone.msgpack")]) == 2
+    assert "gone.msgpack" in capsys.readouterr().err

@@ -1,4 +1,5 @@
-"""The constants of the reference tiers (`holdemjax.duplicate.tiers`): one `Params` per tier.
+"""The constants of the reference tiers: one `Params` per tier, read by the host tiers
+(`holdemjax.duplicate.tiers`) and the JAX tiers (`holdemjax.bots.tiers`).
 docs/tiers.md, "Constants", explains each one (a test compares them).
 """
 

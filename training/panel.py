@@ -1,0 +1,148 @@
+"""The evaluation panel: a policy against five copies of each opponent of a list, by seat rotation
+on identical deals (`holdemjax.training.evaluate.evaluate` per line-up), as a cross-play table,
+a JSON record and a plot.
+
+Opponents by name (`OPPONENTS`): the reference bots ``baseline`` and ``random``, ``passive``
+(checks when checking is free, else folds: it never puts a chip in voluntarily), ``allin``
+(the menu's all-in whenever it is legal, else check/call), the duplicate reference tiers
+``beginner``, ``intermediate`` and ``advanced`` as JAX bots (`holdemjax.bots.tiers`: the host
+tiers' decisions, tested), or the path of a PPO checkpoint (a trained policy as opponent,
+sampling). Each line-up's ``z`` is against the fair share 1/6 of six seats.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import functools
+import os
+import pathlib
+import platform
+import sys
+from collections.abc import Callable
+
+import jax
+import jax.numpy as jnp
+
+from holdemjax.bots import baseline, random_bot
+from holdemjax.bots import tiers as jax_tiers
+from holdemjax.poker.actions import CHECK_CALL, FOLD
+
+__all__ = ["OPPONENTS", "opponent", "run_panel", "table", "record", "plot"]
+
+FAIR = 1 / 6
+OPPONENTS = ("baseline", "random", "passive", "allin", *jax_tiers.TIERS)
+
+
+def _passive(env, state, key):
+    """Check when checking is free, else fold (the menu offers FOLD only when facing a bet)."""
+    mask = state.legal_action_mask
+    return jnp.where(mask[FOLD], FOLD, CHECK_CALL).astype(jnp.int32)
+
+
+def _allin(env, state, key):
+    """The menu's all-in whenever it is legal, else check/call."""
+    mask = state.legal_action_mask
+    return jnp.where(mask[env.menu.ALL_IN], env.menu.ALL_IN, CHECK_CALL).astype(jnp.int32)
+
+
+_BOTS = {"baseline": baseline.act, "random": random_bot.act, "passive": _passive,
+         "allin": _allin}
+
+
+@functools.cache
+def opponent(name: str, env) -> Callable:
+    """``act(state, key)`` of the opponent ``name`` on ``env`` (cached per name: one compiled
+    evaluation per line-up). ``name``: one of `OPPONENTS` or a PPO checkpoint path."""
+    if name == "baseline":
+        from holdemjax.training.evaluate import baseline_opponent
+
+        return baseline_opponent(env)  # evaluate's default: its compiled programs are shared
+    if name in _BOTS:
+        return functools.partial(_BOTS[name], env)
+    if name in jax_tiers.TIERS:
+        return functools.partial(jax_tiers.act, jax_tiers.params_of(name), env)
+    if not (name.endswith(".msgpack") or os.path.sep in name or pathlib.Path(name).exists()):
+        raise ValueError(f"opponent {name!r} is neither a known opponent "
+                         f"({', '.join(OPPONENTS)}) nor a checkpoint path")
+    from holdemjax.training import ppo
+
+    params, config = ppo.load_checkpoint(name)
+    if config.env_id != env.id:
+        raise ValueError(f"opponent checkpoint {name} plays {config.env_id}, not {env.id}")
+    fn = ppo.policy(config)
+    return lambda state, key: fn(params, state, key)
+
+
+def run_panel(policy: Callable, params, names, *, deals: int, env_id: str = "sng-6",
+              seed: int = 0, chunk: int = 128, progress: Callable | None = None) -> list:
+    """``[(name, EvalResult)]``: `evaluate` of ``policy`` (with ``params``, as there) against
+    five copies of each opponent in ``names``, on the same deals (same ``seed``).
+    ``progress(name, deals_done)`` is called after every batch."""
+    from holdemjax.training import evaluate as ev
+
+    names = list(names)
+    if not names:
+        raise ValueError("the panel needs at least one opponent")
+    env = ev.make_env(env_id)
+    bots = [opponent(n, env) for n in names]  # every name checked before anything runs
+    out = []
+    for name, bot in zip(names, bots):
+        step = None if progress is None else functools.partial(progress, name)
+        out.append((name, ev.evaluate(policy, params, deals=deals, env_id=env_id, seed=seed,
+                                      chunk=chunk, opponent=bot, progress=step)))
+    return out
+
+
+def table(results, title: str = "cross-play"):
+    """A rich table of the line-ups: mean score, SE, z against 1/6, mean ± 2 SE."""
+    from rich.table import Table
+
+    t = Table(title=title, caption="score: the policy's mean tournament score against five "
+              "copies of the opponent (1/6 = even); z = (mean - 1/6) / SE, against the fair "
+              "share 1/6")
+    for col in ("opponent", "mean", "SE", "z vs 1/6", "mean ± 2 SE", "tournaments",
+                "illegal", "unfinished"):
+        t.add_column(col, justify="left" if col == "opponent" else "right")
+    for name, r in results:
+        t.add_row(name, f"{r.mean:.4f}", f"{r.se:.4f}", f"{r.z:+.2f}",
+                  f"{r.mean - 2 * r.se:.4f} .. {r.mean + 2 * r.se:.4f}",
+                  f"{r.tournaments:,}", str(r.illegal), str(r.unfinished))
+    return t
+
+
+def record(results, **about) -> dict:
+    """The JSON record: ``about`` (policy, seed, ...), the machine and versions, and one entry
+    per line-up (`EvalResult.to_dict` plus its name)."""
+    import holdemjax
+
+    return dict(about, fair_share=FAIR, z="(mean - 1/6) / SE, against the fair share 1/6",
+                date=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+                machine=dict(uname=" ".join(platform.uname()), nproc=os.cpu_count(),
+                             load_average=list(os.getloadavg()),
+                             devices=[str(d) for d in jax.devices()]),
+                versions=dict(python=sys.version.split()[0], jax=jax.__version__,
+                              holdemjax=holdemjax.__version__),
+                lineups=[dict(opponent=name, **r.to_dict()) for name, r in results])
+
+
+def plot(results, path, title: str = "score ± 2 SE against five copies of each opponent"):
+    """A PNG at ``path``: each line-up's mean score ± 2 SE, and the fair share 1/6."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    names = [n if len(n) <= 24 else "…" + n[-23:] for n, _ in results]
+    means = [r.mean for _, r in results]
+    errs = [2 * r.se for _, r in results]
+    fig, ax = plt.subplots(figsize=(1.2 * len(names) + 2.5, 3.6))
+    ax.errorbar(range(len(names)), means, yerr=errs, fmt="o", capsize=4)
+    ax.axhline(FAIR, color="grey", linestyle="--", label="fair share 1/6")
+    ax.set_xticks(range(len(names)), names, rotation=20, ha="right")
+    ax.set_ylabel("mean tournament score")
+    ax.set_title(title, fontsize=10)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
