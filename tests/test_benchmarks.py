@@ -278,3 +278,24 @@ def test_slow_test_finder_sees_the_mark(tmp_path):
         "import pytest\n\n@pytest.mark.slow\ndef test_a():\n    pass\n\n"
         "@pytest.mark.parametrize('x', [1])\ndef test_b(x):\n    pass\n")
     assert slow.slow_tests(tmp_path) == ["tests/test_x.py::test_a"]
+
+
+#: The benchmark-scale parity runs the side-game issues require (at least this many games), by
+#: env id: 10,000 go 9x9 and 1,000 go 19x19 games (#18), 10,000 backgammon and 10,000 Gardner
+#: chess games (#19), each through `benchmarks/parity_<game>.py --json`.
+PARITY_RUNS = {"go_9x9": 10_000, "go_19x19": 1_000, "backgammon": 10_000,
+               "gardner_chess": 10_000}
+
+
+def test_committed_parity_runs_cover_the_required_games_with_no_mismatch():
+    runs = {d["env"]: d for d in _load("make_benchmarks_doc").load_parity()}
+    assert set(PARITY_RUNS) <= set(runs), f"missing parity runs: {set(PARITY_RUNS) - set(runs)}"
+    for env, games in PARITY_RUNS.items():
+        doc, report = runs[env], runs[env]["report"]
+        assert doc["ok"] and report["games"] >= games, (env, report["games"])
+        assert report["mismatched_games"] == 0 and not any(report["mismatches"].values()), env
+        assert report["unfinished"] == 0 and not report["layout"], env
+        # every game ended one way, and every kind of ending was reached
+        assert sum(report["endings"].values()) == report["games"], env
+        assert all(n > 0 for n in report["endings"].values()), (env, report["endings"])
+        assert doc["command"].startswith("python benchmarks/parity_"), doc["command"]
