@@ -105,13 +105,14 @@ def test_the_tables_are_split_in_four_blocks_and_stay_split(four):
     many = four["many"]
     assert many["in_shards"] == many["out_shards"] == many["out_devices"] == 4
     assert many["local_rows"].tolist() == [0, TINY.num_tables, 1]  # one process: every row
-    np.testing.assert_array_equal(many["put_shards"], np.arange(8).reshape(4, 2))
+    np.testing.assert_array_equal(many["put_shards"], np.arange(TINY.num_tables).reshape(4, -1))
 
 
 def test_the_env_rollout_over_four_devices_equals_the_one_device_rollout(four):
-    """sng-6 under auto_reset, 8 tables x 24 decisions (tournaments end and start over in it):
-    every leaf of the tables' states and setups after the rollout is the same, bit for bit, and
-    so are the counts of the rollout (decisions, tournaments, masked actions)."""
+    """sng-6 under auto_reset, test_ppo's TINY tables x rollout steps (tournaments end and
+    start over in it): every leaf of the tables' states and setups after the rollout is the
+    same, bit for bit, and so are the counts of the rollout (decisions, tournaments, masked
+    actions)."""
     one = jax.tree.leaves((four["one"].env_state, four["one"].setup))
     many = four["many"]
     assert len(one) == len([k for k in many if k.startswith("env_")]) > 50
