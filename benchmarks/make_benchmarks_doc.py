@@ -80,11 +80,15 @@ still empty: no accelerator has been lent to this project's sessions yet
 """
 
 
-def load_results(results_dir=RESULTS) -> list[dict]:
+def _read(results_dir) -> list[dict]:
+    return [json.loads(p.read_text()) for p in sorted(pathlib.Path(results_dir).glob("*.json"))]
+
+
+def load_results(results_dir=RESULTS, docs: list[dict] | None = None) -> list[dict]:
     """The speed results (files written by `holdemjax.bench.write_results`: they have cells);
-    other results files there (e.g. the PokerKit oracle's) are not speed figures."""
-    docs = [json.loads(p.read_text()) for p in sorted(pathlib.Path(results_dir).glob("*.json"))]
-    docs = [d for d in docs if "cells" in d]
+    other results files there (e.g. the PokerKit oracle's) are not speed figures. ``docs``:
+    the files already read."""
+    docs = [d for d in (_read(results_dir) if docs is None else docs) if "cells" in d]
     rank = {name: i for i, name in enumerate(ORDER)}
     return sorted(docs, key=lambda d: (rank.get(d["name"], len(ORDER)), d["name"]))
 
@@ -178,9 +182,9 @@ def section(doc: dict) -> str:
     return "\n".join(out)
 
 
-def load_parity(results_dir=RESULTS) -> list[dict]:
+def load_parity(results_dir=RESULTS, docs: list[dict] | None = None) -> list[dict]:
     """The step-by-step parity runs (``benchmarks/parity_<game>.py --json``), by env id."""
-    docs = [json.loads(p.read_text()) for p in sorted(pathlib.Path(results_dir).glob("*.json"))]
+    docs = _read(results_dir) if docs is None else docs
     return sorted((d for d in docs if d.get("kind") == "parity"), key=lambda d: d["env"])
 
 
@@ -205,10 +209,10 @@ def parity_section(docs: list[dict]) -> str:
 
 
 def render_doc(results_dir=RESULTS) -> str:
-    docs = load_results(results_dir)
+    files = _read(results_dir)
     parts = [HEAD]
-    parts += [section(d) for d in docs]
-    parts.append(parity_section(load_parity(results_dir)))
+    parts += [section(d) for d in load_results(docs=files)]
+    parts.append(parity_section(load_parity(docs=files)))
     return "\n".join(parts).rstrip() + "\n"
 
 

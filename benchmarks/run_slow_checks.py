@@ -24,7 +24,7 @@ import xml.etree.ElementTree as ET
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from holdemjax.bench.core import command_line, machine, results_dir, versions  # noqa: E402
+from holdemjax.bench.core import header, results_dir  # noqa: E402
 
 NAME = "slow_checks"
 
@@ -92,12 +92,8 @@ def main(argv=None) -> int:
             print(f"pytest wrote no report (exit {rc}): nothing written")
             return rc or 1
         tests = _results(report)
-    mach = machine()
-    mach["load_average_before"] = load_before
-    doc = {"name": NAME, "title": "The checks marked slow (deselected in CI), run in full",
-           "date": __import__("datetime").datetime.now(__import__("datetime").UTC)
-           .strftime("%Y-%m-%dT%H:%M:%SZ"),
-           "command": command_line(), "machine": mach, "versions": versions(),
+    doc = {**header(NAME, "The checks marked slow (deselected in CI), run in full",
+                    load_before=load_before),
            "pytest_exit": rc, "all_passed": rc == 0 and all(t["outcome"] == "passed"
                                                            for t in tests),
            "tests": tests}

@@ -287,19 +287,14 @@ def write_report(report: ParityReport, env_id: str, *, path=None, seconds: float
                  params: dict, load_before=None):
     """Write a parity run as ``benchmarks/results/parity_<env_id>.json`` (or ``path``): date,
     machine, versions, command, the run's parameters and the whole report. Returns the path."""
-    import datetime
     import json
     import pathlib
 
-    from holdemjax.bench.core import command_line, machine, results_dir, versions
+    from holdemjax.bench.core import header, results_dir
 
-    mach = machine()
-    if load_before is not None:
-        mach["load_average_before"] = [round(x, 2) for x in load_before]
-    doc = {"name": f"parity_{env_id}", "kind": "parity", "env": env_id,
-           "title": f"Step-by-step parity of {env_id} with pgx",
-           "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
-           "command": command_line(), "machine": mach, "versions": versions(),
+    doc = {**header(f"parity_{env_id}", f"Step-by-step parity of {env_id} with pgx",
+                    load_before=load_before),
+           "kind": "parity", "env": env_id,
            "params": params, "seconds": round(seconds, 1), "ok": report.ok,
            "report": dataclasses.asdict(report)}
     path = pathlib.Path(path) if path else results_dir() / f"parity_{env_id}.json"

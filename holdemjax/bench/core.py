@@ -22,7 +22,7 @@ import jax
 
 __all__ = [
     "Side", "Cell", "Comparison", "interleave", "compare", "target", "machine", "versions",
-    "write_results", "results_dir", "command_line", "DEFAULT_BATCHES", "DEFAULT_WINDOWS",
+    "header", "write_results", "results_dir", "command_line", "DEFAULT_BATCHES", "DEFAULT_WINDOWS",
     "RAISE_SLOTS_MENU", "RAISE_SLOTS_KINDS",
 ]
 
@@ -238,6 +238,17 @@ def versions(packages: Iterable[str] = _PACKAGES) -> dict:
     return out
 
 
+def header(name: str, title: str, *, command: str | None = None, load_before=None) -> dict:
+    """The opening fields of every results file: name, title, date (UTC), the command, the
+    machine (with ``load_before``, the load average when the run started) and the versions."""
+    mach = machine()
+    if load_before is not None:
+        mach["load_average_before"] = [round(x, 2) for x in load_before]
+    return {"name": name, "title": title,
+            "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "command": command or command_line(), "machine": mach, "versions": versions()}
+
+
 def write_results(name: str, *, title: str, cells: Sequence[Cell],
                   comparisons: Sequence[Comparison] = (), params: dict | None = None,
                   notes: Sequence[str] = (), command: str | None = None,
@@ -246,13 +257,8 @@ def write_results(name: str, *, title: str, cells: Sequence[Cell],
     """Write ``<out_dir or results_dir()>/<name>.json`` and return its path."""
     out = pathlib.Path(out_dir) if out_dir is not None else results_dir()
     out.mkdir(parents=True, exist_ok=True)
-    mach = machine()
-    if load_before is not None:
-        mach["load_average_before"] = [round(x, 2) for x in load_before]
     doc = {
-        "name": name, "title": title,
-        "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "command": command or command_line(), "machine": mach, "versions": versions(),
+        **header(name, title, command=command, load_before=load_before),
         "statistic": "median of interleaved windows; ratio = ratio of the medians, goal met "
                      "when the ratio and the lower quartile of the per-round ratios clear it",
         "params": params or {}, "notes": list(notes),
