@@ -21,12 +21,12 @@ import dataclasses
 import hashlib
 import os
 import pathlib
-import time
 import weakref
 
 import wasmtime
 
 # The numbers of PROTOCOL.md live in holdemjax.series.protocol (no wasmtime there); re-exported.
+from holdemjax.series.meter import MeterError
 from holdemjax.series.protocol import (
     ABI_VERSION,
     AWAY_NS,
@@ -57,6 +57,7 @@ from holdemjax.series.wasm_module import (
     cache_path,
     check_exports,
     check_imports,
+    compile_metered,
     engine,
     fast_call,
     interrupted,
@@ -162,9 +163,11 @@ def load_policy(source: str | os.PathLike | bytes, *, name: str | None = None,
     cache_hit = module is not None
     if module is None:
         try:
-            module = wasmtime.Module(engine(), wasm)
+            module = compile_metered(wasm)
         except wasmtime.WasmtimeError as exc:
             raise PolicyLoadError(name, "compile", wasmtime_message(exc)) from None
+        except MeterError as exc:
+            raise PolicyLoadError(name, "compile", str(exc)) from None
         if cache:
             write_cache(cache_path(sha256), module)
     why = check_imports(module) or check_exports(module)
@@ -361,7 +364,6 @@ class WasmPolicy:
         store.set_fuel(budget)
         self._guard.arm(store, budget)
         trapped = None
-        cpu0 = time.thread_time()
         try:
             outcome, reply, detail = self._exchange(store, message)
         except wasmtime.Trap as trap:
@@ -376,10 +378,9 @@ class WasmPolicy:
         except Exception as exc:  # a wasmtime error or a host import's bug: stop the policy only
             outcome, reply = TRAP, None
             detail = trapped = f"host error {type(exc).__name__}: {exc}"
-        cpu = time.thread_time() - cpu0
         WATCHDOG.end()
         used = budget - store.get_fuel()
-        over = self._guard.settle(cpu, used)
+        over = self._guard.settle(used)
         size = self._memory.data_len(store)
         if size > MEMORY_LIMIT_BYTES:
             outcome, reply = MEMORY, None
@@ -405,14 +406,14 @@ class WasmPolicy:
     def _exchange(self, store, message: bytes) -> tuple[str, bytes | None, str]:
         """alloc, write, on_message, read (PROTOCOL §2). Traps propagate to `_deliver`."""
         n = len(message)
-        ptr = self._alloc(n) & _MASK32
+        ptr = self._guard.guest(self._alloc, n) & _MASK32
         size = self._memory.data_len(store)
         if ptr == 0 or ptr + n > size:
             where = "0 (refused)" if ptr == 0 else f"{ptr}, outside memory of {size} bytes"
             return "bad_alloc", None, f"holdem_alloc({n}) returned {where}"
         if n:
             self._memory.write(store, message, ptr)
-        r = self._on_message(ptr, n) & _MASK64
+        r = self._guard.guest(self._on_message, ptr, n) & _MASK64
         if r == 0:
             return "no_reply", None, ""
         reply_ptr, reply_len = r >> 32, r & _MASK32

@@ -18,6 +18,7 @@ import time
 
 import wasmtime
 
+from holdemjax.series.meter import METER_VERSION, MeterError, meter
 from holdemjax.series.protocol import (
     MACHINE_PER_CALL_S,
     MACHINE_PER_IMPORT_S,
@@ -140,21 +141,31 @@ class MachineGuard:
     def __init__(self):
         self.used_s, self.allowed_s = 0.0, MACHINE_SLACK_S
         self.imports = 0  # host import calls in the current call
+        self.call_s = 0.0  # CPU seconds of guest code in the current call (`guest`)
 
     def arm(self, store: wasmtime.Store, budget: int) -> None:
         """Before a call on ``budget`` fuel: the watchdog gets what is left for it."""
-        self.imports = 0
+        self.imports, self.call_s = 0, 0.0
         WATCHDOG.begin(store, self.allowed_s - self.used_s + MACHINE_PER_CALL_S
                        + MACHINE_PER_VIRTUAL * budget * 1e-9)
+
+    def guest(self, call, *args):
+        """Call guest code, adding its CPU time (with the host imports it calls) to the current
+        call's: the host's own work (writing the message, reading the reply) is not charged."""
+        t0 = time.thread_time()
+        try:
+            return call(*args)
+        finally:
+            self.call_s += time.thread_time() - t0
 
     def import_call(self) -> None:
         self.imports += 1
         WATCHDOG.extend(MACHINE_PER_IMPORT_S)
 
-    def settle(self, cpu_s: float, used_ns: int) -> str:
-        """After a call (the watchdog already disarmed): charge it; why the policy is over the
-        guard, or ""."""
-        self.used_s += cpu_s
+    def settle(self, used_ns: int) -> str:
+        """After a call (the watchdog already disarmed): charge its guest CPU time; why the
+        policy is over the guard, or ""."""
+        self.used_s += self.call_s
         self.allowed_s += (MACHINE_PER_CALL_S + MACHINE_PER_VIRTUAL * used_ns * 1e-9
                            + MACHINE_PER_IMPORT_S * self.imports)
         if self.used_s <= self.allowed_s:
@@ -198,6 +209,24 @@ def fast_call(store: wasmtime.Store, func: wasmtime.Func, params: tuple[str, ...
     return fast
 
 
+def compile_metered(wasm: bytes) -> wasmtime.Module:
+    """Compile the module as `meter` rewrites it (PROTOCOL §3: runtime calls charged more).
+    Where it cannot be metered or the metered module does not compile, raises wasmtime's error
+    about the module as given; a module that compiles as given but cannot be metered raises
+    `MeterError` (nothing runs unmetered)."""
+    try:
+        metered, _ = meter(wasm)
+    except MeterError as exc:
+        metered, why = None, str(exc)
+    if metered is not None:
+        try:
+            return wasmtime.Module(engine(), metered)
+        except wasmtime.WasmtimeError:
+            why = "the metered module does not compile"
+    wasmtime.Module(engine(), wasm)  # raises compile's own message (validate words it apart)
+    raise MeterError(f"valid, but the host cannot charge its runtime calls (PROTOCOL §3): {why}")
+
+
 @functools.cache
 def wasmtime_version() -> str:
     """The installed wasmtime-py version: it fixes the fuel accounting (record it in results)."""
@@ -208,6 +237,7 @@ def cache_path(sha256: str) -> pathlib.Path:
     root = os.environ.get("HOLDEMJAX_CACHE")
     base = pathlib.Path(root) if root else pathlib.Path.home() / ".cache" / "holdemjax"
     settings = ",".join(f"{k}={v}" for k, v in sorted(config_settings().items()))
+    settings += f",meter={METER_VERSION}"  # the rewriting of holdemjax.series.meter
     tag = hashlib.sha256(settings.encode()).hexdigest()[:12]  # a config change misses the cache
     return base / "wasm" / f"{sha256}-wasmtime{wasmtime_version()}-{tag}.cwasm"
 

@@ -1,6 +1,7 @@
 ;; grow_loop: at every act message (bytes 2 and 5 are 'a' and 'v'), calls memory.grow(0) in a loop
-;; until it is stopped: 1 fuel unit of virtual time per grow, 8-50 ns of machine time. Answers other
-;; messages at once. The machine-time guard faults it ("wall_clock").
+;; until it is stopped: 8-50 ns of machine time per grow, which wasmtime charges 1 fuel unit and
+;; the host 1 + 128 (PROTOCOL §3, holdemjax/series/meter.py). Answers other messages at once.
+;; It times out, as a plain loop does.
 (module
   (memory (export "memory") 1)
   (func (export "holdem_abi_version") (result i32) (i32.const 1))
