@@ -15,6 +15,7 @@ import pathlib
 import numpy as np
 
 from holdemjax.series import protocol as P
+from holdemjax.series.meter import METER_VERSION
 
 __all__ = ["SCHEMA", "SlotRecord", "Series", "summarize", "write_results", "standard_error"]
 
@@ -77,7 +78,7 @@ def standard_error(scores) -> float:
 
 def _versions(variant: str) -> dict:
     """What fixes the play: the package, the protocol, the rules engine (the version of the
-    environment whose tournaments the variant plays: ``"sng-6 v0"``) and wasmtime."""
+    environment whose tournaments the variant plays: ``"sng-6 v0"``), wasmtime and the meter."""
     import holdemjax
     from holdemjax.series.variants import VARIANTS
 
@@ -90,6 +91,7 @@ def _versions(variant: str) -> dict:
         out["wasmtime"] = getattr(wasmtime, "__version__", None) or _dist_version("wasmtime")
     except ImportError:
         out["wasmtime"] = None
+    out["meter"] = METER_VERSION  # with wasmtime's, it fixes the fuel accounting (PROTOCOL §3)
     return out
 
 

@@ -98,6 +98,11 @@ def test_the_engine_version_is_the_environments(monkeypatch):
     assert R.summarize(s)["versions"]["engine"] == "certify v0"
     monkeypatch.setattr(SitAndGo, "version", property(lambda self: "v7"))
     assert R.summarize(s)["versions"]["engine"] == "certify v7"
+    # the fuel accounting is wasmtime's and the meter's (PROTOCOL §3): both are recorded
+    from holdemjax.series.meter import METER_VERSION
+
+    versions = R.summarize(s)["versions"]
+    assert versions["meter"] == METER_VERSION and versions["wasmtime"]
 
 
 # --------------------------------------------------------------- the module's size (8)
