@@ -31,9 +31,12 @@ CHUNK_WORDS = 128
 #: kernels). The backend's optimisation level changes float32 rounding (the ICM), so it is
 #: lowered only for the integer-only programs (``seat``, ``act``: `INTEGER_OPTIONS`); the
 #: kernel emitter does not (the recorded series replay, and 1,200 random ICM settlements
-#: matched the default options bit for bit).
+#: matched the default options bit for bit). Platform-dependent math is off: with it, the
+#: ICM's last bits differ between an AMD EPYC and an Intel Xeon (AVX-512), and a series must
+#: replay on any machine (PROTOCOL §3).
 COMPILER_OPTIONS = {"xla_cpu_use_fusion_emitters": False,
-                    "xla_cpu_parallel_codegen_split_count": 1}
+                    "xla_cpu_parallel_codegen_split_count": 1,
+                    "xla_cpu_enable_platform_dependent_math": False}
 INTEGER_OPTIONS = {**COMPILER_OPTIONS, "xla_backend_optimization_level": 0}
 
 
