@@ -35,14 +35,30 @@ def _is_slow_mark(node: ast.expr) -> bool:
         isinstance(node.value, ast.Attribute) and node.value.attr == "mark")
 
 
+def _has_slow_param(decorator: ast.expr) -> bool:
+    """A ``parametrize`` decorator with a ``pytest.param(..., marks=pytest.mark.slow)`` case
+    (``marks=`` one mark or a list or tuple of them)."""
+    for call in ast.walk(decorator):
+        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
+                and call.func.attr == "param"):
+            continue
+        for kw in call.keywords:
+            if kw.arg == "marks":
+                marks = kw.value.elts if isinstance(kw.value, ast.List | ast.Tuple) else [kw.value]
+                if any(_is_slow_mark(m) for m in marks):
+                    return True
+    return False
+
+
 def slow_tests(root: pathlib.Path = ROOT) -> list[str]:
-    """The node ids (``path::function``) of the tests marked slow in ``tests/``, sorted."""
+    """The node ids (``path::function``) of the tests marked slow in ``tests/`` (the whole
+    function, or some of its parameters: ``-m slow`` then runs only those), sorted."""
     found = []
     for path in sorted((root / "tests").rglob("test_*.py")):
         tree = ast.parse(path.read_text(), filename=str(path))
         for node in ast.walk(tree):
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and any(
-                    _is_slow_mark(d) for d in node.decorator_list):
+                    _is_slow_mark(d) or _has_slow_param(d) for d in node.decorator_list):
                 found.append(f"{path.relative_to(root).as_posix()}::{node.name}")
     return sorted(found)
 

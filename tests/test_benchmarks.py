@@ -276,8 +276,12 @@ def test_slow_test_finder_sees_the_mark(tmp_path):
     (tmp_path / "tests").mkdir()
     (tmp_path / "tests" / "test_x.py").write_text(
         "import pytest\n\n@pytest.mark.slow\ndef test_a():\n    pass\n\n"
-        "@pytest.mark.parametrize('x', [1])\ndef test_b(x):\n    pass\n")
-    assert slow.slow_tests(tmp_path) == ["tests/test_x.py::test_a"]
+        "@pytest.mark.parametrize('x', [1])\ndef test_b(x):\n    pass\n\n"
+        "@pytest.mark.parametrize('x', [1, pytest.param(2, marks=pytest.mark.slow)])\n"
+        "def test_c(x):\n    pass\n\n"
+        "@pytest.mark.parametrize('x', [pytest.param(3, marks=[pytest.mark.xfail])])\n"
+        "def test_d(x):\n    pass\n")
+    assert slow.slow_tests(tmp_path) == ["tests/test_x.py::test_a", "tests/test_x.py::test_c"]
 
 
 #: The benchmark-scale parity runs the side-game issues require (at least this many games), by

@@ -181,6 +181,7 @@ def test_a_body_that_changes_shape_or_dtype_is_refused_with_the_place_named():
             (jnp.arange(3, dtype=jnp.int32), jnp.zeros((3, 2), jnp.float32)))
 
 
+@pytest.mark.slow  # ~180 CPU-s (four programs compiled): benchmarks/run_slow_checks.py runs it
 def test_device_check_script_runs_and_the_forms_agree_on_the_envs(tmp_path):
     # benchmarks/device_check.py is what a session lent an accelerator runs; on the CPU its quick
     # mode checks that gathered and plain loops give the same tournaments, leaf by leaf.

@@ -120,7 +120,14 @@ def _env(env_id):
 
 
 # ------------------------------------------------------------------------ api_test to the end
-@pytest.mark.parametrize("env_id", list(SPEC_FORMATS))
+# sng-6-turbo and certify are sng-6's program with other format params (the same step, other
+# numbers), ring-9 the nine-seat one (its rules run in CI in test_ring_games_keep_every_invariant
+# and tests/envs/test_sng.py): CI runs sng-6; the slow checks run all four (CI's time budget).
+@pytest.mark.parametrize("env_id", [
+    "sng-6",
+    pytest.param("ring-9", marks=pytest.mark.slow),
+    pytest.param("sng-6-turbo", marks=pytest.mark.slow),
+    pytest.param("certify", marks=pytest.mark.slow)])
 def test_api_plays_whole_tournaments(env_id):
     """The conformance test on whole tournaments (every game reaches its end, so the terminal
     rules and the observation dtype at the end are checked too), mostly random play with

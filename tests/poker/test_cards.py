@@ -197,6 +197,7 @@ def test_public_surface():
         assert hasattr(cards, name), name
 
 
+@pytest.mark.slow  # ~70 CPU-s of compiles in a subprocess: benchmarks/run_slow_checks.py runs it
 def test_sort_free_dealing_equals_jax_random():
     # hand_deck, dealt_deck, permutation_and_inverse and split_key_data compute jax.random's
     # permutation / split without XLA's sort; the script compares them with jax.random (typed,
