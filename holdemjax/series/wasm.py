@@ -53,6 +53,7 @@ from holdemjax.series.protocol import (
 from holdemjax.series.wasm_module import (
     OPTIONAL,
     WATCHDOG,
+    GuestMemory,
     MachineGuard,
     cache_path,
     check_exports,
@@ -239,7 +240,7 @@ class WasmPolicy:
             raise PolicyLoadError(name, "instantiate", wasmtime_message(exc)) from None
         WATCHDOG.end()
         exports = instance.exports(store)
-        self._memory = exports["memory"]
+        self._memory = GuestMemory(store, exports["memory"])
         self._alloc = fast_call(store, exports["holdem_alloc"], ("i32",), "i32")
         self._on_message = fast_call(store, exports["holdem_on_message"], ("i32", "i32"), "i64")
         self._abi_version = exports["holdem_abi_version"]
@@ -315,7 +316,7 @@ class WasmPolicy:
     @property
     def memory_bytes(self) -> int:
         """Current size of the policy's linear memory (0 once benched: the store is freed)."""
-        return 0 if self._store is None else self._memory.data_len(self._store)
+        return 0 if self._store is None else self._memory.size()
 
     @property
     def stack_pointer(self) -> int | None:
@@ -351,7 +352,7 @@ class WasmPolicy:
             raise PolicyLoadError(self.name, "start", f"host error in {step}: "
                                   f"{type(exc).__name__}: {exc}") from None
         WATCHDOG.end()
-        size = self._memory.data_len(self._store)
+        size = self._memory.size()
         if size > MEMORY_LIMIT_BYTES:
             raise PolicyLoadError(self.name, "start", f"memory at {size} bytes after {step}, "
                                   f"above the {MEMORY_LIMIT_BYTES}-byte (64 MiB) limit")
@@ -381,7 +382,7 @@ class WasmPolicy:
         WATCHDOG.end()
         used = budget - store.get_fuel()
         over = self._guard.settle(used)
-        size = self._memory.data_len(store)
+        size = self._memory.size()
         if size > MEMORY_LIMIT_BYTES:
             outcome, reply = MEMORY, None
             detail = (f"memory at {size} bytes, above the {MEMORY_LIMIT_BYTES}-byte (64 MiB) limit"
@@ -407,23 +408,22 @@ class WasmPolicy:
         """alloc, write, on_message, read (PROTOCOL §2). Traps propagate to `_deliver`."""
         n = len(message)
         ptr = self._guard.guest(self._alloc, n) & _MASK32
-        size = self._memory.data_len(store)
+        size = self._memory.size()
         if ptr == 0 or ptr + n > size:
             where = "0 (refused)" if ptr == 0 else f"{ptr}, outside memory of {size} bytes"
             return "bad_alloc", None, f"holdem_alloc({n}) returned {where}"
-        if n:
-            self._memory.write(store, message, ptr)
+        self._memory.write(ptr, message)  # (nothing for an empty message)
         r = self._guard.guest(self._on_message, ptr, n) & _MASK64
         if r == 0:
             return "no_reply", None, ""
         reply_ptr, reply_len = r >> 32, r & _MASK32
         if reply_len > REPLY_MAX_BYTES:
             return "reply_too_long", None, f"reply of {reply_len} bytes, at most {REPLY_MAX_BYTES}"
-        size = self._memory.data_len(store)
+        size = self._memory.size()
         if reply_ptr + reply_len > size:
             return ("bad_pointer", None, f"reply [{reply_ptr}, {reply_ptr + reply_len}) is "
                     f"outside memory of {size} bytes")
-        return "ok", bytes(self._memory.read(store, reply_ptr, reply_ptr + reply_len)), ""
+        return "ok", self._memory.read(reply_ptr, reply_len), ""
 
     def _charge_host_call(self, caller) -> int:
         """Take `HOST_CALL_NS` fuel for an import call; return the fuel left."""

@@ -533,3 +533,26 @@ def test_fast_call_path_matches_the_public_api(monkeypatch):
     monkeypatch.setattr(wasm_module, "_wffi", None)  # the fast path lives there
     assert run() == fast
     assert [row[0] for row in fast[-4:]] == ["timeout", "ok", "no_reply", "trap"]
+
+
+def test_guest_memory_fast_path_reads_and_writes_what_the_public_api_does():
+    """The host's data-pointer access (wasm_module.GuestMemory) and wasmtime-py's Memory API see
+    the same bytes, also after the memory grows (its data may move)."""
+    from holdemjax.series.wasm_module import GuestMemory, engine, new_store
+
+    store = new_store()
+    module = wasmtime.Module(engine(), wasmtime.wat2wasm('(module (memory (export "m") 1 4))'))
+    memory = wasmtime.Instance(store, module, []).exports(store)["m"]
+    fast, public = GuestMemory(store, memory), GuestMemory(store, memory)
+    public._fast = False
+    assert fast._fast, "this wasmtime-py has the internals the fast path uses"
+    fast.write(100, b"hello")
+    assert public.read(100, 5) == b"hello" == bytes(memory.read(store, 100, 105))
+    public.write(65_530, b"abcdef")
+    assert fast.read(65_530, 6) == b"abcdef"
+    assert fast.size() == public.size() == 65_536
+    memory.grow(store, 2)
+    fast.write(150_000, b"xyz")
+    assert fast.size() == public.size() == 3 * 65_536
+    assert public.read(150_000, 3) == b"xyz" and fast.read(100, 5) == b"hello"
+    assert fast.read(0, 0) == public.read(0, 0) == b""
