@@ -22,9 +22,15 @@ import numpy as np
 
 from holdemjax.poker.cards import MAX_SEATS
 
-__all__ = ["MAX_PLAYERS", "icm", "finish_probabilities"]
+__all__ = ["MAX_PLAYERS", "PORTABLE_MATH", "icm", "finish_probabilities"]
 
 MAX_PLAYERS = MAX_SEATS  # 9: 2^9 = 512 subsets
+
+#: XLA:CPU compile options under which the ICM's float32 results are the same on every x86 CPU
+#: (``jax.jit(..., compiler_options=PORTABLE_MATH)`` on the program that calls it). With the
+#: default platform-dependent math, an Intel Xeon (AVX-512) and an AMD EPYC differ in the last
+#: bits (tests/envs/test_sng_golden.py, recorded on the AMD machine, passes on both with it).
+PORTABLE_MATH = {"xla_cpu_enable_platform_dependent_math": False}
 
 
 @functools.cache

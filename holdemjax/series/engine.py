@@ -17,6 +17,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from holdemjax.poker import icm
 from holdemjax.poker import table as tb
 from holdemjax.poker import tournament as tn
 from holdemjax.poker.structure import FORMATS, Format, make_format
@@ -35,8 +36,7 @@ CHUNK_WORDS = 128
 #: ICM's last bits differ between an AMD EPYC and an Intel Xeon (AVX-512), and a series must
 #: replay on any machine (PROTOCOL §3).
 COMPILER_OPTIONS = {"xla_cpu_use_fusion_emitters": False,
-                    "xla_cpu_parallel_codegen_split_count": 1,
-                    "xla_cpu_enable_platform_dependent_math": False}
+                    "xla_cpu_parallel_codegen_split_count": 1, **icm.PORTABLE_MATH}
 INTEGER_OPTIONS = {**COMPILER_OPTIONS, "xla_backend_optimization_level": 0}
 
 

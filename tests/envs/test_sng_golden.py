@@ -28,15 +28,13 @@ import pytest
 import holdemjax
 from holdemjax.bots import baseline, random_bot
 from holdemjax.envs.sng import SitAndGo
+from holdemjax.poker import icm
 from holdemjax.poker import table as tb
 from holdemjax.poker.structure import FORMATS, Format, make_format, stack_formats
 
 GOLDEN = pathlib.Path(__file__).resolve().parent / "golden" / "sng_leaves.json"
 STEPS = 300
 CHECK_EVERY = 50  # a hash is kept every this many steps, to say where a difference starts
-
-#: The compile option that makes float results the same on every x86 CPU (see `_program`).
-PORTABLE_MATH = {"xla_cpu_enable_platform_dependent_math": False}
 
 #: (env the program is built on, the formats its rows cycle through, batch)
 CASES = {
@@ -92,7 +90,7 @@ def _program(case: str):
     # machine's own instructions (e.g. AVX-512's): the ICM of the stops then differs in its last
     # bits between CPU types. Off, the program is IEEE math on every x86 machine, and this
     # fixture (recorded on an AMD EPYC with the default) is reproduced on an Intel Xeon too.
-    @functools.partial(jax.jit, compiler_options=PORTABLE_MATH)
+    @functools.partial(jax.jit, compiler_options=icm.PORTABLE_MATH)
     def run():
         first = jax.vmap(env.init_with)(jax.random.split(jax.random.key(0), batch), fmt)
         last, (steps, stops) = jax.lax.scan(body, first, jnp.arange(STEPS))

@@ -150,4 +150,5 @@ def test_rejects_bad_shapes():
         icm(jnp.ones(10), jnp.ones(3))
     with pytest.raises(ValueError, match="4 payouts for 3 players"):
         icm(jnp.ones(3), jnp.ones(4))
-    assert set(icm_module.__all__) == {"MAX_PLAYERS", "icm", "finish_probabilities"}
+    assert set(icm_module.__all__) == {"MAX_PLAYERS", "PORTABLE_MATH", "icm",
+                                      "finish_probabilities"}
