@@ -124,14 +124,8 @@ def hand_strength(hole, board, shown, p: Params):
                     [MONSTER, STRONG, one_pair], NOTHING)
     hole_suit = (hole % 4)[:, None] == jnp.arange(4)
     fd = (cat_all < ev.FLUSH) & (hole_suit.any(0) & (suits == 4)).any()
-    # The straight outs read rank masks that the host tier builds as sums of each card's rank
-    # bit (a repeated rank carries into the next bit), not the OR of `_counts`: the same sums
-    # here, so that the two tiers agree card for card.
-    bits = jnp.left_shift(1, cards // 4)
-    sum_all = jnp.where(seen, bits, 0).sum()
-    sum_board = jnp.where(shown, bits[2:], 0).sum()
-    s_outs = jnp.where(cat_all < ev.STRAIGHT, bl._straight_outs(sum_all), 0)
-    board_outs = bl._straight_outs(sum_board)
+    s_outs = jnp.where(cat_all < ev.STRAIGHT, bl._straight_outs(mask), 0)
+    board_outs = bl._straight_outs(b_mask)
     oesd = (s_outs >= 2) & (board_outs < 2)
     gut = (s_outs == 1) & (board_outs == 0)
     fd, oesd, gut = (x.astype(jnp.int32) for x in (fd, oesd, gut))

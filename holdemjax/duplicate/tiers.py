@@ -83,7 +83,7 @@ def _category(cards) -> int:
         ranks[c // 4] += 1
         suits[c % 4] += 1
         suit_masks[c % 4] |= 1 << (c // 4)
-    mask = sum(1 << r for r in range(13) if ranks[r])
+    mask = _rank_set(cards)
     flush = 0
     for s in range(4):
         if suits[s] >= 5:
@@ -102,6 +102,15 @@ def _category(cards) -> int:
     if n3:
         return ev.THREE_OF_A_KIND
     return ev.TWO_PAIR if n2 >= 2 else ev.ONE_PAIR if n2 else ev.HIGH_CARD
+
+
+def _rank_set(cards) -> int:
+    """The set of ranks among ``cards``: bit r for each rank r present, once however many
+    cards share it."""
+    mask = 0
+    for c in cards:
+        mask |= 1 << (c // 4)
+    return mask
 
 
 def _straight_outs(mask: int) -> int:
@@ -153,8 +162,8 @@ def hand_strength(hole, board, params: Params) -> tuple[int, int]:
         hole_suits = {c % 4 for c in hole}
         fd = cat_all < ev.FLUSH and any(
             sum(1 for c in cards if c % 4 == s) == 4 for s in hole_suits)
-        mask = sum(1 << (c // 4) for c in cards)
-        b_mask = sum(1 << (c // 4) for c in board)
+        mask = _rank_set(cards)
+        b_mask = _rank_set(board)
         s_outs = _straight_outs(mask) if cat_all < ev.STRAIGHT else 0
         board_outs = _straight_outs(b_mask)
         oesd = s_outs >= 2 and board_outs < 2

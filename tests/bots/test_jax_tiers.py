@@ -15,7 +15,8 @@ import pytest
 
 from holdemjax.bots import tiers as jt
 from holdemjax.duplicate import rotation, tiers
-from holdemjax.poker.cards import card_text
+from holdemjax.poker.cards import card_text, parse_cards
+from tests.duplicate.test_tiers import PAIRED_BOARD_OUTS
 
 KEY = (7, 11)
 LADDER = ((10, 20), (20, 40), (30, 60), (50, 100), (100, 200), (150, 300), (200, 400))
@@ -75,7 +76,7 @@ def test_jax_hand_strength_equals_the_hosts_on_random_boards():
         host = [tiers.hand_strength(c[:2].tolist(), c[2:2 + v].tolist(), p)
                 for c, v in zip(cards, visible)]
         assert [(int(a), int(b)) for a, b in zip(hs, outs)] == host, tier
-    # Paired boards and draws are among them (the straight-outs rank sums of the host).
+    # Paired boards and draws are among them.
     assert (outs > 0).sum() > 50
 
 
@@ -84,3 +85,14 @@ def test_unknown_tier_is_named():
         jt.params_of("expert")
     assert jt.params_of("advanced") is tiers.PARAMS["advanced"]
     assert card_text(0)  # the views above name cards as the protocol does
+
+
+def test_jax_straight_outs_count_a_paired_rank_once():
+    """The host tier's paired-board cases (docs/tiers.md's outs: each rank once) in JAX."""
+    for hole, board, outs in PAIRED_BOARD_OUTS:
+        cards = np.asarray(parse_cards(hole) + parse_cards(board), np.int32)
+        padded = np.concatenate([cards, np.zeros(7 - len(cards), np.int32)])
+        shown = np.arange(5) < len(cards) - 2
+        for tier in tiers.TIERS:
+            got = jt.hand_strength(padded[:2], padded[2:], shown, p=jt.PARAMS[tier])[1]
+            assert int(got) == outs, (hole, board, tier)

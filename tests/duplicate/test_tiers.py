@@ -357,6 +357,26 @@ def test_po3_advanced_prices_a_flush_draw_beginner_calls_any_draw():
     assert tiers.decide("beginner", small, KEY) == tiers.decide("beginner", big, KEY) == (C, 0)
 
 
+#: (hole, board, outs) on paired boards: docs/tiers.md's outs, each rank counted once.
+PAIRED_BOARD_OUTS = [
+    ("9cTd", "7s7hJc", 4),    # only an 8 completes 7-8-9-T-J: a gutshot
+    ("9cTd", "7s7h7dJc", 4),  # trips on the board: still one rank (an 8)
+    ("3c4d", "2s2h6c", 4),    # only a 5 completes 2-3-4-5-6
+    ("5c6d", "4s4hKc", 0),    # 4-5-6 and a king: no one rank makes a straight
+]
+
+
+@pytest.mark.parametrize("hole,board,outs", PAIRED_BOARD_OUTS)
+def test_straight_outs_count_a_paired_rank_once(hole, board, outs):
+    """docs/tiers.md (outs): an open-ended draw is two or more ranks that would complete a
+    straight, a gutshot one rank (4 outs). A pair on the board is one rank: each rank counts
+    once in the rank set, so a paired card never adds a phantom rank (the bug: the rank bits
+    were summed, 7+7 reading as an 8)."""
+    hole_ids, board_ids = parse_cards(hole), parse_cards(board)
+    for tier in tiers.TIERS:
+        assert tiers.hand_strength(hole_ids, board_ids, tiers.PARAMS[tier])[1] == outs, tier
+
+
 def test_po3_river_bottom_pair_facing_a_pot_bet():
     """2h7h on Kd8s2c3d9c (bottom pair), the button bets the pot on the river: the beginner
     calls, intermediate and advanced fold."""
