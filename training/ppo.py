@@ -59,6 +59,8 @@ from holdemjax.training.ppo_config import (
     CHECKPOINT_FORMAT,
     ENV_IDS,
     LEARNER,
+    PANEL,
+    PANEL_BOTS,
     POOL,
     SHAPINGS,
     TABLE_KINDS,
@@ -68,8 +70,8 @@ from holdemjax.training.ppo_config import (
 )
 from holdemjax.training.ppo_trainer import Setup, Trainer, TrainState, Transition
 
-__all__ = ["ENV_IDS", "CHECKPOINT_FORMAT", "LEARNER", "POOL", "BASELINE", "TABLE_KINDS",
-           "SHAPINGS", "Config", "make_env", "make_network", "Setup", "TrainState",
+__all__ = ["ENV_IDS", "CHECKPOINT_FORMAT", "LEARNER", "POOL", "BASELINE", "PANEL", "TABLE_KINDS",
+           "SHAPINGS", "PANEL_BOTS", "Config", "make_env", "make_network", "Setup", "TrainState",
            "Transition", "Trainer", "train", "plot_metrics", "save_checkpoint",
            "load_checkpoint", "checkpoint_info", "policy", "action_probs", "main"]
 
@@ -224,6 +226,8 @@ _HELP = {
     "opp_self": "share of tables in pure self-play",
     "opp_pool": "share of tables against a past snapshot",
     "opp_baseline": "share of tables against the baseline bot",
+    "opp_panel": "share of tables against one bot of --panel-bots (drawn per tournament)",
+    "panel_bots": "the bots a panel table may seat",
     "pool_size": "snapshots kept in the opponent pool",
     "pool_every": "iterations between snapshots",
     "shaping": "potential-based reward shaping (icm: expected score of the stacks at each hand "
@@ -243,6 +247,9 @@ def _parser() -> argparse.ArgumentParser:
         value = getattr(defaults, f.name)
         if f.name == "hidden":
             p.add_argument(flag, type=int, nargs="+", default=list(value), help=_HELP[f.name])
+        elif f.name == "panel_bots":
+            p.add_argument(flag, nargs="+", choices=PANEL_BOTS, default=list(value),
+                           help=_HELP[f.name])
         elif f.name in ("env_id", "shaping"):
             choices = ENV_IDS if f.name == "env_id" else SHAPINGS
             p.add_argument(flag, choices=choices, default=value, help=_HELP[f.name])

@@ -11,15 +11,19 @@ import holdemjax
 from holdemjax.training.networks import ActorCritic
 from holdemjax.validate import is_int, is_real, require_int
 
-__all__ = ["ENV_IDS", "CHECKPOINT_FORMAT", "LEARNER", "POOL", "BASELINE", "TABLE_KINDS",
-           "SHAPINGS", "Config", "make_env", "make_network"]
+__all__ = ["ENV_IDS", "CHECKPOINT_FORMAT", "LEARNER", "POOL", "BASELINE", "PANEL", "TABLE_KINDS",
+           "SHAPINGS", "PANEL_BOTS", "Config", "make_env", "make_network"]
 
 ENV_IDS = ("sng-6", "sng-6-turbo", "certify")
 CHECKPOINT_FORMAT = "holdemjax-ppo-v1"
 
 # Who controls a player id at a table, and what a table's non-learner ids play.
-LEARNER, POOL, BASELINE = 0, 1, 2
-TABLE_KINDS = ("self", "pool", "baseline")  # index = table kind; self tables are all LEARNER
+LEARNER, POOL, BASELINE, PANEL = 0, 1, 2, 3
+#: index = table kind; self tables are all LEARNER; at a panel table the other ids play one bot
+#: of ``Config.panel_bots``, drawn per tournament
+TABLE_KINDS = ("self", "pool", "baseline", "panel")
+#: The bots a panel table may seat (`holdemjax.training.panel.OPPONENTS` less checkpoints).
+PANEL_BOTS = ("baseline", "random", "passive", "allin", "beginner", "intermediate", "advanced")
 SHAPINGS = ("none", "icm", "chips")
 
 
@@ -49,6 +53,8 @@ class Config:
     opp_self: float = 0.1  # share of tables in self-play
     opp_pool: float = 0.2  # ... against past snapshots
     opp_baseline: float = 0.7  # ... against the baseline bot
+    opp_panel: float = 0.0  # ... against one bot of panel_bots (drawn per tournament)
+    panel_bots: tuple[str, ...] = PANEL_BOTS
     pool_size: int = 4
     pool_every: int = 10  # iterations between snapshots
     shaping: str = "none"  # potential-based reward shaping: "none", "icm" or "chips"
@@ -64,7 +70,8 @@ class Config:
             require_int(name, getattr(self, name), 1, what="an int >= 1")
         require_int("seed", self.seed, what="an int")
         floats = ("learning_rate", "gamma", "gae_lambda", "clip_eps", "value_coef",
-                  "entropy_coef", "max_grad_norm", "opp_self", "opp_pool", "opp_baseline")
+                  "entropy_coef", "max_grad_norm", "opp_self", "opp_pool", "opp_baseline",
+                  "opp_panel")
         for name in floats:
             value = getattr(self, name)
             if not is_real(value) or not math.isfinite(value) or value < 0:
@@ -76,8 +83,13 @@ class Config:
                              f"{self.gae_lambda}")
         if self.shaping not in SHAPINGS:
             raise ValueError(f"shaping {self.shaping!r} is not known; known: {', '.join(SHAPINGS)}")
-        if self.opp_self + self.opp_pool + self.opp_baseline <= 0:
-            raise ValueError("opp_self + opp_pool + opp_baseline must be > 0")
+        if self.opp_self + self.opp_pool + self.opp_baseline + self.opp_panel <= 0:
+            raise ValueError("opp_self + opp_pool + opp_baseline + opp_panel must be > 0")
+        bots = self.panel_bots
+        if isinstance(bots, str) or not bots or any(b not in PANEL_BOTS for b in bots):
+            raise ValueError(f"panel_bots must be a non-empty list of {', '.join(PANEL_BOTS)}; "
+                             f"got {bots!r}")
+        object.__setattr__(self, "panel_bots", tuple(bots))
         hidden = tuple(self.hidden)
         if not hidden or any(not is_int(h) or h < 1 for h in hidden):
             raise ValueError(f"hidden must be a non-empty list of layer widths >= 1, got "
@@ -95,6 +107,7 @@ class Config:
         """The config as JSON-able values."""
         d = dataclasses.asdict(self)
         d["hidden"] = list(self.hidden)
+        d["panel_bots"] = list(self.panel_bots)
         return d
 
     @classmethod
@@ -105,8 +118,9 @@ class Config:
         if extra:
             raise ValueError(f"unknown config keys: {sorted(extra)}")
         d = dict(d)
-        if "hidden" in d:
-            d["hidden"] = tuple(d["hidden"])
+        for name in ("hidden", "panel_bots"):
+            if name in d:
+                d[name] = tuple(d[name])
         return cls(**d)
 
 

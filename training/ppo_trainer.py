@@ -20,6 +20,7 @@ from holdemjax.training.networks import masked_logits
 from holdemjax.training.ppo_config import (
     BASELINE,
     LEARNER,
+    PANEL,
     POOL,
     TABLE_KINDS,
     Config,
@@ -38,7 +39,8 @@ class Setup(NamedTuple):
     kind: jax.Array  # [] int32 index into TABLE_KINDS
     controller: jax.Array  # [N] int32 LEARNER / POOL / BASELINE per player id
     pool_index: jax.Array  # [] int32 the pool snapshot playing at a pool table
-    bot_key: jax.Array  # [2] uint32 the baseline's per-tournament key
+    bot_key: jax.Array  # [2] uint32 the bots' per-tournament key
+    bot_index: jax.Array  # [] int32 the bot of Config.panel_bots playing at a panel table
 
 
 class TrainState(NamedTuple):
@@ -98,9 +100,17 @@ class Trainer:
         self.net = make_network(config, self.env)
         self.n = self.env.num_players
         self.num_actions = self.env.num_actions
-        total = config.opp_self + config.opp_pool + config.opp_baseline
-        self.kind_probs = np.asarray([config.opp_self, config.opp_pool, config.opp_baseline],
-                                     np.float32) / total
+        shares = [config.opp_self, config.opp_pool, config.opp_baseline, config.opp_panel]
+        # Without panel tables the draw is over the first three kinds, as before they existed
+        # (the same tables from the same keys).
+        self.kinds = len(TABLE_KINDS) if config.opp_panel > 0 else 3
+        self.kind_probs = np.asarray(shares[:self.kinds], np.float32) / sum(shares)
+        self.panel_bots = ()
+        if config.opp_panel > 0:
+            from holdemjax.training import panel
+
+            self.panel_bots = tuple(panel.opponent(name, self.env)
+                                    for name in config.panel_bots)
         schedule = config.learning_rate  # constant: runs are short, resumes stay simple
         self.tx = optax.chain(optax.clip_by_global_norm(config.max_grad_norm),
                               optax.adam(schedule, eps=1e-5))
@@ -144,14 +154,17 @@ class Trainer:
     def _draw_setup(self, key, pool_count) -> Setup:
         c = self.config
         k_kind, k_ids, k_pool, k_bot = jax.random.split(key, 4)
-        kind = jax.random.choice(k_kind, 3, p=jnp.asarray(self.kind_probs)).astype(jnp.int32)
+        kind = jax.random.choice(k_kind, self.kinds,
+                                 p=jnp.asarray(self.kind_probs)).astype(jnp.int32)
         learner_ids = jax.random.permutation(k_ids, self.n)[:c.learners]
         is_learner = jnp.zeros(self.n, bool).at[learner_ids].set(True)
-        other = jnp.where(kind == 1, POOL, BASELINE)
+        other = jnp.select([kind == 1, kind == 3], [POOL, PANEL], BASELINE)
         controller = jnp.where((kind == 0) | is_learner, LEARNER, other).astype(jnp.int32)
         filled = jnp.clip(pool_count, 1, c.pool_size)
         pool_index = jax.random.randint(k_pool, (), 0, filled).astype(jnp.int32)
-        return Setup(kind, controller, pool_index, jax.random.key_data(k_bot))
+        bot_index = jax.random.randint(jax.random.fold_in(k_pool, 1), (), 0,
+                                       len(c.panel_bots)).astype(jnp.int32)
+        return Setup(kind, controller, pool_index, jax.random.key_data(k_bot), bot_index)
 
     # ---------------------------------------------------------------------------- rollout
     def _potential(self, state):
@@ -198,8 +211,14 @@ class Trainer:
             if c.opp_baseline > 0:
                 a_base = jax.vmap(baseline.act, in_axes=(None, 0, 0))(self.env, state,
                                                                       setup.bot_key)
+            a_panel = a_learn
+            if self.panel_bots:  # every panel bot on every row, then each row's own one
+                acts = jnp.stack([jax.vmap(bot)(state, setup.bot_key).astype(jnp.int32)
+                                  for bot in self.panel_bots])
+                a_panel = acts[setup.bot_index, rows]
             ctrl = setup.controller[rows, state.current_player]
-            action = jnp.select([ctrl == LEARNER, ctrl == POOL], [a_learn, a_pool], a_base)
+            action = jnp.select([ctrl == LEARNER, ctrl == POOL, ctrl == PANEL],
+                                [a_learn, a_pool, a_panel], a_base)
             nxt = sh.constrain(self._step_env(state, action, jax.random.split(k_env, B)))
             done = nxt.terminated | nxt.truncated
             fresh = jax.vmap(self._draw_setup, in_axes=(0, None))(
@@ -323,7 +342,7 @@ class Trainer:
         score = (traj.rewards + 1.0 / n) * learner  # back to scores in [0, 1]
         per_table = score.sum(-1) / jnp.maximum(learner.sum(-1), 1)
         stats = {}
-        for k, name in enumerate(TABLE_KINDS):
+        for k, name in enumerate(TABLE_KINDS[:self.kinds]):
             ended = traj.done & (traj.kind == k)
             stats[f"tournaments_{name}"] = ended.sum()
             stats[f"score_sum_{name}"] = (per_table * ended).sum()

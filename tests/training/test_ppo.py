@@ -80,7 +80,7 @@ def test_outputs_metrics_checkpoint_and_plot(run):
 
 def test_scores_by_table_kind_are_scores(run):
     for rec in run["records"]:
-        for kind in ppo.TABLE_KINDS:
+        for kind in ppo.TABLE_KINDS[:3]:  # the tiny run has no panel tables
             n = rec[f"tournaments_{kind}"]
             s = rec[f"score_sum_{kind}"]
             assert 0 <= s <= n * (1 / 3 + 1e-6)  # a mean score lies in [0, first prize]

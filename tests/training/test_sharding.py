@@ -122,7 +122,7 @@ def test_the_env_rollout_over_four_devices_equals_the_one_device_rollout(four):
         np.testing.assert_array_equal(leaf, many[f"env_{i}"], err_msg=f"leaf {i}")
     # The rollout moved the tables and restarted some tournaments (auto_reset under sharding).
     assert not np.array_equal(four["start"].env_state.observation, one[1])
-    ended = sum(int(four["metrics"][f"tournaments_{k}"]) for k in ppo.TABLE_KINDS)
+    ended = sum(int(four["metrics"][f"tournaments_{k}"]) for k in ppo.TABLE_KINDS[:3])
     assert ended > 0
     for name, value in four["metrics"].items():
         if np.issubdtype(value.dtype, np.integer):

@@ -1,0 +1,74 @@
+"""Panel tables in PPO training (issue 20: opponents sampled from the panel): at a panel table the
+ids the learner does not control play one bot of ``Config.panel_bots`` for the whole tournament
+(docs/training.md, "Tables and opponents"), the bot drawn per tournament; the config names a
+bad bot; a run without panel tables draws its tables as before (the tiny run's recorded
+fingerprint in test_ppo.py covers that)."""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from holdemjax.poker.actions import CHECK_CALL, FOLD
+from holdemjax.training import ppo
+
+CONFIG = ppo.Config(num_tables=8, rollout_steps=12, iterations=1, epochs=1, minibatches=1,
+                    hidden=(8,), opp_self=0.0, opp_pool=0.0, opp_baseline=0.0, opp_panel=1.0,
+                    panel_bots=("passive", "allin"), seed=2)
+
+
+def test_panel_tables_seat_the_drawn_bot_for_the_tournament():
+    trainer = ppo.Trainer(CONFIG)
+    ts = trainer.init(jax.random.key(4))
+    setup = ts.setup
+    assert (np.asarray(setup.kind) == ppo.TABLE_KINDS.index("panel")).all()
+    # Force both bots into the batch: even tables passive (0), odd tables all-in (1).
+    bot = jnp.arange(CONFIG.num_tables, dtype=jnp.int32) % 2
+    ts = ts._replace(setup=setup._replace(bot_index=bot))
+    _, traj = jax.jit(trainer._rollout)(ts)
+    action, mask = np.asarray(traj.action), np.asarray(traj.mask)
+    learn, done = np.asarray(traj.learn), np.asarray(traj.done)
+    controller = np.asarray(traj.controller)
+    all_in = trainer.env.menu.ALL_IN
+    # Decisions before the table's first tournament ended belong to the forced setup.
+    first = np.cumsum(done, axis=0) - done == 0
+    checked = {0: 0, 1: 0}
+    for t, b in zip(*np.nonzero(first & ~learn)):
+        assert controller[t, b][np.asarray(traj.actor)[t, b]] == ppo.PANEL
+        m = mask[t, b]
+        if b % 2 == 0:  # passive: fold when facing a bet, else check
+            want = FOLD if m[FOLD] else CHECK_CALL
+        else:  # all-in whenever legal, else check/call
+            want = all_in if m[all_in] else CHECK_CALL
+        assert action[t, b] == want, (t, b, action[t, b], m)
+        checked[b % 2] += 1
+    assert min(checked.values()) >= 5, checked
+    # A learner sits at every table; its decisions are the ones trained on.
+    assert learn.any()
+
+
+def test_new_panel_tournaments_draw_their_bot_from_the_list():
+    trainer = ppo.Trainer(CONFIG)
+    draws = jax.jit(jax.vmap(trainer._draw_setup, in_axes=(0, None)))(
+        jax.random.split(jax.random.key(9), 400), jnp.int32(1))
+    counts = np.bincount(np.asarray(draws.bot_index), minlength=2)
+    assert counts.sum() == 400 and counts.min() > 150, counts  # about half each
+    ctrl = np.asarray(draws.controller)
+    assert ((ctrl == ppo.LEARNER).sum(1) == CONFIG.learners).all()
+    assert ((ctrl == ppo.PANEL).sum(1) == 6 - CONFIG.learners).all()
+
+
+@pytest.mark.parametrize("bots", [(), ("passive", "nobody"), "passive"])
+def test_bad_panel_bots_are_named(bots):
+    with pytest.raises(ValueError, match="panel_bots"):
+        ppo.Config(panel_bots=bots)
+
+
+def test_the_cli_takes_panel_tables():
+    args = ppo._parser().parse_args(["--opp-panel", "0.5", "--panel-bots", "beginner",
+                                     "advanced"])
+    assert (args.opp_panel, args.panel_bots) == (0.5, ["beginner", "advanced"])
+    config = ppo.Config.from_dict(ppo.Config().to_dict() | {"panel_bots": ["allin"]})
+    assert config.panel_bots == ("allin",)
