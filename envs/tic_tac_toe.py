@@ -7,10 +7,11 @@ Observation `(3, 3, 2)` bool from the observer's view: plane 0 = the observer's 
 the opponent's. The game ends on three in a row (+1 to the winner, −1 to the loser) or a full
 board (0, 0).
 
-The game lives in one int32 per game (`_x`, see `_X_MARKS`...): the marks of each colour as a
-9-bit set, the colour to move and who plays X. Under ``vmap`` every rule is then elementwise
-arithmetic on a ``[batch]`` vector (the win check is eight mask compares), and a game reset by
-`holdemjax.auto_reset` writes one leaf instead of three.
+The game lives in one int32 per game (`_x`, layout at `_O_SHIFT`...): the marks of each colour
+as a 9-bit set, the colour to move and who plays X. Under ``vmap`` every rule is then arithmetic
+on a ``[batch]`` vector plus reads of small constant tables indexed by a 9-bit set (the cells of
+a set, whether it holds a line), and a game reset by `holdemjax.auto_reset` writes one leaf
+instead of three.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from flax import struct
 
 from holdemjax import threefry
 from holdemjax.api import Array, Env, State
+from holdemjax.fusion import compute_once
 from holdemjax.render.svg import Svg, unbatched
 
 __all__ = ["TicTacToe", "TicTacToeState", "cells"]
@@ -33,6 +35,17 @@ _O_SHIFT = 9  # O's marks: bits 9..17
 _FULL = (1 << 9) - 1  # all nine cells
 _COLOR_BIT = 18  # the colour to move (0 = X, 1 = O)
 _X_PLAYER_BIT = 19  # the player id playing X
+# Tables read by the step, so that its kernels are table reads rather than per-cell arithmetic
+# (XLA's CPU cost model then keeps each on one thread: a kernel this small split over threads
+# waits longer for them than it computes).
+#: [512, 9] bool: the cells of a 9-bit set.
+_CELLS = (np.arange(512)[:, None] >> np.arange(9)) & 1 == 1
+#: [512, 9] bool: the cells not in a 9-bit set.
+_EMPTY_CELLS = ~_CELLS
+#: [512] bool: a 9-bit set holds a line.
+_WINS = np.array([any((m & s) == s for s in _LINE_MASKS) for m in range(512)])
+#: [4, 2] float32: the rewards of a move, by 2 × won + mover.
+_REWARDS = np.array([[0, 0], [0, 0], [1, -1], [-1, 1]], np.float32)
 
 
 @struct.dataclass
@@ -54,11 +67,6 @@ class TicTacToeState(State):
 def _unpack(x: Array) -> tuple[Array, Array, Array, Array]:
     """(X's marks, O's marks, colour to move, X's player id) of a packed game."""
     return (x & _FULL, (x >> _O_SHIFT) & _FULL, (x >> _COLOR_BIT) & 1, (x >> _X_PLAYER_BIT) & 1)
-
-
-def _bits(marks: Array) -> Array:
-    """[9] bool: cell i is in the 9-bit set `marks`."""
-    return ((marks >> jnp.arange(9, dtype=jnp.int32)) & 1).astype(jnp.bool_)
 
 
 def cells(state: TicTacToeState) -> np.ndarray:
@@ -88,25 +96,26 @@ class TicTacToe(Env):
         # illegal move is applied before the penalty).
         xs, os = jnp.where(color == 0, xs | cell, xs & ~cell), jnp.where(color == 0, os & ~cell,
                                                                          os | cell)
-        mine = jnp.where(color == 0, xs, os)
-        won = jnp.bool_(False)
-        for m in _LINE_MASKS:
-            won = won | ((mine & m) == m)
+        # The new game stored once (holdemjax.fusion): every output below reads it.
+        x = compute_once(xs | (os << _O_SHIFT) | ((1 - color) << _COLOR_BIT)
+                         | (x_player << _X_PLAYER_BIT))
+        xs, os = x & _FULL, (x >> _O_SHIFT) & _FULL
+        won = jnp.asarray(_WINS)[jnp.where(color == 0, xs, os)]  # one table read, not 8 lines
         taken = xs | os
         mover = state.current_player
-        rewards = jnp.where(jnp.arange(2) == mover, 1.0, -1.0) * won
         return state.replace(
             current_player=1 - mover,
-            rewards=rewards.astype(jnp.float32),
+            rewards=jnp.asarray(_REWARDS)[won.astype(jnp.int32) * 2 + mover],
             terminated=won | (taken == _FULL),
-            legal_action_mask=~_bits(taken),
-            _x=xs | (os << _O_SHIFT) | ((1 - color) << _COLOR_BIT) | (x_player << _X_PLAYER_BIT),
+            legal_action_mask=jnp.asarray(_EMPTY_CELLS)[taken],
+            _x=x,
         )
 
     def _observe(self, state: TicTacToeState, player_id: Array) -> Array:
         xs, os, _, x_player = _unpack(state._x)
         plays_x = player_id == x_player
-        planes = jnp.stack([_bits(jnp.where(plays_x, xs, os)), _bits(jnp.where(plays_x, os, xs))],
+        table = jnp.asarray(_CELLS)
+        planes = jnp.stack([table[jnp.where(plays_x, xs, os)], table[jnp.where(plays_x, os, xs)]],
                            axis=-1)
         return planes.reshape(3, 3, 2)
 
