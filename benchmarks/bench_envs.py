@@ -2,13 +2,14 @@
 
     python benchmarks/bench_envs.py [--envs kuhn_poker hex ...] [--batch 1024 4096]
                                     [--seconds 6] [--windows 7] [--out DIR] [--name NAME]
+                                    [--no-write]
 
 Every env id that both holdemjax's registry and pgx know is measured (so side games added to
 both registries are included without editing this file). Both sides play random legal actions
 (`holdemjax.act_randomly`) through the same reset wrapper (`holdemjax.auto_reset`) inside one
 compiled ``lax.scan`` (`holdemjax.bench.JaxEnvSide`); each figure is the median of its windows.
 Writes ``benchmarks/results/envs_vs_pgx.json`` (``--name``: another file name, e.g. ``go_vs_pgx``
-for a run of some envs only).
+for a run of some envs only; ``--no-write``: print only).
 """
 
 from __future__ import annotations
@@ -47,6 +48,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--windows", type=int, default=7)
     ap.add_argument("--out", help="folder for the results file (default benchmarks/results)")
     ap.add_argument("--name", default="envs_vs_pgx", help="results file name, without .json")
+    ap.add_argument("--no-write", action="store_true", help="print only; write no results file")
     args = ap.parse_args(argv)
     console = Console(width=max(Console().width, 120))
     load_before = os.getloadavg()
@@ -61,7 +63,7 @@ def main(argv: list[str] | None = None) -> int:
             comparisons.append(comp)
             console.print(f"{comp.key}: {ours.median:,.0f} / {peer.median:,.0f} steps/s = "
                           f"{comp.ratio:.2f}x (q1 {comp.q1:.2f})", highlight=False)
-    path = bench.write_results(
+    path = None if args.no_write else bench.write_results(
         args.name, title="Side games vs pgx: steps/s under jit(vmap(scan(step)))",
         cells=cells, comparisons=comparisons, out_dir=args.out, load_before=load_before,
         params={"envs": envs, "batches": args.batch, "seconds": args.seconds,
@@ -77,7 +79,7 @@ def main(argv: list[str] | None = None) -> int:
                       "" if comp.goal is None else
                       f">= {comp.goal}x {'met' if comp.met else 'NOT met'}")
     console.print(table)
-    console.print(f"wrote {path}")
+    console.print(f"wrote {path}" if path else "no results file written (--no-write)")
     return 0
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 from flax import struct
 
 from holdemjax import threefry
@@ -32,6 +33,24 @@ OBS_MY_CHIPS = slice(3, 5)
 OBS_OPP_CHIPS = slice(5, 7)
 # The 6 ordered deals (card of player 0, card of player 1).
 _DEALS = ((0, 1), (0, 2), (1, 0), (1, 2), (2, 0), (2, 1))
+
+
+def _rewards_table() -> np.ndarray:
+    """[24, 2] float32: the rewards of a step at row ((history * 2 + bet) * 2 + mover) * 2 +
+    (player 0 holds the higher card). Showdown (pass-pass or a called bet): the higher card wins
+    the pot beyond the ante (1, or 2 with the call); a fold to a bet: the bettor wins 1."""
+    table = np.zeros((3, 2, 2, 2, 2), np.float32)
+    for history, bet, mover, high0 in np.ndindex(3, 2, 2, 2):
+        called, folded = history == 2 and bet == 1, history == 2 and bet == 0
+        showdown = (history == 1 and bet == 0) or called
+        mine = bool(high0) == (mover == 0)  # the mover holds the higher card
+        win = (1 + called) * (1 if mine else -1) if showdown else -1 if folded else 0
+        table[history, bet, mover, high0, mover] = win
+        table[history, bet, mover, high0, 1 - mover] = -win
+    return table.reshape(24, 2)
+
+
+_REWARDS = _rewards_table()
 
 
 @struct.dataclass
@@ -86,16 +105,14 @@ class KuhnPoker(Env):
         showdown = pass_pass | called
         done = showdown | folded
         history = jnp.where(bet, 2, jnp.where(state._history == 0, 1, state._history))
-        c0, c1 = state._cards[0], state._cards[1]
-        mine = jnp.where(p == 0, c0 > c1, c1 > c0)
-        # Showdown: the higher card wins the pot beyond the ante (1 + called bet);
-        # a fold: the bettor (the opponent of the folder) wins 1.
-        stake = 1 + called.astype(jnp.int32)
-        win_p = jnp.where(showdown, jnp.where(mine, stake, -stake), -1)
-        rewards = jnp.where(done, jnp.where(me, win_p, -win_p), 0)
+        # The rewards: one read of a table by (history, bet, mover, player 0 holds the higher
+        # card) rather than selects per player, so that the rewards kernel stays small enough
+        # for XLA's CPU to keep it on one thread.
+        high0 = (state._cards[0] > state._cards[1]).astype(jnp.int32)
+        row = ((state._history * 2 + bet.astype(jnp.int32)) * 2 + p) * 2 + high0
         return state.replace(
             current_player=1 - p,
-            rewards=rewards.astype(jnp.float32),
+            rewards=jnp.asarray(_REWARDS)[row],
             terminated=done,
             _chips=chips,
             _history=history,

@@ -9,7 +9,8 @@ loop runs one trip (its trip count is read from the data, so XLA cannot remove t
 returns the value unchanged.
 
 The other ways to stop that fusion cost more here: a reduction (``jnp.stack([x, 0]).sum(0)``)
-keeps XLA from vectorizing the loop that computes ``x`` (2.5-3x slower for the evaluator), and
+keeps XLA from vectorizing the loop that computes ``x`` (several times slower for the evaluator
+in a profile; no results file), and
 ``lax.optimization_barrier`` does not stop the fusion at all.
 """
 

@@ -9,6 +9,7 @@ import inspect
 import json
 import pathlib
 import random
+import re
 import sys
 
 import pytest
@@ -303,3 +304,92 @@ def test_committed_parity_runs_cover_the_required_games_with_no_mismatch():
         assert sum(report["endings"].values()) == report["games"], env
         assert all(n > 0 for n in report["endings"].values()), (env, report["endings"])
         assert doc["command"].startswith("python benchmarks/parity_"), doc["command"]
+
+
+# ------------------------------------------------- speed figures elsewhere in the docs
+# Every speed figure outside docs/benchmarks.md and the README's generated table comes from a
+# committed record, checked here; a rate typed into a page without one fails the last test.
+def _md_table(text: str, header: str) -> list[list[str]]:
+    from tests.envs.parity import markdown_table
+
+    return markdown_table(text, header)
+
+
+def test_cfr_doc_table_is_the_results_file():
+    """docs/cfr.md's timing table: every row from benchmarks/results/cfr.json."""
+    import statistics
+
+    doc = json.loads((ROOT / "benchmarks" / "results" / "cfr.json").read_text())
+    cells = doc["cells"]
+    rows = []
+    for ours, peer in zip(cells[::2], cells[1::2]):
+        assert ours["side"].startswith("holdemjax") and ours["env"] == peer["env"]
+        assert ours["iterations"] == peer["iterations"]
+        a = ours["iterations"] / statistics.median(
+            w["count"] / w["seconds"] for w in ours["windows"])
+        b = peer["iterations"] / statistics.median(
+            w["count"] / w["seconds"] for w in peer["windows"])
+        rows.append([ours["env"], f"{ours['iterations']:,}", f"{a:.4f}", f"{b:.3f}",
+                     f"**{b / a:.0f}×**", f"{ours['exploitability']:.3g}",
+                     f"{peer['exploitability']:.3g}"])
+    text = (ROOT / "docs" / "cfr.md").read_text()
+    assert _md_table(text, "| env | iterations |") == rows
+    assert f"Measured {doc['date'][:10]}" in text
+    assert f"load average {doc['machine']['load_average_before'][0]:.1f}" in text
+
+
+def test_training_doc_speed_table_is_the_checkpoints_run_info():
+    """docs/training.md's training speed: the shipped checkpoint's recorded run info."""
+    flax_serialization = pytest.importorskip("flax.serialization")
+    raw = (ROOT / "training" / "checkpoints" / "sng6_example.msgpack").read_bytes()
+    ckpt = flax_serialization.msgpack_restore(raw)
+    info, config = json.loads(ckpt["info"]), json.loads(ckpt["config"])
+    text = (ROOT / "docs" / "training.md").read_text()
+    rows = _md_table(text, "| run | tables × steps |")
+    assert rows == [[f"example run below ({info['iteration']} iterations, default config)",
+                     f"{config['num_tables']} × {config['rollout_steps']}",
+                     f"**{info['steps_per_s']:,.0f}**", f"{info['compile_s']:.0f} s"]]
+    assert (f"{info['env_steps']:,} decisions in {info['train_s']:.0f} s of training plus "
+            f"{info['compile_s']:.0f} s") in " ".join(text.split())
+
+
+def test_export_doc_fuel_and_size_are_the_parity_results():
+    doc = json.loads((ROOT / "benchmarks" / "results" / "export_wasm_parity.json").read_text())
+    text = " ".join((ROOT / "docs" / "export.md").read_text().split())
+    assert (f"About {doc['mean_fuel_ns'] / 1e6:.2f} ms of fuel (virtual time) per decision, at "
+            f"most {doc['max_fuel_ns'] / 1e6:.2f} ms ({doc['decisions']:,} decisions") in text
+    assert f"The module is about {doc['module_bytes']['greedy'] / 1000:.0f} KB" in text
+
+
+#: A throughput figure: a number with a rate unit, or "N× faster / N× pgx".
+_RATE = re.compile(
+    r"\d[\d,.]*\s*(?:k|M|G|thousand|million)?\s*(?:steps|decisions|evals|iterations|hands|"
+    r"games|tournaments|moves|actions|calls|deals)(?:/s|\s+(?:per|a|each)\s+second)"
+    r"|\d[\d,.]*\s*(?:x|×)\s+(?:faster|slower|OpenSpiel|pgx|PokerKit)", re.I)
+
+
+def test_no_rate_in_the_docs_without_a_results_file():
+    """Outside the generated pages (docs/benchmarks.md, the README's table) a page may state a
+    goal (">= 3x pgx", "Goal: 100 M evals/s") but no measured rate: measured figures live in the
+    tables generated from, or checked against, a results file (the speed tables of go.md,
+    backgammon.md, gardner_chess.md, cfr.md have no unit beside their numbers)."""
+    pages = [ROOT / "README.md"] + sorted((ROOT / "docs").glob("*.md"))
+    found = []
+    for page in pages:
+        text = page.read_text()
+        if page.name == "benchmarks.md":
+            continue
+        if page.name == "README.md":
+            before, rest = text.split("<!-- benchmarks:start -->")
+            text = before + rest.split("<!-- benchmarks:end -->")[1]
+        for m in _RATE.finditer(text):
+            lead = text[max(0, m.start() - 12):m.start()].lower()
+            if "≥" in lead or ">=" in lead or "goal" in lead:
+                continue
+            found.append(f"{page.name}:{text[:m.start()].count(chr(10)) + 1}: {m.group(0)}")
+    for nb in sorted((ROOT / "notebooks").glob("*.ipynb")):
+        for cell in json.loads(nb.read_text())["cells"]:
+            if cell["cell_type"] == "markdown":
+                found += [f"{nb.name}: {m.group(0)}" for m in _RATE.finditer("".join(
+                    cell["source"]))]
+    assert not found, f"speed figures without a results file: {found}"

@@ -1,7 +1,8 @@
 """24 lines played at once through the JSON API against a local uvicorn: every participant gets
 identical conditions, the 25th line is refused cleanly (503) while 24 are in play, and the
-action latencies are reported (``-s`` prints p50/p95; docs/duplicate.md quotes a run: speed
-is measured, never asserted). A few hands per line keep it cheap."""
+action latencies are reported (``-s`` prints p50/p95; no results file of them is committed,
+so docs/duplicate.md quotes none: speed is measured, never asserted). A few hands per line
+keep it cheap."""
 
 from __future__ import annotations
 

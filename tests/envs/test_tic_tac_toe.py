@@ -12,7 +12,7 @@ ENV = holdemjax.make("tic_tac_toe")
 
 def _play(moves, first=0):
     s = ENV.init(jax.random.key(0))
-    s = s.replace(current_player=jnp.int32(first), _x_player=jnp.int32(first))
+    s = s.replace(current_player=jnp.int32(first), _x=jnp.int32(first << 19))  # X = first
     for m in moves:
         s = ENV.step(s, m)
     return s
