@@ -146,3 +146,25 @@ def test_unknown_opponents_are_refused_by_name(capsys, tmp_path):
     assert "sharky" in capsys.readouterr().err
     assert ev.main(["baseline", "--opponent", str(tmp_path / "gone.msgpack")]) == 2
     assert "gone.msgpack" in capsys.readouterr().err
+
+
+def test_the_docs_panel_tables_are_the_committed_records():
+    """docs/training.md's panel tables (each under a ``<!-- panel:NAME -->`` marker) are the
+    line-ups of benchmarks/results/NAME.json, figure for figure: no score typed by hand."""
+    import json
+    import pathlib
+    import re
+
+    root = pathlib.Path(__file__).resolve().parents[2]
+    doc = (root / "docs" / "training.md").read_text()
+    blocks = re.findall(r"<!-- panel:(\w+) -->\n((?:\|.*\n)+)", doc)
+    assert {name for name, _ in blocks} == {"panel_sng6_example", "panel_sng6_example_greedy"}
+    for name, table in blocks:
+        record = json.loads((root / "benchmarks" / "results" / f"{name}.json").read_text())
+        rows = [line for line in table.splitlines()[2:]]
+        want = [f"| `{r['opponent']}` | {r['mean']:.4f} ± {r['se']:.4f} | {r['z']:+.2f} | "
+                f"{r['mean'] - 2 * r['se']:.4f} .. {r['mean'] + 2 * r['se']:.4f} |"
+                for r in record["lineups"]]
+        assert rows == want, name
+        assert record["greedy"] == name.endswith("_greedy")
+        assert all(r["tournaments"] == 3000 and r["illegal"] == 0 for r in record["lineups"])
