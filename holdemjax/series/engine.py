@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import os
+import pathlib
 
 import jax
 import jax.numpy as jnp
@@ -22,8 +24,8 @@ from holdemjax.poker import table as tb
 from holdemjax.poker import tournament as tn
 from holdemjax.poker.structure import FORMATS, Format, make_format
 
-__all__ = ["CHUNK_WORDS", "COMPILER_OPTIONS", "INTEGER_OPTIONS", "Layout", "Engine",
-           "engine"]
+__all__ = ["CHUNK_WORDS", "COMPILER_OPTIONS", "INTEGER_OPTIONS", "CACHE_ENV", "Layout", "Engine",
+           "engine", "compile_cache_dir", "use_compile_cache"]
 
 #: The most int32 words in one array of a packed state (512 bytes).
 CHUNK_WORDS = 128
@@ -38,6 +40,49 @@ CHUNK_WORDS = 128
 COMPILER_OPTIONS = {"xla_cpu_use_fusion_emitters": False,
                     "xla_cpu_parallel_codegen_split_count": 1, **icm.PORTABLE_MATH}
 INTEGER_OPTIONS = {**COMPILER_OPTIONS, "xla_backend_optimization_level": 0}
+
+
+#: The environment variable that moves the compile cache (a folder) or turns it off (``off``).
+CACHE_ENV = "HOLDEMJAX_COMPILE_CACHE"
+
+
+def compile_cache_dir() -> pathlib.Path | None:
+    """The folder of the engine's persistent XLA compile cache: ``$HOLDEMJAX_COMPILE_CACHE``
+    when set (``off``, ``0`` or empty: no cache), else ``$XDG_CACHE_HOME/holdemjax/xla``
+    (``~/.cache/holdemjax/xla``)."""
+    value = os.environ.get(CACHE_ENV)
+    if value is not None:
+        return None if value.strip().lower() in ("", "0", "off", "no", "false") else \
+            pathlib.Path(value).expanduser()
+    base = os.environ.get("XDG_CACHE_HOME") or pathlib.Path.home() / ".cache"
+    return pathlib.Path(base) / "holdemjax" / "xla"
+
+
+def use_compile_cache(folder: pathlib.Path | str | None = None) -> pathlib.Path | None:
+    """Turn on JAX's persistent compilation cache for this process (and the worker processes
+    it spawns: the settings go to the environment too), in ``folder`` or `compile_cache_dir`;
+    returns the folder, None when the cache is off. A process that compiled already keeps
+    its cache setting (JAX reads it at the first compile): call this first. A JAX cache set
+    by ``JAX_COMPILATION_CACHE_DIR`` is left as it is. The executables loaded from the cache
+    are the ones compiled (same options, same bits: the goldens replay from a warm cache)."""
+    if folder is None:
+        if os.environ.get("JAX_COMPILATION_CACHE_DIR"):
+            return pathlib.Path(os.environ["JAX_COMPILATION_CACHE_DIR"])
+        folder = compile_cache_dir()
+        if folder is None:
+            return None
+    folder = pathlib.Path(folder)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return None  # no writable cache folder: compile as without one
+    settings = {"jax_compilation_cache_dir": str(folder),
+                "jax_persistent_cache_min_compile_time_secs": 0.0,
+                "jax_persistent_cache_min_entry_size_bytes": 0}
+    for name, value in settings.items():
+        jax.config.update(name, value)
+        os.environ[name.upper()] = str(value)
+    return folder
 
 
 class Layout:

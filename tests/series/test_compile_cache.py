@@ -1,0 +1,61 @@
+"""The engine's persistent compile cache (`engine.use_compile_cache`, as `holdemjax series`
+turns it on): a second process loads the engine's programs from the cache instead of compiling
+them and plays the same tournaments bit for bit; ``HOLDEMJAX_COMPILE_CACHE=off`` turns it off."""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import subprocess
+import sys
+
+from holdemjax.series import engine as E
+
+CHILD = r"""
+import hashlib, json, jax
+events = {}
+jax.monitoring.register_event_listener(lambda e, **_: events.__setitem__(e, events.get(e, 0) + 1))
+from holdemjax.series import engine, runner
+folder = engine.use_compile_cache()
+from holdemjax.series.policies import bundled
+from holdemjax.series.wasm import load_policy
+series = runner.run_series([load_policy(bundled("baseline")) for _ in range(6)],
+                           variant="series-10", seed=3, tournaments=2, max_wall=None)
+played = json.dumps([series.tournaments, [s.scores for s in series.slots]], sort_keys=True)
+print(json.dumps({"folder": None if folder is None else str(folder),
+                  "hits": events.get("/jax/compilation_cache/cache_hits", 0),
+                  "misses": events.get("/jax/compilation_cache/cache_misses", 0),
+                  "played": hashlib.sha256(played.encode()).hexdigest()}))
+"""
+
+
+def _child(cache: str) -> dict:
+    env = {k: v for k, v in os.environ.items() if k != "JAX_COMPILATION_CACHE_DIR"}
+    env["HOLDEMJAX_COMPILE_CACHE"] = cache
+    out = subprocess.run([sys.executable, "-c", CHILD], check=True, capture_output=True,
+                         text=True, env=env).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def test_a_second_process_loads_the_engine_from_the_cache_and_plays_the_same(tmp_path):
+    folder = tmp_path / "xla"
+    cold = _child(str(folder))
+    assert cold["folder"] == str(folder) and cold["misses"] > 0 and cold["hits"] == 0
+    assert any(folder.iterdir())
+    warm = _child(str(folder))
+    assert warm["hits"] >= 4 and warm["misses"] == 0  # seat, act, boundary, end at least
+    assert warm["played"] == cold["played"]
+    off = _child("off")
+    assert off["folder"] is None and off["hits"] == 0 and off["played"] == cold["played"]
+
+
+def test_the_cache_folder_follows_the_environment(monkeypatch, tmp_path):
+    monkeypatch.setenv(E.CACHE_ENV, str(tmp_path / "c"))
+    assert E.compile_cache_dir() == tmp_path / "c"
+    for off in ("off", "0", ""):
+        monkeypatch.setenv(E.CACHE_ENV, off)
+        assert E.compile_cache_dir() is None
+    monkeypatch.delenv(E.CACHE_ENV)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    assert E.compile_cache_dir() == pathlib.Path(tmp_path) / "holdemjax" / "xla"
