@@ -41,8 +41,8 @@ def listen(event, duration, **_):
     if event in names:
         compile_s[names[event]] += duration
 jax.monitoring.register_event_duration_secs_listener(listen)
-from holdemjax.series import engine, runner
-engine.use_compile_cache()  # as `holdemjax series` does (HOLDEMJAX_COMPILE_CACHE: the folder)
+from holdemjax.series import runner, xla_cache
+xla_cache.use_compile_cache()  # as `holdemjax series` does (HOLDEMJAX_COMPILE_CACHE: the folder)
 from holdemjax.series.policies import bundled
 from holdemjax.series.wasm import load_policy
 variant, seed = sys.argv[1], int(sys.argv[2])

@@ -83,7 +83,7 @@ def _compile_cache(args: argparse.Namespace) -> None:
     """The engine's persistent XLA compile cache, unless ``--no-compile-cache`` (before any
     JAX compile of the process)."""
     if not getattr(args, "no_compile_cache", False):
-        from holdemjax.series.engine import use_compile_cache
+        from holdemjax.series.xla_cache import use_compile_cache
 
         use_compile_cache()
 

@@ -12,20 +12,20 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import os
-import pathlib
 
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax.experimental import serialize_executable
 
 from holdemjax.poker import icm
 from holdemjax.poker import table as tb
 from holdemjax.poker import tournament as tn
 from holdemjax.poker.structure import FORMATS, Format, make_format
+from holdemjax.series import xla_cache
 
-__all__ = ["CHUNK_WORDS", "COMPILER_OPTIONS", "INTEGER_OPTIONS", "CACHE_ENV", "Layout", "Engine",
-           "engine", "compile_cache_dir", "use_compile_cache"]
+__all__ = ["CHUNK_WORDS", "COMPILER_OPTIONS", "INTEGER_OPTIONS", "Layout", "Engine",
+           "engine"]
 
 #: The most int32 words in one array of a packed state (512 bytes).
 CHUNK_WORDS = 128
@@ -40,49 +40,6 @@ CHUNK_WORDS = 128
 COMPILER_OPTIONS = {"xla_cpu_use_fusion_emitters": False,
                     "xla_cpu_parallel_codegen_split_count": 1, **icm.PORTABLE_MATH}
 INTEGER_OPTIONS = {**COMPILER_OPTIONS, "xla_backend_optimization_level": 0}
-
-
-#: The environment variable that moves the compile cache (a folder) or turns it off (``off``).
-CACHE_ENV = "HOLDEMJAX_COMPILE_CACHE"
-
-
-def compile_cache_dir() -> pathlib.Path | None:
-    """The folder of the engine's persistent XLA compile cache: ``$HOLDEMJAX_COMPILE_CACHE``
-    when set (``off``, ``0`` or empty: no cache), else ``$XDG_CACHE_HOME/holdemjax/xla``
-    (``~/.cache/holdemjax/xla``)."""
-    value = os.environ.get(CACHE_ENV)
-    if value is not None:
-        return None if value.strip().lower() in ("", "0", "off", "no", "false") else \
-            pathlib.Path(value).expanduser()
-    base = os.environ.get("XDG_CACHE_HOME") or pathlib.Path.home() / ".cache"
-    return pathlib.Path(base) / "holdemjax" / "xla"
-
-
-def use_compile_cache(folder: pathlib.Path | str | None = None) -> pathlib.Path | None:
-    """Turn on JAX's persistent compilation cache for this process (and the worker processes
-    it spawns: the settings go to the environment too), in ``folder`` or `compile_cache_dir`;
-    returns the folder, None when the cache is off. A process that compiled already keeps
-    its cache setting (JAX reads it at the first compile): call this first. A JAX cache set
-    by ``JAX_COMPILATION_CACHE_DIR`` is left as it is. The executables loaded from the cache
-    are the ones compiled (same options, same bits: the goldens replay from a warm cache)."""
-    if folder is None:
-        if os.environ.get("JAX_COMPILATION_CACHE_DIR"):
-            return pathlib.Path(os.environ["JAX_COMPILATION_CACHE_DIR"])
-        folder = compile_cache_dir()
-        if folder is None:
-            return None
-    folder = pathlib.Path(folder)
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError:
-        return None  # no writable cache folder: compile as without one
-    settings = {"jax_compilation_cache_dir": str(folder),
-                "jax_persistent_cache_min_compile_time_secs": 0.0,
-                "jax_persistent_cache_min_entry_size_bytes": 0}
-    for name, value in settings.items():
-        jax.config.update(name, value)
-        os.environ[name.upper()] = str(value)
-    return folder
 
 
 class Layout:
@@ -106,6 +63,11 @@ class Layout:
     def _strip(pair):
         t, legal = pair
         return t.replace(format=None), legal
+
+    def avals(self) -> tuple:
+        """The chunks' shapes and dtype (the packed state's argument types)."""
+        sizes = np.diff([0, *self.cuts, self.width])
+        return tuple(jax.ShapeDtypeStruct((int(n),), jnp.int32) for n in sizes)
 
     def pack(self, pair) -> tuple:
         """The chunks ``# [<= CHUNK_WORDS] int32`` of a pair (traced)."""
@@ -222,8 +184,45 @@ def engine(env_id: str) -> Engine:
         t = layout.unpack(state, dev_fmt)
         return tn.final_places(t), tn.player_scores(t)
 
-    def jit(fn, options=COMPILER_OPTIONS):
-        return jax.jit(fn, compiler_options=options)
+    steps = {"seat": (seat, INTEGER_OPTIONS, (jax.random.key(0),)),
+             "act": (act, INTEGER_OPTIONS, (layout.avals(), _I32, _I32)),
+             "boundary": (boundary, COMPILER_OPTIONS, (layout.avals(), _I32)),
+             "end": (end, COMPILER_OPTIONS, (layout.avals(),))}
+    return Engine(env_id, fmt, layout, **_compiled(env_id, steps))
 
-    return Engine(env_id, fmt, layout, seat=jit(seat, INTEGER_OPTIONS),
-                  act=jit(act, INTEGER_OPTIONS), boundary=jit(boundary), end=jit(end))
+
+_I32 = jax.ShapeDtypeStruct((), jnp.int32)
+
+
+def _compiled(env_id: str, steps: dict) -> dict:
+    """Each step compiled ahead of time for its fixed argument types (a call with others is an
+    error, never a recompile), or its executable loaded from the compile cache
+    (`xla_cache`: no tracing, lowering or compiling)."""
+    tag, chunks = None, len(steps["act"][2][0])
+    if xla_cache.executables_dir() is not None:
+        tag = xla_cache.key(env_id, {n: o for n, (_, o, _) in steps.items()})
+        stored = xla_cache.load(env_id, tag, steps)
+        if stored is not None:
+            try:
+                return {name: serialize_executable.deserialize_and_load(
+                    stored[name], *_trees(name, example, chunks))
+                    for name, (_, _, example) in steps.items()}
+            except Exception:  # noqa: BLE001 (a foreign or damaged executable: compile again)
+                pass
+    out, payloads = {}, {}
+    for name, (fn, options, example) in steps.items():
+        out[name] = jax.jit(fn, compiler_options=options).lower(*example).compile()
+        if tag is not None:
+            payloads[name], in_tree, out_tree = serialize_executable.serialize(out[name])
+            if (in_tree, out_tree) != _trees(name, example, chunks):
+                tag = None  # trees this module cannot rebuild: do not store
+    if tag is not None:
+        xla_cache.save(env_id, tag, payloads)
+    return out
+
+
+def _trees(name: str, example, chunks: int) -> tuple:
+    """The (in, out) pytree structures of the compiled step ``name`` (``example``: its
+    arguments): ``end`` returns two arrays, the others a packed state of ``chunks`` arrays."""
+    out = (0, 0) if name == "end" else (0,) * chunks
+    return jax.tree.structure((tuple(example), {})), jax.tree.structure(out)

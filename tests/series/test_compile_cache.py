@@ -10,20 +10,26 @@ import pathlib
 import subprocess
 import sys
 
-from holdemjax.series import engine as E
+from holdemjax.series import xla_cache as E
 
 CHILD = r"""
 import hashlib, json, jax
-events = {}
+from jax._src import dispatch
+events, compiled = {}, []
 jax.monitoring.register_event_listener(lambda e, **_: events.__setitem__(e, events.get(e, 0) + 1))
-from holdemjax.series import engine, runner
-folder = engine.use_compile_cache()
+def duration(event, _, fun_name=None, **kw):
+    if event in (dispatch.BACKEND_COMPILE_EVENT, dispatch.JAXPR_TRACE_EVENT):
+        compiled.append(str(fun_name))
+jax.monitoring.register_event_duration_secs_listener(duration)
+from holdemjax.series import runner, xla_cache
+folder = xla_cache.use_compile_cache()
 from holdemjax.series.policies import bundled
 from holdemjax.series.wasm import load_policy
 series = runner.run_series([load_policy(bundled("baseline")) for _ in range(6)],
                            variant="series-10", seed=3, tournaments=2, max_wall=None)
 played = json.dumps([series.tournaments, [s.scores for s in series.slots]], sort_keys=True)
 print(json.dumps({"folder": None if folder is None else str(folder),
+                  "compiled": compiled,
                   "hits": events.get("/jax/compilation_cache/cache_hits", 0),
                   "misses": events.get("/jax/compilation_cache/cache_misses", 0),
                   "played": hashlib.sha256(played.encode()).hexdigest()}))
@@ -41,13 +47,25 @@ def _child(cache: str) -> dict:
 def test_a_second_process_loads_the_engine_from_the_cache_and_plays_the_same(tmp_path):
     folder = tmp_path / "xla"
     cold = _child(str(folder))
+    steps = {"jit(seat)", "jit(act)", "jit(boundary)", "jit(end)"}
     assert cold["folder"] == str(folder) and cold["misses"] > 0 and cold["hits"] == 0
-    assert any(folder.iterdir())
-    warm = _child(str(folder))
-    assert warm["hits"] >= 4 and warm["misses"] == 0  # seat, act, boundary, end at least
-    assert warm["played"] == cold["played"]
+    assert steps <= set(cold["compiled"])
+    assert len(list((folder / "engine").iterdir())) == 1 and any((folder / "jax").iterdir())
+    warm = _child(str(folder))  # the engine's executables loaded: not traced, not compiled
+    assert not steps & set(warm["compiled"]) and "boundary" not in warm["compiled"]
+    assert warm["misses"] == 0 and warm["played"] == cold["played"]
     off = _child("off")
     assert off["folder"] is None and off["hits"] == 0 and off["played"] == cold["played"]
+    assert steps <= set(off["compiled"])
+
+
+def test_a_damaged_executable_file_is_compiled_again(tmp_path):
+    folder = tmp_path / "xla"
+    cold = _child(str(folder))
+    (path,) = (folder / "engine").iterdir()
+    path.write_bytes(path.read_bytes()[:-10] + b"0123456789")
+    again = _child(str(folder))
+    assert {"jit(boundary)"} <= set(again["compiled"]) and again["played"] == cold["played"]
 
 
 def test_the_cache_folder_follows_the_environment(monkeypatch, tmp_path):
