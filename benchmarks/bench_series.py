@@ -132,6 +132,9 @@ def main(argv=None) -> int:
         "Each run is a fresh process, as `holdemjax series` is: the series wall time includes "
         "the engine's compile (XLA compile + trace per run below); the process wall time also "
         "the Python and JAX imports.",
+        "The runs share one compile cache folder, empty before run 1 (a machine's first "
+        f"series: {walls[0]:.1f} s); the later runs load the engine's executables from it, as "
+        "every later `holdemjax series` does (`holdemjax/series/xla_cache.py`).",
         "engine: the jitted tournament steps and their one read per call "
         "(`holdemjax/series/engine.py`); wasm: the policies' calls (wasmtime, JSON in and out); "
         "host: everything else (messages, events, the hand log).",

@@ -204,14 +204,20 @@ def _compiled(env_id: str, steps: dict) -> dict:
         stored = xla_cache.load(env_id, tag, steps)
         if stored is not None:
             try:
-                return {name: serialize_executable.deserialize_and_load(
-                    stored[name], *_trees(name, example, chunks))
-                    for name, (_, _, example) in steps.items()}
+                return {name: xla_cache.deserialize(stored[name], *_trees(name, example, chunks),
+                                                    options)
+                    for name, (_, options, example) in steps.items()}
             except Exception:  # noqa: BLE001 (a foreign or damaged executable: compile again)
                 pass
     out, payloads = {}, {}
     for name, (fn, options, example) in steps.items():
+        # one module name per format and step: XLA:CPU finds a loaded executable's kernels
+        # by it (two formats' ``jit_act`` in one process would share a name)
+        fn.__name__ = fn.__qualname__ = f"{name}_{env_id.replace('-', '_')}"
+        hits = xla_cache.jax_cache_hits()
         out[name] = jax.jit(fn, compiler_options=options).lower(*example).compile()
+        if xla_cache.jax_cache_hits() != hits:
+            tag = None  # loaded by JAX's own cache: it does not serialize whole
         if tag is not None:
             payloads[name], in_tree, out_tree = serialize_executable.serialize(out[name])
             if (in_tree, out_tree) != _trees(name, example, chunks):

@@ -1,22 +1,23 @@
 """The series engine's compile cache: its four programs compiled once per machine, not once per
 process (`use_compile_cache`; `holdemjax series`, `certify` and `replay` turn it on).
 
-Two stores in one folder (``~/.cache/holdemjax/xla``; ``HOLDEMJAX_COMPILE_CACHE=DIR`` moves it,
-``=off`` turns it off):
+The engine's executables as XLA serializes them (`load` / `save`), one file per format in
+``~/.cache/holdemjax/xla/engine`` (``HOLDEMJAX_COMPILE_CACHE=DIR`` moves it, ``=off`` turns it
+off), keyed by everything that goes into them: the holdemjax sources, jax and jaxlib, the
+compiler options, the XLA flags, the CPU. A process that finds them neither traces, lowers nor
+compiles the rules (about 5 s on a 2-core machine); what it runs is the executable that was
+compiled, bit for bit (the series goldens replay from a warm cache). A missing, damaged or
+foreign file is compiled again (a checksum guards each file).
 
-* ``engine/``: the engine's executables as XLA serializes them (`load` / `save`), keyed by
-  everything that goes into them: the holdemjax sources, jax and jaxlib, the compiler options,
-  the XLA flags, the CPU. A process that finds them neither traces, lowers nor compiles the
-  rules (about 5 s on a 2-core machine); what it runs is the executable that was compiled,
-  bit for bit (the series goldens replay from a warm cache).
-* ``jax/``: JAX's persistent compilation cache for the rest (the key ops of a series).
-
-A missing, damaged or foreign file is compiled again (a checksum guards each file).
+JAX's own persistent cache is not turned on: an executable that it loaded (rather than
+compiled) does not serialize whole on XLA:CPU (a fresh process then misses a kernel), so a
+step that came from it is not stored (`jax_cache_hits`).
 """
 
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import os
 import pathlib
@@ -25,7 +26,7 @@ import platform
 import jax
 
 __all__ = ["CACHE_ENV", "compile_cache_dir", "use_compile_cache", "executables_dir", "key",
-           "load", "save"]
+           "load", "save", "deserialize", "jax_cache_hits"]
 
 #: The environment variable that moves the compile cache (a folder) or turns it off (``off``).
 CACHE_ENV = "HOLDEMJAX_COMPILE_CACHE"
@@ -51,28 +52,31 @@ def compile_cache_dir() -> pathlib.Path | None:
 
 def use_compile_cache(folder: pathlib.Path | str | None = None) -> pathlib.Path | None:
     """Turn the compile cache on for this process (and the worker processes it spawns: the
-    settings go to the environment too), in ``folder`` or `compile_cache_dir`; returns the
-    folder, None when it is off. Call it before the first JAX compile of the process (JAX
-    reads its cache setting then) and before `engine.engine`. A JAX cache already set by
-    ``JAX_COMPILATION_CACHE_DIR`` is left as it is."""
+    folder goes to the environment too), in ``folder`` or `compile_cache_dir`; returns the
+    folder, None when it is off. Call it before `engine.engine` (an engine already built
+    stays as it is)."""
     folder = compile_cache_dir() if folder is None else pathlib.Path(folder)
     if folder is None:
         return None
     try:
         (folder / "engine").mkdir(parents=True, exist_ok=True)
-        (folder / "jax").mkdir(parents=True, exist_ok=True)
     except OSError:
         return None  # no writable cache folder: compile as without one
     _state["engine"] = folder / "engine"
     os.environ[CACHE_ENV] = str(folder)
-    if not os.environ.get("JAX_COMPILATION_CACHE_DIR"):
-        settings = {"jax_compilation_cache_dir": str(folder / "jax"),
-                    "jax_persistent_cache_min_compile_time_secs": 0.0,
-                    "jax_persistent_cache_min_entry_size_bytes": 0}
-        for name, value in settings.items():
-            jax.config.update(name, value)
-            os.environ[name.upper()] = str(value)
     return folder
+
+
+_jax_cache_hits = [0]
+jax.monitoring.register_event_listener(
+    lambda event, **_: event == "/jax/compilation_cache/cache_hits"
+    and _jax_cache_hits.__setitem__(0, _jax_cache_hits[0] + 1))
+
+
+def jax_cache_hits() -> int:
+    """How many executables JAX's own persistent cache loaded in this process (set by the
+    user's ``JAX_COMPILATION_CACHE_DIR``): one loaded so is not stored (see above)."""
+    return _jax_cache_hits[0]
 
 
 def executables_dir() -> pathlib.Path | None:
@@ -155,3 +159,27 @@ def save(env_id: str, tag: str, payloads: dict) -> None:
         os.replace(tmp, path)
     except OSError:
         tmp.unlink(missing_ok=True)
+
+
+def deserialize(payload: bytes, in_tree, out_tree, options: dict) -> jax.stages.Compiled:
+    """A step's executable from `jax.experimental.serialize_executable.serialize`'s bytes,
+    loaded with the compiler options it was compiled with: XLA:CPU links the executable's
+    kernels by them (without, a fresh process can miss a kernel: ``Function ... not found``).
+    Only this process's own cache files are read (the bytes are trusted code)."""
+    from jax._src import compiler
+    from jax.experimental import serialize_executable as se
+
+    backend = jax.devices()[0].client
+    compile_options = compiler.get_compile_options(
+        1, 1, env_options_overrides=options, backend=backend)
+
+    class Unpickler(se._JaxPjrtUnpickler):
+        def persistent_load(self, pid):
+            if pid[0] == "exec":
+                return self.backend.deserialize_executable(pid[1], self.execution_devices,
+                                                           compile_options)
+            return super().persistent_load(pid)
+
+    unloaded, args_info, no_kwargs = Unpickler(io.BytesIO(payload), backend).load()
+    return jax.stages.Compiled(unloaded.load(), [], in_tree.unflatten(args_info), out_tree,
+                               no_kwargs=no_kwargs)
