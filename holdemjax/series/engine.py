@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import pickle
 
 import jax
 import jax.numpy as jnp
@@ -48,13 +49,19 @@ class Layout:
     `pack` / `unpack` run inside the jitted steps; `host` rebuilds the pair from host copies,
     as numpy views of one vector."""
 
-    def __init__(self, example):
-        leaves, self.treedef = jax.tree.flatten(self._strip(example))
-        self.fields, offset = [], 0
-        for leaf in leaves:
-            size = int(np.prod(leaf.shape, dtype=np.int64))
-            self.fields.append((np.dtype(leaf.dtype), offset, offset + size, tuple(leaf.shape)))
-            offset += size
+    def __init__(self, example=None, *, stored: bytes | None = None):
+        if stored is not None:  # `dumps`' bytes (the compile cache): no tracing
+            self.treedef, fields = pickle.loads(stored)
+            self.fields = [(np.dtype(d), a, b, tuple(shape)) for d, a, b, shape in fields]
+            offset = self.fields[-1][2]
+        else:
+            leaves, self.treedef = jax.tree.flatten(self._strip(example))
+            self.fields, offset = [], 0
+            for leaf in leaves:
+                size = int(np.prod(leaf.shape, dtype=np.int64))
+                self.fields.append((np.dtype(leaf.dtype), offset, offset + size,
+                                    tuple(leaf.shape)))
+                offset += size
         self.width = offset
         count = -(-offset // CHUNK_WORDS)
         self.cuts = [offset * i // count for i in range(1, count)]  # near-equal chunks
@@ -63,6 +70,10 @@ class Layout:
     def _strip(pair):
         t, legal = pair
         return t.replace(format=None), legal
+
+    def dumps(self) -> bytes:
+        """The layout as bytes for ``Layout(stored=...)``."""
+        return pickle.dumps((self.treedef, [(d.str, a, b, s) for d, a, b, s in self.fields]))
 
     def avals(self) -> tuple:
         """The chunks' shapes and dtype (the packed state's argument types)."""
@@ -166,7 +177,20 @@ def engine(env_id: str) -> Engine:
     def with_legal(t):
         return t, tb.legal(t.table)
 
-    layout = Layout(jax.eval_shape(lambda k: with_legal(tn.seat(k, fmt)), jax.random.key(0)))
+    options = {"seat": INTEGER_OPTIONS, "act": INTEGER_OPTIONS, "boundary": COMPILER_OPTIONS,
+               "end": COMPILER_OPTIONS}
+    tag = stored = layout = None
+    if xla_cache.executables_dir() is not None:
+        tag = xla_cache.key(env_id, options)
+        stored = xla_cache.load(env_id, tag, [*options, "layout"])
+    if stored is not None:
+        try:
+            layout = Layout(stored=stored["layout"])
+        except Exception:  # noqa: BLE001 (a foreign layout: trace it, compile again)
+            stored = None
+    if layout is None:
+        layout = Layout(jax.eval_shape(lambda k: with_legal(tn.seat(k, fmt)),
+                                       jax.random.key(0)))
 
     def packed(rule):  # a rule on packed states: conditionals move two chunks, not 50 leaves
         return lambda state: layout.pack(with_legal(rule(layout.unpack(state, dev_fmt))))
@@ -184,24 +208,22 @@ def engine(env_id: str) -> Engine:
         t = layout.unpack(state, dev_fmt)
         return tn.final_places(t), tn.player_scores(t)
 
-    steps = {"seat": (seat, INTEGER_OPTIONS, (jax.random.key(0),)),
-             "act": (act, INTEGER_OPTIONS, (layout.avals(), _I32, _I32)),
-             "boundary": (boundary, COMPILER_OPTIONS, (layout.avals(), _I32)),
-             "end": (end, COMPILER_OPTIONS, (layout.avals(),))}
-    return Engine(env_id, fmt, layout, **_compiled(env_id, steps))
+    examples = {"seat": (jax.random.key(0),), "act": (layout.avals(), _I32, _I32),
+                "boundary": (layout.avals(), _I32), "end": (layout.avals(),)}
+    steps = {name: (fn, options[name], examples[name])
+             for name, fn in (("seat", seat), ("act", act), ("boundary", boundary), ("end", end))}
+    return Engine(env_id, fmt, layout, **_compiled(env_id, steps, tag, stored, layout))
 
 
 _I32 = jax.ShapeDtypeStruct((), jnp.int32)
 
 
-def _compiled(env_id: str, steps: dict) -> dict:
+def _compiled(env_id: str, steps: dict, tag, stored, layout: Layout) -> dict:
     """Each step compiled ahead of time for its fixed argument types (a call with others is an
     error, never a recompile), or its executable loaded from the compile cache
-    (`xla_cache`: no tracing, lowering or compiling)."""
-    tag, chunks = None, len(steps["act"][2][0])
-    if xla_cache.executables_dir() is not None:
-        tag = xla_cache.key(env_id, {n: o for n, (_, o, _) in steps.items()})
-        stored = xla_cache.load(env_id, tag, steps)
+    (`xla_cache`: ``stored`` under the key ``tag``; no tracing, lowering or compiling)."""
+    chunks = len(layout.cuts) + 1
+    if tag is not None:
         if stored is not None:
             try:
                 return {name: xla_cache.deserialize(stored[name], *_trees(name, example, chunks),
@@ -209,7 +231,7 @@ def _compiled(env_id: str, steps: dict) -> dict:
                     for name, (_, options, example) in steps.items()}
             except Exception:  # noqa: BLE001 (a foreign or damaged executable: compile again)
                 pass
-    out, payloads = {}, {}
+    out, payloads = {}, {"layout": layout.dumps()}
     for name, (fn, options, example) in steps.items():
         # one module name per format and step: XLA:CPU finds a loaded executable's kernels
         # by it (two formats' ``jit_act`` in one process would share a name)
