@@ -97,3 +97,16 @@ def test_the_cache_folder_follows_the_environment(monkeypatch, tmp_path):
     monkeypatch.delenv(E.CACHE_ENV)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     assert E.compile_cache_dir() == pathlib.Path(tmp_path) / "holdemjax" / "xla"
+
+
+def test_the_cli_option_turns_the_cache_off(monkeypatch, tmp_path):
+    from holdemjax import cli
+
+    monkeypatch.setitem(E._state, "engine", None)
+    monkeypatch.setenv(E.CACHE_ENV, str(tmp_path / "c"))
+    for command in (["series"], ["certify", "x.wasm"], ["replay", "r.json"]):
+        args = cli.build_parser().parse_args([*command, "--no-compile-cache"])
+        cli._compile_cache(args)
+        assert E.executables_dir() is None
+    cli._compile_cache(cli.build_parser().parse_args(["series"]))
+    assert E.executables_dir() == tmp_path / "c" / "engine"
