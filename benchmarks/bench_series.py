@@ -41,7 +41,8 @@ def listen(event, duration, **_):
     if event in names:
         compile_s[names[event]] += duration
 jax.monitoring.register_event_duration_secs_listener(listen)
-from holdemjax.series import runner, xla_cache
+from holdemjax.series import engine, runner, xla_cache
+engine.run_inline()  # as `holdemjax series` does
 xla_cache.use_compile_cache()  # as `holdemjax series` does (HOLDEMJAX_COMPILE_CACHE: the folder)
 from holdemjax.series.policies import bundled
 from holdemjax.series.wasm import load_policy

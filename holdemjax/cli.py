@@ -80,8 +80,11 @@ _FORMAT_VARIANT = {"sng-6": "series-100", "certify": "certify-series", "ring-9":
 
 
 def _compile_cache(args: argparse.Namespace) -> None:
-    """The engine's persistent XLA compile cache, unless ``--no-compile-cache`` (before any
-    JAX compile of the process)."""
+    """The engine's persistent XLA compile cache, unless ``--no-compile-cache``, and its steps
+    run on the calling thread (`engine.run_inline`): before JAX starts in the process."""
+    from holdemjax.series.engine import run_inline
+
+    run_inline()
     if not getattr(args, "no_compile_cache", False):
         from holdemjax.series.xla_cache import use_compile_cache
 
