@@ -4,7 +4,11 @@ benchmarks/results/series.json.
 
     python benchmarks/bench_series.py                  # series-100, 3 runs, writes the results
     python benchmarks/bench_series.py --runs 1 --no-write --variant series-10
-    python benchmarks/bench_series.py --compile-cache /tmp/jaxcache  # print only: warm compiles
+    python benchmarks/bench_series.py --compile-cache off   # print only: every run compiles
+
+The runs share one fresh compile-cache folder (`holdemjax series` keeps its cache under
+~/.cache/holdemjax/xla): run 1 compiles the engine (a first run on a machine), the later runs
+load it from the cache (every later run).
 
 Per run: the process's wall time (Python and JAX imports included), the series' own wall time
 (`run_series`'s ``timing``: the engine's compile included), the engine / wasm / host split of
@@ -20,6 +24,7 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 GOAL_S = 10.0
@@ -36,7 +41,9 @@ def listen(event, duration, **_):
     if event in names:
         compile_s[names[event]] += duration
 jax.monitoring.register_event_duration_secs_listener(listen)
-from holdemjax.series import runner
+from holdemjax.series import engine, runner, xla_cache
+engine.run_inline()  # as `holdemjax series` does
+xla_cache.use_compile_cache()  # as `holdemjax series` does (HOLDEMJAX_COMPILE_CACHE: the folder)
 from holdemjax.series.policies import bundled
 from holdemjax.series.wasm import load_policy
 variant, seed = sys.argv[1], int(sys.argv[2])
@@ -53,13 +60,13 @@ print(json.dumps({"process_s": time.perf_counter() - t0, "cpu_s": ru.ru_utime + 
 """
 
 
-def run_once(variant: str, seed: int, cache: str | None = None) -> dict:
+def run_once(variant: str, seed: int, cache: str) -> dict:
     """One series in a fresh process; its measurements (and the load average around it).
-    ``cache``: a folder for JAX's persistent compilation cache (the compiled steps of an earlier
-    run are loaded instead of compiled)."""
+    ``cache``: the engine's compile cache folder (``HOLDEMJAX_COMPILE_CACHE``: the compiled
+    steps of an earlier run are loaded instead of compiled), or ``off``."""
     env = dict(os.environ)
-    if cache:
-        env.update(JAX_COMPILATION_CACHE_DIR=cache, JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS="0")
+    env.pop("JAX_COMPILATION_CACHE_DIR", None)
+    env["HOLDEMJAX_COMPILE_CACHE"] = cache
     load = os.getloadavg()
     t0 = time.perf_counter()
     out = subprocess.run([sys.executable, "-c", CHILD, variant, str(seed)], check=True,
@@ -89,11 +96,14 @@ def main(argv=None) -> int:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--no-write", action="store_true", help="print only")
     parser.add_argument("--compile-cache", metavar="DIR",
-                        help="JAX's persistent compilation cache for the runs (print only)")
+                        help="the engine's compile cache folder for the runs, or 'off' (print "
+                        "only; default: a fresh temporary folder)")
     args = parser.parse_args(argv)
 
     load_before = os.getloadavg()
-    runs = [run_once(args.variant, args.seed, args.compile_cache) for _ in range(args.runs)]
+    with tempfile.TemporaryDirectory(prefix="holdemjax-xla-") as fresh:
+        cache = args.compile_cache or fresh
+        runs = [run_once(args.variant, args.seed, cache) for _ in range(args.runs)]
     print(f"{args.variant}, seed {args.seed}: {runs[0]['tournaments']} tournaments, "
           f"{runs[0]['hands']:,} hands, {runs[0]['decisions']:,} decisions\n")
     print("| run | load avg | process wall | series wall | engine / wasm / host | "
@@ -123,6 +133,9 @@ def main(argv=None) -> int:
         "Each run is a fresh process, as `holdemjax series` is: the series wall time includes "
         "the engine's compile (XLA compile + trace per run below); the process wall time also "
         "the Python and JAX imports.",
+        "The runs share one compile cache folder, empty before run 1 (a machine's first "
+        f"series: {walls[0]:.1f} s); the later runs load the engine's executables from it, as "
+        "every later `holdemjax series` does (`holdemjax/series/xla_cache.py`).",
         "engine: the jitted tournament steps and their one read per call "
         "(`holdemjax/series/engine.py`); wasm: the policies' calls (wasmtime, JSON in and out); "
         "host: everything else (messages, events, the hand log).",

@@ -79,11 +79,25 @@ def _bench(args: argparse.Namespace) -> int:
 _FORMAT_VARIANT = {"sng-6": "series-100", "certify": "certify-series", "ring-9": "ring-9-series"}
 
 
+def _compile_cache(args: argparse.Namespace) -> None:
+    """The engine's persistent XLA compile cache, unless ``--no-compile-cache``, and its steps
+    run on the calling thread (`engine.run_inline`): before JAX starts in the process."""
+    from holdemjax.series.engine import run_inline
+
+    run_inline()
+    if not getattr(args, "no_compile_cache", False):
+        from holdemjax.series.xla_cache import use_compile_cache
+
+        use_compile_cache()
+
+
 def _run_and_report(args, variant: str, sources: list, *, filler: str, title: str = ""):
     """Load the policies (missing slots take the bundled ``filler``), run the series with a
     progress bar, write results, replay, viewer and logs, print the standings. Returns (exit
     code, results document or None)."""
     import pathlib
+
+    _compile_cache(args)
 
     from rich.console import Console
     from rich.markup import escape
@@ -220,6 +234,7 @@ def _replay(args: argparse.Namespace) -> int:
         else:
             sys.stdout.write(text)
         return 0
+    _compile_cache(args)
     try:
         with console.status("re-running the series from its seed and policies"):
             same, report = RP.verify(args.file, args.policy or None)
@@ -269,6 +284,13 @@ def _series_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--workers", type=int, default=1, help="processes for a series longer than "
                    "one block of 100 tournaments (results identical to one process)")
     p.add_argument("--tournaments", type=int, help=argparse.SUPPRESS)
+    _cache_option(p)
+
+
+def _cache_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--no-compile-cache", action="store_true", help="compile the engine afresh, "
+                   "without the persistent cache (default folder ~/.cache/holdemjax/xla; "
+                   "HOLDEMJAX_COMPILE_CACHE=DIR moves it, =off turns it off)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -310,6 +332,7 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument("--phh", type=int, metavar="T", help="print tournament T's hands as "
                         "PHH (PokerKit's hand-history format) instead of verifying")
     replay.add_argument("--out", help="with --phh: write to this file")
+    _cache_option(replay)
     replay.set_defaults(func=_replay)
     export = sub.add_parser("export-wasm", help="export a trained PPO checkpoint as a "
                             "WebAssembly policy that plays as the JAX policy (docs/export.md)")

@@ -12,18 +12,21 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import pickle
 
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax.experimental import serialize_executable
 
 from holdemjax.poker import icm
 from holdemjax.poker import table as tb
 from holdemjax.poker import tournament as tn
 from holdemjax.poker.structure import FORMATS, Format, make_format
+from holdemjax.series import xla_cache
 
 __all__ = ["CHUNK_WORDS", "COMPILER_OPTIONS", "INTEGER_OPTIONS", "Layout", "Engine",
-           "engine"]
+           "engine", "run_inline"]
 
 #: The most int32 words in one array of a packed state (512 bytes).
 CHUNK_WORDS = 128
@@ -40,19 +43,40 @@ COMPILER_OPTIONS = {"xla_cpu_use_fusion_emitters": False,
 INTEGER_OPTIONS = {**COMPILER_OPTIONS, "xla_backend_optimization_level": 0}
 
 
+def run_inline() -> bool:
+    """Run the engine's programs on the calling thread: JAX's CPU async dispatch off for the
+    process. The host reads every step's result at once, so handing each call to JAX's thread
+    only adds two context switches (about 12% of the engine's time in a series on a loaded
+    2-core machine). The same executables run, with the same results. It takes effect only
+    before JAX's CPU backend starts (call it first, as `holdemjax series` does); returns
+    whether it did."""
+    from jax._src import xla_bridge
+
+    if xla_bridge.backends_are_initialized():
+        return False
+    jax.config.update("jax_cpu_enable_async_dispatch", False)
+    return True
+
+
 class Layout:
     """A ``(Tournament, Legal)`` pair as a tuple of int32 chunks (the format left out: it is
     the engine's constant). Booleans are 0/1, float32 and uint32 leaves keep their bits.
     `pack` / `unpack` run inside the jitted steps; `host` rebuilds the pair from host copies,
     as numpy views of one vector."""
 
-    def __init__(self, example):
-        leaves, self.treedef = jax.tree.flatten(self._strip(example))
-        self.fields, offset = [], 0
-        for leaf in leaves:
-            size = int(np.prod(leaf.shape, dtype=np.int64))
-            self.fields.append((np.dtype(leaf.dtype), offset, offset + size, tuple(leaf.shape)))
-            offset += size
+    def __init__(self, example=None, *, stored: bytes | None = None):
+        if stored is not None:  # `dumps`' bytes (the compile cache): no tracing
+            self.treedef, fields = pickle.loads(stored)
+            self.fields = [(np.dtype(d), a, b, tuple(shape)) for d, a, b, shape in fields]
+            offset = self.fields[-1][2]
+        else:
+            leaves, self.treedef = jax.tree.flatten(self._strip(example))
+            self.fields, offset = [], 0
+            for leaf in leaves:
+                size = int(np.prod(leaf.shape, dtype=np.int64))
+                self.fields.append((np.dtype(leaf.dtype), offset, offset + size,
+                                    tuple(leaf.shape)))
+                offset += size
         self.width = offset
         count = -(-offset // CHUNK_WORDS)
         self.cuts = [offset * i // count for i in range(1, count)]  # near-equal chunks
@@ -61,6 +85,15 @@ class Layout:
     def _strip(pair):
         t, legal = pair
         return t.replace(format=None), legal
+
+    def dumps(self) -> bytes:
+        """The layout as bytes for ``Layout(stored=...)``."""
+        return pickle.dumps((self.treedef, [(d.str, a, b, s) for d, a, b, s in self.fields]))
+
+    def avals(self) -> tuple:
+        """The chunks' shapes and dtype (the packed state's argument types)."""
+        sizes = np.diff([0, *self.cuts, self.width])
+        return tuple(jax.ShapeDtypeStruct((int(n),), jnp.int32) for n in sizes)
 
     def pack(self, pair) -> tuple:
         """The chunks ``# [<= CHUNK_WORDS] int32`` of a pair (traced)."""
@@ -159,7 +192,20 @@ def engine(env_id: str) -> Engine:
     def with_legal(t):
         return t, tb.legal(t.table)
 
-    layout = Layout(jax.eval_shape(lambda k: with_legal(tn.seat(k, fmt)), jax.random.key(0)))
+    options = {"seat": INTEGER_OPTIONS, "act": INTEGER_OPTIONS, "boundary": COMPILER_OPTIONS,
+               "end": COMPILER_OPTIONS}
+    tag = stored = layout = None
+    if xla_cache.executables_dir() is not None:
+        tag = xla_cache.key(env_id, options)
+        stored = xla_cache.load(env_id, tag, [*options, "layout"])
+    if stored is not None:
+        try:
+            layout = Layout(stored=stored["layout"])
+        except Exception:  # noqa: BLE001 (a foreign layout: trace it, compile again)
+            stored = None
+    if layout is None:
+        layout = Layout(jax.eval_shape(lambda k: with_legal(tn.seat(k, fmt)),
+                                       jax.random.key(0)))
 
     def packed(rule):  # a rule on packed states: conditionals move two chunks, not 50 leaves
         return lambda state: layout.pack(with_legal(rule(layout.unpack(state, dev_fmt))))
@@ -177,8 +223,49 @@ def engine(env_id: str) -> Engine:
         t = layout.unpack(state, dev_fmt)
         return tn.final_places(t), tn.player_scores(t)
 
-    def jit(fn, options=COMPILER_OPTIONS):
-        return jax.jit(fn, compiler_options=options)
+    examples = {"seat": (jax.random.key(0),), "act": (layout.avals(), _I32, _I32),
+                "boundary": (layout.avals(), _I32), "end": (layout.avals(),)}
+    steps = {name: (fn, options[name], examples[name])
+             for name, fn in (("seat", seat), ("act", act), ("boundary", boundary), ("end", end))}
+    return Engine(env_id, fmt, layout, **_compiled(env_id, steps, tag, stored, layout))
 
-    return Engine(env_id, fmt, layout, seat=jit(seat, INTEGER_OPTIONS),
-                  act=jit(act, INTEGER_OPTIONS), boundary=jit(boundary), end=jit(end))
+
+_I32 = jax.ShapeDtypeStruct((), jnp.int32)
+
+
+def _compiled(env_id: str, steps: dict, tag, stored, layout: Layout) -> dict:
+    """Each step compiled ahead of time for its fixed argument types (a call with others is an
+    error, never a recompile), or its executable loaded from the compile cache
+    (`xla_cache`: ``stored`` under the key ``tag``; no tracing, lowering or compiling)."""
+    chunks = len(layout.cuts) + 1
+    if tag is not None:
+        if stored is not None:
+            try:
+                return {name: xla_cache.deserialize(stored[name], *_trees(name, example, chunks),
+                                                    options)
+                    for name, (_, options, example) in steps.items()}
+            except Exception:  # noqa: BLE001 (a foreign or damaged executable: compile again)
+                pass
+    out, payloads = {}, {"layout": layout.dumps()}
+    for name, (fn, options, example) in steps.items():
+        # one module name per format and step: XLA:CPU finds a loaded executable's kernels
+        # by it (two formats' ``jit_act`` in one process would share a name)
+        fn.__name__ = fn.__qualname__ = f"{name}_{env_id.replace('-', '_')}"
+        hits = xla_cache.jax_cache_hits()
+        out[name] = jax.jit(fn, compiler_options=options).lower(*example).compile()
+        if xla_cache.jax_cache_hits() != hits:
+            tag = None  # loaded by JAX's own cache: it does not serialize whole
+        if tag is not None:
+            payloads[name], in_tree, out_tree = serialize_executable.serialize(out[name])
+            if (in_tree, out_tree) != _trees(name, example, chunks):
+                tag = None  # trees this module cannot rebuild: do not store
+    if tag is not None:
+        xla_cache.save(env_id, tag, payloads)
+    return out
+
+
+def _trees(name: str, example, chunks: int) -> tuple:
+    """The (in, out) pytree structures of the compiled step ``name`` (``example``: its
+    arguments): ``end`` returns two arrays, the others a packed state of ``chunks`` arrays."""
+    out = (0, 0) if name == "end" else (0,) * chunks
+    return jax.tree.structure((tuple(example), {})), jax.tree.structure(out)

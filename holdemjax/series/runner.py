@@ -178,13 +178,15 @@ def _run_block(policies, block: range, *, variant, seed, count, shot_ns, bank_ns
     """Tournaments ``block`` of a series with these policy instances (started here). ``until``
     is the series' wall-time limit as ``time.time()`` (the same in every process)."""
     spec = VARIANTS[variant]
-    eng = engine(spec.env_id)
+    t0 = time.perf_counter()
+    eng = engine(spec.env_id)  # compiled (or loaded from the compile cache) at first use
+    built_s = time.perf_counter() - t0
     aliases, avatars = identities(seed, spec.seats)
     deadline = None if until is None else time.perf_counter() + (until - time.time())
     seats = [Seat(p, spec.clock(shot_ns, bank_ns), SlotRecord(
         aliases[i], avatars[i], getattr(p, "path", None) or getattr(p, "name", f"slot{i}"),
         getattr(p, "sha256", ""))) for i, p in enumerate(policies)]
-    timer = {"engine": 0.0, "policy": 0.0}
+    timer = {"engine": built_s, "policy": 0.0}
     replays, stopped_early = [], False
     logs = [[] for _ in seats]
     if deadline is not None and block.start > 0 and time.perf_counter() > deadline:

@@ -45,5 +45,39 @@ def test_a_tournament_compiles_each_step_once():
     np.testing.assert_allclose(scores.sum(), 1.0, atol=1e-6)
     stopped = eng.host(eng.boundary(state, eng.scalar(True)))[0]  # a finished game: unchanged
     np.testing.assert_array_equal(stopped.score, t.score)
-    for step in (eng.seat, eng.act, eng.boundary, eng.end):
-        assert step._cache_size() == 1
+    for step in (eng.seat, eng.act, eng.boundary, eng.end):  # compiled ahead: cannot retrace
+        assert isinstance(step, jax.stages.Compiled)
+
+
+def _digest(eng) -> str:
+    import hashlib
+
+    state = eng.seat(jax.random.key(11))
+    for i in range(12):
+        t, legal = eng.host(state)
+        if bool(t.finished):
+            break
+        if bool(t.table.hand_over):
+            state = eng.boundary(state, eng.scalar(False))
+            continue
+        kind = tb.RAISE if i % 4 == 1 else tb.CHECK_CALL
+        state = eng.act(state, eng.scalar(kind), eng.scalar(int(legal.min_raise_to)))
+    words = np.concatenate([np.asarray(c) for c in state])
+    return hashlib.sha256(words.tobytes()).hexdigest()
+
+
+def test_steps_run_inline_with_the_same_results():
+    """`run_inline` (JAX's CPU async dispatch off, as `holdemjax series` runs): only before
+    JAX's backend starts, and the steps give the same states."""
+    import subprocess
+    import sys
+
+    from holdemjax.series.engine import run_inline
+
+    assert run_inline() is False  # this process's backend runs already
+    child = ("from holdemjax.series.engine import run_inline, engine\n"
+             "ok = run_inline()\nfrom tests.series.test_engine import _digest\n"
+             "print(ok, _digest(engine('certify')))")
+    out = subprocess.run([sys.executable, "-c", child], check=True, capture_output=True,
+                         text=True).stdout.split()
+    assert out == ["True", _digest(engine("certify"))]
