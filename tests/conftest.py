@@ -11,6 +11,9 @@ os.environ.setdefault("JAX_PLATFORMS", "cpu")
 _ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 os.environ.setdefault("JAX_COMPILATION_CACHE_DIR", os.path.join(_ROOT, ".jax_cache"))
 os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", "0.5")
+# The series engine's compile cache (holdemjax/series/xla_cache.py, turned on by the series
+# commands the tests run) in the checkout too, never in the user's ~/.cache.
+os.environ.setdefault("HOLDEMJAX_COMPILE_CACHE", os.path.join(_ROOT, ".jax_cache", "holdemjax"))
 
 # xdist runs each file on one worker (``--dist loadfile`` in pyproject): a file's module fixtures
 # and its cached compiled programs are built once, not once per worker (1068 tests in 1817 s wall
