@@ -59,6 +59,7 @@ from holdemjax.training.ppo_config import (
     CHECKPOINT_FORMAT,
     ENV_IDS,
     LEARNER,
+    LR_SCHEDULES,
     PANEL,
     PANEL_BOTS,
     POOL,
@@ -71,7 +72,8 @@ from holdemjax.training.ppo_config import (
 from holdemjax.training.ppo_trainer import Setup, Trainer, TrainState, Transition
 
 __all__ = ["ENV_IDS", "CHECKPOINT_FORMAT", "LEARNER", "POOL", "BASELINE", "PANEL", "TABLE_KINDS",
-           "SHAPINGS", "PANEL_BOTS", "Config", "make_env", "make_network", "Setup", "TrainState",
+           "SHAPINGS", "LR_SCHEDULES", "PANEL_BOTS", "Config", "make_env", "make_network",
+           "Setup", "TrainState",
            "Transition", "Trainer", "train", "plot_metrics", "save_checkpoint",
            "load_checkpoint", "checkpoint_info", "policy", "action_probs", "main"]
 
@@ -215,6 +217,7 @@ _HELP = {
     "epochs": "PPO epochs per iteration",
     "minibatches": "minibatches per epoch",
     "learning_rate": "adam learning rate",
+    "lr_schedule": "learning-rate schedule: constant, or linear down to 0 over the run",
     "gamma": "discount per own decision",
     "gae_lambda": "GAE lambda",
     "clip_eps": "PPO clip range",
@@ -250,8 +253,9 @@ def _parser() -> argparse.ArgumentParser:
         elif f.name == "panel_bots":
             p.add_argument(flag, nargs="+", choices=PANEL_BOTS, default=list(value),
                            help=_HELP[f.name])
-        elif f.name in ("env_id", "shaping"):
-            choices = ENV_IDS if f.name == "env_id" else SHAPINGS
+        elif f.name in ("env_id", "shaping", "lr_schedule"):
+            choices = {"env_id": ENV_IDS, "shaping": SHAPINGS,
+                       "lr_schedule": LR_SCHEDULES}[f.name]
             p.add_argument(flag, choices=choices, default=value, help=_HELP[f.name])
         else:
             p.add_argument(flag, type=type(value), default=value, help=_HELP[f.name])

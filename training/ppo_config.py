@@ -12,7 +12,7 @@ from holdemjax.training.networks import ActorCritic
 from holdemjax.validate import is_int, is_real, require_int
 
 __all__ = ["ENV_IDS", "CHECKPOINT_FORMAT", "LEARNER", "POOL", "BASELINE", "PANEL", "TABLE_KINDS",
-           "SHAPINGS", "PANEL_BOTS", "Config", "make_env", "make_network"]
+           "SHAPINGS", "LR_SCHEDULES", "PANEL_BOTS", "Config", "make_env", "make_network"]
 
 ENV_IDS = ("sng-6", "sng-6-turbo", "certify")
 CHECKPOINT_FORMAT = "holdemjax-ppo-v1"
@@ -25,6 +25,9 @@ TABLE_KINDS = ("self", "pool", "baseline", "panel")
 #: The bots a panel table may seat (`holdemjax.training.panel.OPPONENTS` less checkpoints).
 PANEL_BOTS = ("baseline", "random", "passive", "allin", "beginner", "intermediate", "advanced")
 SHAPINGS = ("none", "icm", "chips")
+#: Learning-rate schedules: ``constant``, or ``linear`` from ``learning_rate`` down to 0 over the
+#: run's ``iterations * epochs * minibatches`` adam steps.
+LR_SCHEDULES = ("constant", "linear")
 
 
 # ------------------------------------------------------------------------------- the config
@@ -42,6 +45,7 @@ class Config:
     epochs: int = 3
     minibatches: int = 4
     learning_rate: float = 3e-4
+    lr_schedule: str = "constant"  # "constant" or "linear" (annealed to 0 over the run)
     gamma: float = 1.0  # per own decision; a tournament is a finite episode
     gae_lambda: float = 0.95
     clip_eps: float = 0.2
@@ -81,6 +85,9 @@ class Config:
         if self.gamma > 1 or self.gae_lambda > 1:
             raise ValueError(f"gamma and gae_lambda must be <= 1, got {self.gamma}, "
                              f"{self.gae_lambda}")
+        if self.lr_schedule not in LR_SCHEDULES:
+            raise ValueError(f"lr_schedule {self.lr_schedule!r} is not known; known: "
+                             f"{', '.join(LR_SCHEDULES)}")
         if self.shaping not in SHAPINGS:
             raise ValueError(f"shaping {self.shaping!r} is not known; known: {', '.join(SHAPINGS)}")
         if self.opp_self + self.opp_pool + self.opp_baseline + self.opp_panel <= 0:

@@ -111,7 +111,10 @@ class Trainer:
 
             self.panel_bots = tuple(panel.opponent(name, self.env)
                                     for name in config.panel_bots)
-        schedule = config.learning_rate  # constant: runs are short, resumes stay simple
+        schedule = config.learning_rate  # a resumed run (--init) starts its schedule anew
+        if config.lr_schedule == "linear":
+            schedule = optax.linear_schedule(config.learning_rate, 0.0, config.iterations
+                                             * config.epochs * config.minibatches)
         self.tx = optax.chain(optax.clip_by_global_norm(config.max_grad_norm),
                               optax.adam(schedule, eps=1e-5))
         self.step = jax.jit(self._step, donate_argnums=0)

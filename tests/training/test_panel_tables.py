@@ -72,3 +72,26 @@ def test_the_cli_takes_panel_tables():
     assert (args.opp_panel, args.panel_bots) == (0.5, ["beginner", "advanced"])
     config = ppo.Config.from_dict(ppo.Config().to_dict() | {"panel_bots": ["allin"]})
     assert config.panel_bots == ("allin",)
+
+
+def test_a_linear_learning_rate_falls_to_zero_at_the_last_update():
+    """``lr_schedule="linear"`` (docs/training.md, options): adam's step size starts at
+    ``learning_rate`` and falls linearly to 0 over the run's updates (iterations x epochs
+    x minibatches); ``constant`` keeps it."""
+    def updates(schedule):
+        config = ppo.Config(num_tables=8, rollout_steps=4, iterations=3, epochs=2,
+                            minibatches=2, lr_schedule=schedule, opp_baseline=1.0)
+        tx = ppo.Trainer(config).tx
+        params = {"w": jnp.ones(3)}
+        state, out = tx.init(params), []
+        for _ in range(config.iterations * config.epochs * config.minibatches + 1):
+            u, state = tx.update({"w": jnp.full(3, 0.1)}, state, params)
+            out.append(float(jnp.abs(u["w"]).max()))
+        return out
+
+    constant, linear = updates("constant"), updates("linear")
+    assert linear[0] == pytest.approx(constant[0])  # the first step at learning_rate
+    assert linear[-1] == 0.0 < constant[-1]  # the 13th update is past the run's 12
+    assert all(a >= b for a, b in zip(linear, linear[1:]))  # falling all the way
+    with pytest.raises(ValueError, match="lr_schedule"):
+        ppo.Config(lr_schedule="cosine")
