@@ -37,7 +37,7 @@ class Setup(NamedTuple):
     """What sits at one table for the current tournament."""
 
     kind: jax.Array  # [] int32 index into TABLE_KINDS
-    controller: jax.Array  # [N] int32 LEARNER / POOL / BASELINE per player id
+    controller: jax.Array  # [N] int32 LEARNER / POOL / BASELINE / PANEL per player id
     pool_index: jax.Array  # [] int32 the pool snapshot playing at a pool table
     bot_key: jax.Array  # [2] uint32 the bots' per-tournament key
     bot_index: jax.Array  # [] int32 the bot of Config.panel_bots playing at a panel table
