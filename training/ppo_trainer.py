@@ -16,6 +16,7 @@ import optax
 import holdemjax
 from holdemjax.bots import baseline
 from holdemjax.poker.tournament import open_payouts, open_places_icm, player_scores
+from holdemjax.training import panel
 from holdemjax.training.networks import masked_logits
 from holdemjax.training.ppo_config import (
     BASELINE,
@@ -107,8 +108,6 @@ class Trainer:
         self.kind_probs = np.asarray(shares[:self.kinds], np.float32) / sum(shares)
         self.panel_bots = ()
         if config.opp_panel > 0:
-            from holdemjax.training import panel
-
             self.panel_bots = tuple(panel.opponent(name, self.env)
                                     for name in config.panel_bots)
         schedule = config.learning_rate  # a resumed run (--init) starts its schedule anew

@@ -238,14 +238,13 @@ def _compiled(env_id: str, steps: dict, tag, stored, layout: Layout) -> dict:
     error, never a recompile), or its executable loaded from the compile cache
     (`xla_cache`: ``stored`` under the key ``tag``; no tracing, lowering or compiling)."""
     chunks = len(layout.cuts) + 1
-    if tag is not None:
-        if stored is not None:
-            try:
-                return {name: xla_cache.deserialize(stored[name], *_trees(name, example, chunks),
-                                                    options)
+    if stored is not None:  # (only ever loaded under a key)
+        try:
+            return {name: xla_cache.deserialize(stored[name], *_trees(name, example, chunks),
+                                                options)
                     for name, (_, options, example) in steps.items()}
-            except Exception:  # noqa: BLE001 (a foreign or damaged executable: compile again)
-                pass
+        except Exception:  # noqa: BLE001 (a foreign or damaged executable: compile again)
+            pass
     out, payloads = {}, {"layout": layout.dumps()}
     for name, (fn, options, example) in steps.items():
         # one module name per format and step: XLA:CPU finds a loaded executable's kernels
