@@ -203,13 +203,27 @@ def evaluate(policy: Callable, params=None, *, deals: int = 1000, env_id: str = 
     per_deal = scores.mean(axis=1)
     mean = float(per_deal.mean())
     se = float(per_deal.std(ddof=1) / math.sqrt(deals))
-    z = (mean - 1 / 6) / se if se > 0 else 0.0
+    z = _z(mean, se)
     # The last chunk may run past `deals`; count what was played for the reported totals.
     return EvalResult(env_id, deals, 6 * deals, mean, se, float(z), per_deal,
                       scores.mean(axis=0), scores, seats.astype(np.int32),
                       int(sum(o["illegal"] for o in outs)),
                       int(sum(o["unfinished"] for o in outs)),
                       int(sum(o["decisions"] for o in outs)), seconds)
+
+
+#: The scores are float32 shares: a deal's rotation average is 1/6 only to about 1e-8, so
+#: differences below this are rounding, not play (six identical policies: z = 0, not +-3).
+SCORE_RESOLUTION = 1e-6
+
+
+def _z(mean: float, se: float) -> float:
+    """``(mean - 1/6) / se``, with the float32 rounding of the scores taken as no difference:
+    0 when the mean is 1/6 and the SE both within `SCORE_RESOLUTION`."""
+    diff = mean - 1 / 6
+    if se < SCORE_RESOLUTION:
+        return 0.0 if abs(diff) < SCORE_RESOLUTION else math.copysign(math.inf, diff)
+    return diff / se
 
 
 @functools.cache

@@ -108,6 +108,8 @@ class ActorCritic(nn.Module):
     num_actions: int
     hidden: Sequence[int] = (128, 128)
     num_seats: int = 6
+    #: initial bias of the actor's logits, one per action (empty: zeros, a near-uniform start)
+    prior_logits: Sequence[float] = ()
 
     @nn.compact
     def __call__(self, obs: jax.Array) -> tuple[jax.Array, jax.Array]:
@@ -121,9 +123,12 @@ class ActorCritic(nn.Module):
                 h = nn.tanh(h)
             return h
 
-        # Small initial logits: the first policy is close to uniform over the legal actions.
+        # Small initial weights: the first policy is the softmax of the bias over the legal
+        # actions (near uniform, or the prior's).
+        bias = (nn.initializers.zeros if not self.prior_logits
+                else lambda *_: jnp.asarray(self.prior_logits, jnp.float32))
         logits = nn.Dense(self.num_actions, kernel_init=nn.initializers.orthogonal(0.01),
-                          name="actor_out")(torso("actor"))
+                          bias_init=bias, name="actor_out")(torso("actor"))
         value = nn.Dense(1, kernel_init=nn.initializers.orthogonal(0.1),
                          name="critic_out")(torso("critic"))[..., 0]
         return logits, value

@@ -63,6 +63,7 @@ from holdemjax.training.ppo_config import (
     PANEL,
     PANEL_BOTS,
     POOL,
+    PRIORS,
     SHAPINGS,
     TABLE_KINDS,
     Config,
@@ -72,7 +73,8 @@ from holdemjax.training.ppo_config import (
 from holdemjax.training.ppo_trainer import Setup, Trainer, TrainState, Transition
 
 __all__ = ["ENV_IDS", "CHECKPOINT_FORMAT", "LEARNER", "POOL", "BASELINE", "PANEL", "TABLE_KINDS",
-           "SHAPINGS", "LR_SCHEDULES", "PANEL_BOTS", "Config", "make_env", "make_network",
+           "SHAPINGS", "LR_SCHEDULES", "PRIORS", "PANEL_BOTS", "Config", "make_env",
+           "make_network",
            "Setup", "TrainState",
            "Transition", "Trainer", "train", "plot_metrics", "save_checkpoint",
            "load_checkpoint", "checkpoint_info", "policy", "action_probs", "main"]
@@ -225,6 +227,8 @@ _HELP = {
     "entropy_coef": "entropy bonus weight",
     "max_grad_norm": "global gradient norm clip",
     "hidden": "hidden layer widths of the actor and critic MLPs",
+    "prior": "initial policy: uniform (near uniform over the legal actions) or passive (fold "
+             "~0.9 facing a bet, check ~0.9 when free)",
     "learners": "player ids the current policy controls at pool and baseline tables",
     "opp_self": "share of tables in pure self-play",
     "opp_pool": "share of tables against a past snapshot",
@@ -253,9 +257,9 @@ def _parser() -> argparse.ArgumentParser:
         elif f.name == "panel_bots":
             p.add_argument(flag, nargs="+", choices=PANEL_BOTS, default=list(value),
                            help=_HELP[f.name])
-        elif f.name in ("env_id", "shaping", "lr_schedule"):
-            choices = {"env_id": ENV_IDS, "shaping": SHAPINGS,
-                       "lr_schedule": LR_SCHEDULES}[f.name]
+        elif f.name in ("env_id", "shaping", "lr_schedule", "prior"):
+            choices = {"env_id": ENV_IDS, "shaping": SHAPINGS, "lr_schedule": LR_SCHEDULES,
+                       "prior": PRIORS}[f.name]
             p.add_argument(flag, choices=choices, default=value, help=_HELP[f.name])
         else:
             p.add_argument(flag, type=type(value), default=value, help=_HELP[f.name])

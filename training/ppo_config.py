@@ -8,11 +8,12 @@ import dataclasses
 import math
 
 import holdemjax
+from holdemjax.poker.actions import CHECK_CALL, FOLD
 from holdemjax.training.networks import ActorCritic
 from holdemjax.validate import is_int, is_real, require_int
 
 __all__ = ["ENV_IDS", "CHECKPOINT_FORMAT", "LEARNER", "POOL", "BASELINE", "PANEL", "TABLE_KINDS",
-           "SHAPINGS", "LR_SCHEDULES", "PANEL_BOTS", "Config", "make_env", "make_network"]
+           "SHAPINGS", "LR_SCHEDULES", "PRIORS", "PANEL_BOTS", "Config", "make_env", "make_network"]
 
 ENV_IDS = ("sng-6", "sng-6-turbo", "certify")
 CHECKPOINT_FORMAT = "holdemjax-ppo-v1"
@@ -28,6 +29,12 @@ SHAPINGS = ("none", "icm", "chips")
 #: Learning-rate schedules: ``constant``, or ``linear`` from ``learning_rate`` down to 0 over the
 #: run's ``iterations * epochs * minibatches`` adam steps.
 LR_SCHEDULES = ("constant", "linear")
+#: Initial policies (the actor's initial logit bias): ``uniform`` (zero bias: near uniform over
+#: the legal actions), or ``passive``: fold with probability ~0.9 when facing a bet and check
+#: with ~0.9 when checking is free (the rest spread over the other legal actions), the passive
+#: bot's play as a starting point that exploration can leave.
+PRIORS = ("uniform", "passive")
+PASSIVE_PRIOR = {"FOLD": 6.5, "CHECK_CALL": 4.2}  # logit bias; every other action 0
 
 
 # ------------------------------------------------------------------------------- the config
@@ -53,6 +60,7 @@ class Config:
     entropy_coef: float = 0.01
     max_grad_norm: float = 0.5
     hidden: tuple[int, ...] = (128, 128)
+    prior: str = "uniform"  # the initial policy: "uniform" or "passive" (PRIORS)
     learners: int = 1  # player ids the current policy controls at pool and baseline tables
     opp_self: float = 0.1  # share of tables in self-play
     opp_pool: float = 0.2  # ... against past snapshots
@@ -88,6 +96,8 @@ class Config:
         if self.lr_schedule not in LR_SCHEDULES:
             raise ValueError(f"lr_schedule {self.lr_schedule!r} is not known; known: "
                              f"{', '.join(LR_SCHEDULES)}")
+        if self.prior not in PRIORS:
+            raise ValueError(f"prior {self.prior!r} is not known; known: {', '.join(PRIORS)}")
         if self.shaping not in SHAPINGS:
             raise ValueError(f"shaping {self.shaping!r} is not known; known: {', '.join(SHAPINGS)}")
         if self.opp_self + self.opp_pool + self.opp_baseline + self.opp_panel <= 0:
@@ -138,5 +148,9 @@ def make_env(config: Config):
 
 def make_network(config: Config, env=None) -> ActorCritic:
     env = make_env(config) if env is None else env
+    prior = ()
+    if config.prior == "passive":
+        prior = [0.0] * env.num_actions
+        prior[FOLD], prior[CHECK_CALL] = PASSIVE_PRIOR["FOLD"], PASSIVE_PRIOR["CHECK_CALL"]
     return ActorCritic(num_actions=env.num_actions, hidden=config.hidden,
-                       num_seats=env.num_players)
+                       num_seats=env.num_players, prior_logits=tuple(prior))

@@ -95,3 +95,37 @@ def test_a_linear_learning_rate_falls_to_zero_at_the_last_update():
     assert all(a >= b for a, b in zip(linear, linear[1:]))  # falling all the way
     with pytest.raises(ValueError, match="lr_schedule"):
         ppo.Config(lr_schedule="cosine")
+
+
+def test_the_passive_prior_starts_near_the_passive_bot():
+    """``prior="passive"`` (docs/training.md, options): the first policy folds with
+    probability ~0.9 when facing a bet and checks with ~0.9 when checking is free; the default
+    ``uniform`` starts near uniform over the legal actions."""
+    def first_probs(prior):
+        config = ppo.Config(hidden=(8,), prior=prior)
+        env = ppo.make_env(config)
+        params = ppo.make_network(config, env).init(jax.random.key(0), jnp.zeros(226))
+        probs = jax.jit(jax.vmap(ppo.action_probs(config), (None, 0)))
+        states = jax.jit(jax.vmap(env.init))(jax.random.split(jax.random.key(3), 64))
+        facing = probs(params, states)  # the first decision of a hand faces the big blind
+        assert bool(states.legal_action_mask[:, FOLD].all())
+        # check when free: the big blind after everyone calls (every id calls or checks)
+        s = states
+        for _ in range(6):
+            free = ~s.legal_action_mask[:, FOLD] & ~s.terminated
+            if bool(free.any()):
+                break
+            s = jax.jit(jax.vmap(env.step))(s, jnp.full(64, CHECK_CALL, jnp.int32))
+        assert bool(free.any())
+        return np.asarray(facing), np.asarray(probs(params, s))[np.asarray(free)]
+
+    facing, free = first_probs("passive")
+    assert (facing[:, FOLD] > 0.85).all() and (free[:, CHECK_CALL] > 0.85).all()
+    facing, free = first_probs("uniform")
+    assert facing.max() < 0.2 and free.max() < 0.2
+    assert ppo._parser().parse_args(["--prior", "passive"]).prior == "passive"
+    with pytest.raises(ValueError, match="prior"):
+        ppo.Config(prior="tight")
+    old = ppo.Config().to_dict()
+    del old["prior"]  # a checkpoint from before the option: the uniform start it had
+    assert ppo.Config.from_dict(old).prior == "uniform"
