@@ -10,6 +10,7 @@ moves their states.
 
 from __future__ import annotations
 
+import concurrent.futures
 import dataclasses
 import functools
 import pickle
@@ -245,15 +246,22 @@ def _compiled(env_id: str, steps: dict, tag, stored, layout: Layout) -> dict:
                     for name, (_, options, example) in steps.items()}
         except Exception:  # noqa: BLE001 (a foreign or damaged executable: compile again)
             pass
-    out, payloads = {}, {"layout": layout.dumps()}
+    lowered = {}
     for name, (fn, options, example) in steps.items():
         # one module name per format and step: XLA:CPU finds a loaded executable's kernels
         # by it (two formats' ``jit_act`` in one process would share a name)
         fn.__name__ = fn.__qualname__ = f"{name}_{env_id.replace('-', '_')}"
-        hits = xla_cache.jax_cache_hits()
-        out[name] = jax.jit(fn, compiler_options=options).lower(*example).compile()
-        if xla_cache.jax_cache_hits() != hits:
-            tag = None  # loaded by JAX's own cache: it does not serialize whole
+        lowered[name] = jax.jit(fn, compiler_options=options).lower(*example)
+    hits = xla_cache.jax_cache_hits()
+    # XLA compiles outside the GIL: the four programs at once (``boundary``, the deal and the
+    # ICM at the default optimisation level, is the long one; the others fit beside it)
+    with concurrent.futures.ThreadPoolExecutor(len(lowered)) as pool:
+        futures = {name: pool.submit(low.compile) for name, low in lowered.items()}
+        out = {name: future.result() for name, future in futures.items()}
+    if xla_cache.jax_cache_hits() != hits:
+        tag = None  # one was loaded by JAX's own cache: it does not serialize whole
+    payloads = {"layout": layout.dumps()}
+    for name, (_, _, example) in steps.items():
         if tag is not None:
             payloads[name], in_tree, out_tree = serialize_executable.serialize(out[name])
             if (in_tree, out_tree) != _trees(name, example, chunks):

@@ -41,6 +41,39 @@ class Seat:
         return self.record.faulted_at is not None
 
 
+_PLACEHOLDER = b'"events":"\\u0000"'
+
+
+class EventText:
+    """`protocol.encode` of messages whose ``events`` share event dicts (a public event goes
+    to every seat): each event's canonical JSON is made once and spliced in, so the bytes are
+    exactly `protocol.encode`'s. An event is cached by identity and held with its bytes (its id
+    is not reused while cached); it must not change once sent. `clear` empties the cache."""
+
+    def __init__(self):
+        self._bytes: dict[int, tuple[dict, bytes]] = {}
+
+    def clear(self) -> None:
+        self._bytes.clear()
+
+    def _of(self, event: dict) -> bytes:
+        hit = self._bytes.get(id(event))
+        if hit is None:
+            hit = self._bytes[id(event)] = (event, P.encode(event))
+        return hit[1]
+
+    def encode(self, message: dict) -> bytes:
+        events = message.get("events")
+        if not events:
+            return P.encode(message)
+        # a placeholder no message holds elsewhere (table talk has its control characters
+        # removed), in the events' place: keys stay sorted
+        head = P.encode({**message, "events": "\x00"})
+        cut = head.index(_PLACEHOLDER)
+        return b"".join((head[:cut], b'"events":[', b",".join([self._of(e) for e in events]),
+                         b"]", head[cut + len(_PLACEHOLDER):]))
+
+
 class Game:
     """Plays tournaments for `runner.run_series` (kept between tournaments: the seats)."""
 
@@ -54,6 +87,7 @@ class Game:
         self._buf = None  # the device state (packed) of the latest engine call
         self.hands_played = 0
         self.cut = None  # (tournament, hands): stop there, as the wall-time limit did (replays)
+        self._text = EventText()  # each public event's JSON made once for all seats
 
     # ------------------------------------------------------------------ engine calls (timed)
     def _engine(self, fn, *args):
@@ -75,7 +109,7 @@ class Game:
     def _call(self, seat: Seat, message: dict, budget: int):
         t0 = time.perf_counter()
         try:
-            result = seat.policy.call(P.encode(message), budget)
+            result = seat.policy.call(self._text.encode(message), budget)
         finally:
             self.timer["policy"] += time.perf_counter() - t0
         seat.record.fuel_ns += int(result.used_ns)
@@ -241,6 +275,7 @@ class Game:
 
     def _start_hand(self, state, replay) -> tuple[dict, HandLog]:
         tbl = state.table
+        self._text.clear()
         log = HandLog(tbl, int(state.hand))
         in_hand = np.asarray(tbl.in_hand).astype(bool)
         hole = log.hole()

@@ -291,3 +291,38 @@ def test_bad_arguments():
         runner.run_series([Scripted("a")] * 2, variant="series-10")
     with pytest.raises(ValueError, match="seed must be a non-negative integer"):
         runner.run_series([Scripted("a")] * 6, seed=-1)
+
+
+def test_the_shared_event_text_is_the_canonical_encoding(monkeypatch):
+    """`game.EventText` splices each public event's JSON, made once, into every seat's message:
+    the bytes must be `protocol.encode`'s exactly (PROTOCOL §2: canonical JSON), with table talk
+    that looks like the splice point, non-ASCII text and events shared by many messages."""
+    from holdemjax.series import game
+
+    events = [{"type": "chat", "seat": 1, "text": '"events":"\\u0000" é', "say": False},
+              {"type": "board", "street": 1, "cards": ["2c", "5c", "3d"]}]
+    text = game.EventText()
+    for message in ({"type": "act", "alive": [True], "clock": {"bank_ns": 1}, "events": events,
+                     "hole": ["As"], "tournament": 0},
+                    {"type": "hand_end", "events": events[::-1], "hand": 3, "tournament": 0},
+                    {"type": "hand_end", "events": [], "hand": 4, "tournament": 0}):
+        assert text.encode(message) == P.encode(message)
+    # every message of a certify series, chat and faults included
+    seen = []
+
+    def checked(self, message):
+        out = original(self, message)
+        assert out == P.encode(message), message
+        seen.append(message["type"])
+        return out
+
+    original = game.EventText.encode
+    monkeypatch.setattr(game.EventText, "encode", checked)
+
+    def chatty(msg):
+        if msg["type"] != "act":
+            return "ok", {"chat": ["gg é"], "emote": "smile"}, 1_000
+        return "ok", {"action": "call", "say": "call \u00e9", "chat": ["nh"]}, 50_000
+
+    _series([Scripted(f"p{i}", chatty if i % 2 else None) for i in range(6)])
+    assert {"act", "hand_end", "tournament_end"} <= set(seen) and len(seen) > 100
