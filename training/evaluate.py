@@ -45,7 +45,8 @@ import holdemjax
 from holdemjax.bots import baseline, random_bot
 from holdemjax.validate import require_int
 
-__all__ = ["EvalResult", "evaluate", "baseline_opponent", "make_env", "main"]
+__all__ = ["EvalResult", "SCORE_RESOLUTION", "evaluate", "z_score", "baseline_opponent", "make_env",
+           "main"]
 
 ENV_IDS = ("sng-6", "sng-6-turbo", "certify")
 
@@ -203,7 +204,7 @@ def evaluate(policy: Callable, params=None, *, deals: int = 1000, env_id: str = 
     per_deal = scores.mean(axis=1)
     mean = float(per_deal.mean())
     se = float(per_deal.std(ddof=1) / math.sqrt(deals))
-    z = _z(mean, se)
+    z = z_score(mean - 1 / 6, se)
     # The last chunk may run past `deals`; count what was played for the reported totals.
     return EvalResult(env_id, deals, 6 * deals, mean, se, float(z), per_deal,
                       scores.mean(axis=0), scores, seats.astype(np.int32),
@@ -217,10 +218,10 @@ def evaluate(policy: Callable, params=None, *, deals: int = 1000, env_id: str = 
 SCORE_RESOLUTION = 1e-6
 
 
-def _z(mean: float, se: float) -> float:
-    """``(mean - 1/6) / se``, with the float32 rounding of the scores taken as no difference:
-    0 when the mean is 1/6 and the SE both within `SCORE_RESOLUTION`."""
-    diff = mean - 1 / 6
+def z_score(diff: float, se: float) -> float:
+    """``diff / se`` (``diff``: a mean score less what it is compared with), with the float32
+    rounding of the scores taken as no difference: 0 when ``diff`` and ``se`` are both within
+    `SCORE_RESOLUTION`, +-inf when only ``se`` is (every deal scored the same)."""
     if se < SCORE_RESOLUTION:
         return 0.0 if abs(diff) < SCORE_RESOLUTION else math.copysign(math.inf, diff)
     return diff / se
@@ -247,6 +248,10 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--opponent", action="append", default=None, metavar="NAME",
                    help="an opponent line-up (repeatable; default: baseline): "
                         f"{', '.join(OPPONENTS)}, or a checkpoint path")
+    p.add_argument("--versus", default=None, metavar="NAME",
+                   help="also play this reference (an opponent name, e.g. passive, or a "
+                        "checkpoint) in the policy's seat on the same deals of every line-up "
+                        "and report the paired difference policy - reference, its SE and z")
     p.add_argument("--deals", type=int, default=1000, help="deals (6 tournaments each)")
     p.add_argument("--env", default=None, choices=ENV_IDS,
                    help="tournament env (default: the checkpoint's, else sng-6)")
@@ -283,11 +288,12 @@ def main(argv=None) -> int:
 
     args = _parser().parse_args(argv)
     names = args.opponent or ["baseline"]
+    versus = None
     console = Console(width=None if sys.stdout.isatty() else 120)  # the table's width in logs
     results = []
     try:
         fn, params, env_id = _load(args)
-        for name in names:  # every name checked before anything runs
+        for name in names + ([args.versus] if args.versus else []):  # checked before running
             panel.opponent(name, make_env(env_id))
         with Progress("{task.description}", BarColumn(), MofNCompleteColumn(),
                       TimeElapsedColumn(), console=console, disable=args.quiet,
@@ -298,6 +304,13 @@ def main(argv=None) -> int:
                     fn, params, [name], deals=args.deals, env_id=env_id, seed=args.seed,
                     chunk=args.chunk,
                     progress=lambda n, done: bar.update(tasks[n], completed=done))
+            if args.versus:
+                refs = {n: bar.add_task(f"{args.versus} vs {n}", total=args.deals)
+                        for n in names}
+                versus = panel.run_versus(
+                    args.versus, results, deals=args.deals, env_id=env_id, seed=args.seed,
+                    chunk=args.chunk,
+                    progress=lambda n, done: bar.update(refs[n], completed=done))
     except (ValueError, OSError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
@@ -305,19 +318,25 @@ def main(argv=None) -> int:
         print(f"interrupted after {len(results)} of {len(names)} line-ups", file=sys.stderr)
         if not results:
             return 130
-    for name, r in results:
+    for i, (name, r) in enumerate(results):
         print(f"vs {name}: {r.summary()}")
-    console.print(panel.table(results, title=f"{args.policy} ({env_id}, seed {args.seed})"))
+        if versus:
+            v = versus[i]
+            print(f"  - {v.reference} on the same deals ({v.mean:.4f}): {v.diff:+.5f} ± "
+                  f"{v.se:.5f} (paired SE), z = {v.z:+.2f}")
+    console.print(panel.table(results, title=f"{args.policy} ({env_id}, seed {args.seed})",
+                              versus=versus))
     if args.out:
         about = dict(policy=args.policy, env_id=env_id, deals=args.deals, seed=args.seed,
-                     greedy=args.greedy, command=" ".join(
+                     greedy=args.greedy, versus=args.versus, command=" ".join(
                          ["python -m holdemjax.training.evaluate", *(argv or sys.argv[1:])]))
         with open(args.out, "w", encoding="utf-8") as f:
-            json.dump(panel.record(results, **about), f, indent=1)
+            json.dump(panel.record(results, versus, **about), f, indent=1)
             f.write("\n")
     if args.plot:
         panel.plot(results, args.plot)
-    return 0 if len(results) == len(names) else 130
+    complete = len(results) == len(names) and (not args.versus or versus is not None)
+    return 0 if complete else 130
 
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@ sampling). Each line-up's ``z`` is against the fair share 1/6 of six seats.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import functools
 import os
@@ -27,7 +28,8 @@ from holdemjax.bots import baseline, random_bot
 from holdemjax.bots import tiers as jax_tiers
 from holdemjax.poker.actions import CHECK_CALL, FOLD
 
-__all__ = ["OPPONENTS", "opponent", "run_panel", "table", "record", "plot"]
+__all__ = ["OPPONENTS", "Paired", "opponent", "run_panel", "run_versus", "table", "record",
+           "plot"]
 
 FAIR = 1 / 6
 OPPONENTS = ("baseline", "random", "passive", "allin", *jax_tiers.TIERS)
@@ -93,26 +95,78 @@ def run_panel(policy: Callable, params, names, *, deals: int, env_id: str = "sng
     return out
 
 
-def table(results, title: str = "cross-play"):
+@dataclasses.dataclass(frozen=True)
+class Paired:
+    """The policy against a reference player on the same deals of one line-up: ``reference``
+    (its name) played the policy's seat of every tournament; ``mean`` is its score, ``diff`` the
+    mean of the per-deal differences (policy - reference), ``se`` their SD / sqrt(deals) and
+    ``z = diff / se``. The deals are the same, so most of their luck cancels: the paired SE is
+    the fair test of "beats the reference's score" (an unpaired one is several times larger)."""
+
+    reference: str
+    mean: float
+    diff: float
+    se: float
+    z: float
+
+    def to_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+
+def run_versus(reference: str, results, *, deals: int, env_id: str = "sng-6", seed: int = 0,
+               chunk: int = 128, progress: Callable | None = None) -> list:
+    """``[Paired]``, one per line-up of ``results`` (`run_panel`'s, same ``deals``, ``seed``
+    and ``env_id``): the bot or checkpoint ``reference`` (a name `opponent` accepts) evaluated
+    in the policy's seat against the same opponents on the same deals."""
+    import math
+
+    from holdemjax.training import evaluate as ev
+
+    env = ev.make_env(env_id)
+    ref = opponent(reference, env)
+    out = []
+    for name, r in results:
+        if r.deals != deals:
+            raise ValueError(f"line-up {name!r} has {r.deals} deals, not {deals}")
+        step = None if progress is None else functools.partial(progress, name)
+        base = ev.evaluate(ref, deals=deals, env_id=env_id, seed=seed, chunk=chunk,
+                           opponent=opponent(name, env), progress=step)
+        d = r.per_deal - base.per_deal
+        se = float(d.std(ddof=1) / math.sqrt(deals))
+        out.append(Paired(reference, base.mean, float(d.mean()), se,
+                          float(ev.z_score(float(d.mean()), se))))
+    return out
+
+
+def table(results, title: str = "cross-play", versus=None):
     """A rich table of the line-ups: mean score, SE, z against 1/6, mean ± 2 SE."""
     from rich.table import Table
 
     t = Table(title=title, caption="score: the policy's mean tournament score against five "
               "copies of the opponent (1/6 = even); z = (mean - 1/6) / SE, against the fair "
               "share 1/6")
-    for col in ("opponent", "mean", "SE", "z vs 1/6", "mean ± 2 SE", "tournaments",
-                "illegal", "unfinished"):
+    cols = ["opponent", "mean", "SE", "z vs 1/6", "mean ± 2 SE", "tournaments", "illegal",
+            "unfinished"]
+    if versus:
+        ref = versus[0].reference
+        cols[5:5] = [f"{ref}'s mean", f"- {ref} (paired)", f"z vs {ref}"]
+    for col in cols:
         t.add_column(col, justify="left" if col == "opponent" else "right")
-    for name, r in results:
-        t.add_row(name, f"{r.mean:.4f}", f"{r.se:.4f}", f"{r.z:+.2f}",
-                  f"{r.mean - 2 * r.se:.4f} .. {r.mean + 2 * r.se:.4f}",
-                  f"{r.tournaments:,}", str(r.illegal), str(r.unfinished))
+    for i, (name, r) in enumerate(results):
+        row = [name, f"{r.mean:.4f}", f"{r.se:.4f}", f"{r.z:+.2f}",
+               f"{r.mean - 2 * r.se:.4f} .. {r.mean + 2 * r.se:.4f}",
+               f"{r.tournaments:,}", str(r.illegal), str(r.unfinished)]
+        if versus:
+            v = versus[i]
+            row[5:5] = [f"{v.mean:.4f}", f"{v.diff:+.5f} ± {v.se:.5f}", f"{v.z:+.2f}"]
+        t.add_row(*row)
     return t
 
 
-def record(results, **about) -> dict:
+def record(results, versus=None, **about) -> dict:
     """The JSON record: ``about`` (policy, seed, ...), the machine and versions, and one entry
-    per line-up (`EvalResult.to_dict` plus its name)."""
+    per line-up (`EvalResult.to_dict` plus its name, and with ``versus`` (`run_versus`'s) its
+    `Paired` under ``"versus"``)."""
     import holdemjax
 
     return dict(about, fair_share=FAIR, z="(mean - 1/6) / SE, against the fair share 1/6",
@@ -122,7 +176,9 @@ def record(results, **about) -> dict:
                              devices=[str(d) for d in jax.devices()]),
                 versions=dict(python=sys.version.split()[0], jax=jax.__version__,
                               holdemjax=holdemjax.__version__),
-                lineups=[dict(opponent=name, **r.to_dict()) for name, r in results])
+                lineups=[dict(opponent=name, **r.to_dict(),
+                              **({} if not versus else {"versus": versus[i].to_dict()}))
+                         for i, (name, r) in enumerate(results)])
 
 
 def plot(results, path, title: str = "score ± 2 SE against five copies of each opponent"):

@@ -46,9 +46,9 @@ def test_z_takes_float32_rounding_of_the_scores_as_no_difference():
     # A policy that played passive's own moves against five passive bots over 500 deals: the
     # per-deal rotation averages of float32 payouts were 1/6 to ~1e-8 and z read -3.26.
     mean, se = np.float32(1 / 6).item() - 3.3e-9, 1.0e-9
-    assert ev._z(mean, se) == 0.0
-    assert ev._z(0.2, 0.001) == pytest.approx((0.2 - 1 / 6) / 0.001)
-    assert ev._z(1 / 6 + 1e-3, 0.0) == np.inf and ev._z(1 / 6 - 1e-3, 0.0) == -np.inf
+    assert ev.z_score(mean - 1 / 6, se) == 0.0
+    assert ev.z_score(0.2 - 1 / 6, 0.001) == pytest.approx((0.2 - 1 / 6) / 0.001)
+    assert ev.z_score(1e-3, 0.0) == np.inf and ev.z_score(-1e-3, 0.0) == -np.inf
 
 
 def test_the_rotation_puts_the_policy_in_every_seat_once(neutral):
@@ -121,6 +121,28 @@ def test_passive_and_allin_opponents_pick_what_they_say():
     np.testing.assert_array_equal(pick("allin"), np.where(masks[:, shove], shove, 1))
 
 
+def test_versus_pairs_the_policy_with_a_reference_on_the_same_deals():
+    """``--versus NAME`` / `panel.run_versus`: the reference in the policy's seat on the same
+    deals; the difference is per deal (docs/training.md, the evaluation panel)."""
+    from holdemjax.training import panel
+
+    results = panel.run_panel(switch_policy, jnp.int32(RANDOM), ["baseline"], deals=8, chunk=8)
+    # the random bot as its own reference: the same moves (coordinate-keyed draws), so every
+    # deal's difference is exactly 0 and z is 0, not a ratio of rounding
+    [same] = panel.run_versus("random", results, deals=8, chunk=8)
+    assert (same.reference, same.diff, same.se, same.z) == ("random", 0.0, 0.0, 0.0)
+    assert same.mean == results[0][1].mean
+    [v] = panel.run_versus("passive", results, deals=8, chunk=8)
+    passive = ev.evaluate(panel.opponent("passive", ENV), deals=8, chunk=8)
+    diff = results[0][1].per_deal - passive.per_deal
+    assert v.mean == passive.mean and v.diff == pytest.approx(diff.mean(), abs=1e-12)
+    assert v.se == pytest.approx(diff.std(ddof=1) / np.sqrt(8)) and v.z < -3
+    rec = panel.record(results, [v], policy="random")
+    assert rec["lineups"][0]["versus"]["reference"] == "passive"
+    with pytest.raises(ValueError, match="deals"):
+        panel.run_versus("passive", results, deals=16)
+
+
 def test_the_panel_runs_each_lineup_as_evaluate_does_and_reports_it(tmp_path):
     from holdemjax.training import panel
 
@@ -156,6 +178,8 @@ def test_unknown_opponents_are_refused_by_name(capsys, tmp_path):
     assert "sharky" in capsys.readouterr().err
     assert ev.main(["baseline", "--opponent", str(tmp_path / "gone.msgpack")]) == 2
     assert "gone.msgpack" in capsys.readouterr().err
+    assert ev.main(["baseline", "--versus", "nitbot", "--deals", "2"]) == 2
+    assert "nitbot" in capsys.readouterr().err
 
 
 def test_the_docs_panel_tables_are_the_committed_records():
