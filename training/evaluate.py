@@ -328,11 +328,11 @@ def main(argv=None) -> int:
                               versus=versus))
     if args.out:
         about = dict(policy=args.policy, env_id=env_id, deals=args.deals, seed=args.seed,
-                     greedy=args.greedy, versus=args.versus, command=" ".join(
+                     greedy=args.greedy, reference=args.versus, command=" ".join(
                          ["python -m holdemjax.training.evaluate", *(argv or sys.argv[1:])]))
-        with open(args.out, "w", encoding="utf-8") as f:
-            json.dump(panel.record(results, versus, **about), f, indent=1)
-            f.write("\n")
+        text = json.dumps(panel.record(results, versus, **about), indent=1) + "\n"
+        with open(args.out, "w", encoding="utf-8") as f:  # made first: never a cut file
+            f.write(text)
     if args.plot:
         panel.plot(results, args.plot)
     complete = len(results) == len(names) and (not args.versus or versus is not None)

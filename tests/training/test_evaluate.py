@@ -3,6 +3,8 @@ policy measured as weak, and the guards (illegal actions, unfinished tournaments
 
 from __future__ import annotations
 
+import json
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -141,6 +143,17 @@ def test_versus_pairs_the_policy_with_a_reference_on_the_same_deals():
     assert rec["lineups"][0]["versus"]["reference"] == "passive"
     with pytest.raises(ValueError, match="deals"):
         panel.run_versus("passive", results, deals=16)
+
+
+def test_the_cli_writes_the_paired_record(tmp_path, capsys):
+    out = tmp_path / "panel.json"
+    assert ev.main(["random", "--opponent", "baseline", "--versus", "passive", "--deals", "8",
+                    "--chunk", "8", "--quiet", "--out", str(out)]) == 0
+    rec = json.loads(out.read_text())
+    assert rec["reference"] == "passive" and "--versus passive" in rec["command"]
+    [lineup] = rec["lineups"]
+    assert lineup["versus"]["reference"] == "passive" and lineup["versus"]["z"] < -3
+    assert "- passive on the same deals" in capsys.readouterr().out
 
 
 def test_the_panel_runs_each_lineup_as_evaluate_does_and_reports_it(tmp_path):
