@@ -45,8 +45,8 @@ import holdemjax
 from holdemjax.bots import baseline, random_bot
 from holdemjax.validate import require_int
 
-__all__ = ["EvalResult", "SCORE_RESOLUTION", "evaluate", "z_score", "baseline_opponent", "make_env",
-           "main"]
+__all__ = ["EvalResult", "SCORE_RESOLUTION", "evaluate", "mean_se", "z_score",
+           "baseline_opponent", "make_env", "main"]
 
 ENV_IDS = ("sng-6", "sng-6-turbo", "certify")
 
@@ -202,8 +202,7 @@ def evaluate(policy: Callable, params=None, *, deals: int = 1000, env_id: str = 
     scores = np.concatenate([o["scores"] for o in outs])[:deals].astype(np.float64)
     seats = np.concatenate([o["seats"] for o in outs])[:deals]
     per_deal = scores.mean(axis=1)
-    mean = float(per_deal.mean())
-    se = float(per_deal.std(ddof=1) / math.sqrt(deals))
+    mean, se = mean_se(per_deal)
     z = z_score(mean - 1 / 6, se)
     # The last chunk may run past `deals`; count what was played for the reported totals.
     return EvalResult(env_id, deals, 6 * deals, mean, se, float(z), per_deal,
@@ -216,6 +215,11 @@ def evaluate(policy: Callable, params=None, *, deals: int = 1000, env_id: str = 
 #: The scores are float32 shares: a deal's rotation average is 1/6 only to about 1e-8, so
 #: differences below this are rounding, not play (six identical policies: z = 0, not +-3).
 SCORE_RESOLUTION = 1e-6
+
+
+def mean_se(per_deal: np.ndarray) -> tuple[float, float]:
+    """The mean of per-deal values and its standard error (SD with ddof 1 / sqrt(deals))."""
+    return float(per_deal.mean()), float(per_deal.std(ddof=1) / math.sqrt(len(per_deal)))
 
 
 def z_score(diff: float, se: float) -> float:

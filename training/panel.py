@@ -118,8 +118,6 @@ def run_versus(reference: str, results, *, deals: int, env_id: str = "sng-6", se
     """``[Paired]``, one per line-up of ``results`` (`run_panel`'s, same ``deals``, ``seed``
     and ``env_id``): the bot or checkpoint ``reference`` (a name `opponent` accepts) evaluated
     in the policy's seat against the same opponents on the same deals."""
-    import math
-
     from holdemjax.training import evaluate as ev
 
     env = ev.make_env(env_id)
@@ -131,10 +129,8 @@ def run_versus(reference: str, results, *, deals: int, env_id: str = "sng-6", se
         step = None if progress is None else functools.partial(progress, name)
         base = ev.evaluate(ref, deals=deals, env_id=env_id, seed=seed, chunk=chunk,
                            opponent=opponent(name, env), progress=step)
-        d = r.per_deal - base.per_deal
-        se = float(d.std(ddof=1) / math.sqrt(deals))
-        out.append(Paired(reference, base.mean, float(d.mean()), se,
-                          float(ev.z_score(float(d.mean()), se))))
+        diff, se = ev.mean_se(r.per_deal - base.per_deal)
+        out.append(Paired(reference, base.mean, diff, se, ev.z_score(diff, se)))
     return out
 
 

@@ -41,7 +41,8 @@ class Seat:
         return self.record.faulted_at is not None
 
 
-_PLACEHOLDER = b'"events":"\\u0000"'
+#: the events' place in `EventText`'s head (no other message holds it): ``"events":"\u0000"``
+_PLACEHOLDER = P.encode({"events": "\x00"})[1:-1]
 
 
 class EventText:
