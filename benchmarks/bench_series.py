@@ -116,8 +116,10 @@ def main(argv=None) -> int:
               f"{r['cpu_s']:.1f} s |")
     walls = [r["timing"]["wall_s"] for r in runs]
     median = statistics.median(walls)
-    print(f"\nmedian series wall {median:.1f} s (goal <= {GOAL_S:.0f} s: "
-          f"{'met' if median <= GOAL_S else 'not met'})")
+    worst = max(walls) if len(walls) < 4 else statistics.quantiles(walls, n=4)[2]
+    met = median <= GOAL_S and worst <= GOAL_S
+    print(f"\nmedian series wall {median:.1f} s, worst quartile {worst:.1f} s (goal <= "
+          f"{GOAL_S:.0f} s for both: {'met' if met else 'not met'})")
     if args.no_write or args.compile_cache:
         return 0
 
@@ -125,10 +127,11 @@ def main(argv=None) -> int:
     from holdemjax import bench
 
     cell = bench.Cell("holdemjax series", "decisions/s", [window(r) for r in runs])
+    # the project's rule (holdemjax.bench: the median and the quartile on the bad side both
+    # clear the goal); with fewer than 4 runs that quartile is the worst run, a machine's first
     target = {"key": f"{args.variant} wall time, six baselines", "side": "holdemjax series",
-              "unit": "s", "goal": GOAL_S, "at_most": True, "value": median,
-              "q1": max(walls) if len(walls) < 4 else statistics.quantiles(walls, n=4)[2],
-              "met": median <= GOAL_S}
+              "unit": "s", "goal": GOAL_S, "at_most": True, "value": median, "q1": worst,
+              "met": median <= GOAL_S and worst <= GOAL_S}
     notes = [
         "Each run is a fresh process, as `holdemjax series` is: the series wall time includes "
         "the engine's compile (XLA compile + trace per run below); the process wall time also "
