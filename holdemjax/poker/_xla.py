@@ -99,11 +99,20 @@ def sort_keys(key: jax.Array, size: int, fold=None) -> jax.Array:
 
 
 def stable_rank_exact(keys: jax.Array) -> jax.Array:
-    """Position of each item in the stable sort of ``keys`` (ties broken by index)."""
-    ids = jnp.arange(keys.shape[-1])
-    before = (keys[None, :] < keys[:, None]) | (
-        (keys[None, :] == keys[:, None]) & (ids[None, :] < ids[:, None]))  # [i, j]: j before i
-    return before.sum(axis=1, dtype=jnp.int32)
+    """Position of each item in the stable sort of ``keys`` (ties broken by index).
+
+    One item's count per loop step: every buffer is one row of ``keys`` (an ``[S, S]``
+    comparison would be 10 KiB for a deck, and a program holding a buffer above 512 bytes,
+    even in a branch it rarely takes, makes XLA:CPU run all of it on its thread pool)."""
+    size = keys.shape[-1]
+    ids = jnp.arange(size)
+
+    def count(i, rank):
+        k = keys[i]
+        before = (keys < k) | ((keys == k) & (ids < i))  # items sorted before item i
+        return rank.at[i].set(before.sum(dtype=jnp.int32))
+
+    return jax.lax.fori_loop(0, size, count, jnp.zeros(size, jnp.int32))
 
 
 def sort_rank(keys: jax.Array) -> jax.Array:

@@ -44,9 +44,9 @@ from holdemjax.poker.structure import RING, Format, blinds_at
 from holdemjax.sparse import sparse_cond, sparse_while
 
 __all__ = ["NUM_STREETS", "Tournament", "Decision", "seat", "start", "act", "next_hand",
-           "advance", "advance_one", "boundary_due", "stop", "places_of_busts", "open_payouts",
-           "open_places_icm", "finish_by_icm", "player_scores", "final_places", "decision",
-           "decision_at"]
+           "advance", "advance_one", "next_hand_if_over", "settle_if_due", "boundary_due",
+           "stop", "places_of_busts", "open_payouts", "open_places_icm", "finish_by_icm",
+           "player_scores", "final_places", "decision", "decision_at"]
 
 NUM_STREETS = tb.NUM_STREETS
 
@@ -269,8 +269,19 @@ def advance_one(t: Tournament) -> Tournament:
     """One pass of `advance`: at most one hand boundary (`next_hand`, when the hand is over and
     the game is not), then the ICM settlement if it is due. `advance` is `advance_one` repeated
     while the table has ``hand_over`` and the game is not ``finished``; a host that records
-    every hand (also one dealt already over) steps through them with this."""
-    t = sparse_cond(t.table.hand_over & ~t.finished, next_hand, t)
+    every hand (also one dealt already over) steps through them with this. It is
+    ``settle_if_due(next_hand_if_over(t))``: a host may run the two halves as two programs."""
+    return settle_if_due(next_hand_if_over(t))
+
+
+def next_hand_if_over(t: Tournament) -> Tournament:
+    """`next_hand` when the hand is over and the game is not, else ``t``: `advance_one`'s
+    first half (it may leave the ICM settlement due: ``icm_due``)."""
+    return sparse_cond(t.table.hand_over & ~t.finished, next_hand, t)
+
+
+def settle_if_due(t: Tournament) -> Tournament:
+    """`finish_by_icm` when ``icm_due``, else ``t``: `advance_one`'s second half."""
     return sparse_cond(t.icm_due, finish_by_icm, t)
 
 

@@ -33,10 +33,13 @@ __all__ = ["CHUNK_WORDS", "COMPILER_OPTIONS", "INTEGER_OPTIONS", "Layout", "Engi
 CHUNK_WORDS = 128
 
 #: XLA:CPU options of the engine's programs: less compile time, the same run time (many tiny
-#: kernels). The backend's optimisation level changes float32 rounding (the ICM), so it is
-#: lowered only for the integer-only programs (``seat``, ``act``: `INTEGER_OPTIONS`); the
-#: kernel emitter does not (the recorded series replay, and 1,200 random ICM settlements
-#: matched the default options bit for bit). Platform-dependent math is off: with it, the
+#: kernels). The backend's optimisation level changes float32 rounding (the ICM's products and
+#: sums), so it is lowered only for the programs without it (`INTEGER_OPTIONS`: ``seat``,
+#: ``act`` and ``boundary``, whose only float math is a bust's payout share: sums, one
+#: subtraction and one division, no product to fuse, rounded the same at every level; the
+#: engine tests compare it with `tournament.advance_one`); the kernel emitter does not (the
+#: recorded series replay, and 1,200 random ICM settlements matched the default options bit
+#: for bit). Platform-dependent math is off: with it, the
 #: ICM's last bits differ between an AMD EPYC and an Intel Xeon (AVX-512), and a series must
 #: replay on any machine (PROTOCOL §3).
 COMPILER_OPTIONS = {"xla_cpu_use_fusion_emitters": False,
@@ -143,13 +146,16 @@ class Engine:
 
     * ``seat(key)``: `tournament.seat` (the host then runs its `advance` with ``boundary``);
     * ``act(state, kind, amount)``: one decision, `tournament.act` (the hand may be over);
-    * ``boundary(state, stop)``: one hand boundary and the ICM if due
-      (`tournament.advance_one`), or with ``stop`` true `tournament.stop`;
+    * ``boundary(state)``: one hand boundary, `tournament.next_hand_if_over`;
+    * ``settle(state, stop)``: the ICM settlement if it is due, `tournament.settle_if_due`
+      (`advance_one` is ``boundary`` then ``settle``: the host runs ``settle`` when the state
+      says ``icm_due``), or with ``stop`` true `tournament.stop`;
     * ``end(state)``: (final places by seat, scores by player id).
 
-    ``act`` is the one call of a decision that does not end its hand. It is its own program
-    because its buffers are all small (`CHUNK_WORDS`); next to the deal's and the ICM's it
-    would run at the thread pool's pace.
+    Each program keeps its buffers small (`CHUNK_WORDS`) but ``settle`` (the ICM's subset
+    tables): XLA:CPU then runs it on the calling thread, where a program with one larger
+    buffer, even in a branch it rarely takes, runs on the thread pool at several times the
+    time (the deal with the ICM beside it: ~300 us a hand boundary in a series, ~30 us alone).
     """
 
     name: str
@@ -158,6 +164,7 @@ class Engine:
     seat: object
     act: object
     boundary: object
+    settle: object
     end: object
 
     def host(self, state) -> tuple:
@@ -193,8 +200,8 @@ def engine(env_id: str) -> Engine:
     def with_legal(t):
         return t, tb.legal(t.table)
 
-    options = {"seat": INTEGER_OPTIONS, "act": INTEGER_OPTIONS, "boundary": COMPILER_OPTIONS,
-               "end": COMPILER_OPTIONS}
+    options = {"seat": INTEGER_OPTIONS, "act": INTEGER_OPTIONS, "boundary": INTEGER_OPTIONS,
+               "settle": COMPILER_OPTIONS, "end": COMPILER_OPTIONS}
     tag = stored = layout = None
     if xla_cache.executables_dir() is not None:
         tag = xla_cache.key(env_id, options)
@@ -217,17 +224,22 @@ def engine(env_id: str) -> Engine:
     def act(state, kind, amount):
         return packed(lambda t: tn.act(t, kind, amount))(state)
 
-    def boundary(state, stop):
-        return jax.lax.cond(stop != 0, packed(tn.stop), packed(tn.advance_one), state)
+    def boundary(state):
+        return packed(tn.next_hand_if_over)(state)
+
+    def settle(state, stop):
+        return jax.lax.cond(stop != 0, packed(tn.stop), packed(tn.settle_if_due), state)
 
     def end(state):
         t = layout.unpack(state, dev_fmt)
         return tn.final_places(t), tn.player_scores(t)
 
     examples = {"seat": (jax.random.key(0),), "act": (layout.avals(), _I32, _I32),
-                "boundary": (layout.avals(), _I32), "end": (layout.avals(),)}
+                "boundary": (layout.avals(),), "settle": (layout.avals(), _I32),
+                "end": (layout.avals(),)}
     steps = {name: (fn, options[name], examples[name])
-             for name, fn in (("seat", seat), ("act", act), ("boundary", boundary), ("end", end))}
+             for name, fn in (("seat", seat), ("act", act), ("boundary", boundary),
+                              ("settle", settle), ("end", end))}
     return Engine(env_id, fmt, layout, **_compiled(env_id, steps, tag, stored, layout))
 
 
@@ -253,8 +265,7 @@ def _compiled(env_id: str, steps: dict, tag, stored, layout: Layout) -> dict:
         fn.__name__ = fn.__qualname__ = f"{name}_{env_id.replace('-', '_')}"
         lowered[name] = jax.jit(fn, compiler_options=options).lower(*example)
     hits = xla_cache.jax_cache_hits()
-    # XLA compiles outside the GIL: the four programs at once (``boundary``, the deal and the
-    # ICM at the default optimisation level, is the long one; the others fit beside it)
+    # XLA compiles outside the GIL: the programs at once
     with concurrent.futures.ThreadPoolExecutor(len(lowered)) as pool:
         futures = {name: pool.submit(low.compile) for name, low in lowered.items()}
         out = {name: future.result() for name, future in futures.items()}

@@ -105,7 +105,14 @@ class Game:
         return views
 
     def _boundary(self, stop: bool = False):
-        return self._engine(self.eng.boundary, stop)
+        """`tournament.advance_one` (``stop``: `tournament.stop`) as the engine's programs:
+        the hand boundary, then the settlement when the state says it is due."""
+        if stop:
+            return self._engine(self.eng.settle, True)
+        state, legal = self._engine(self.eng.boundary)
+        if state.icm_due:
+            return self._engine(self.eng.settle, False)
+        return state, legal
 
     def _call(self, seat: Seat, message: dict, budget: int):
         t0 = time.perf_counter()

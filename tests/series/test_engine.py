@@ -36,17 +36,64 @@ def test_a_tournament_compiles_each_step_once():
         t, legal = eng.host(state)
         decisions += 1
         while bool(t.table.hand_over) and not bool(t.finished):
-            state = eng.boundary(state, eng.scalar(False))
-            t, legal = eng.host(state)
+            state, t, legal, _ = _advance_one(eng, state)
             hands += 1
     places, scores = (np.asarray(x) for x in eng.end(state))
     assert decisions > 20 and hands >= 2
     assert places.min() == 1 and (places <= 6).all() and (places == 1).sum() == 1
     np.testing.assert_allclose(scores.sum(), 1.0, atol=1e-6)
-    stopped = eng.host(eng.boundary(state, eng.scalar(True)))[0]  # a finished game: unchanged
+    stopped = eng.host(eng.settle(state, eng.scalar(True)))[0]  # a finished game: unchanged
     np.testing.assert_array_equal(stopped.score, t.score)
-    for step in (eng.seat, eng.act, eng.boundary, eng.end):  # compiled ahead: cannot retrace
+    for step in (eng.seat, eng.act, eng.boundary, eng.settle, eng.end):  # compiled ahead
         assert isinstance(step, jax.stages.Compiled)
+
+
+def _advance_one(eng, state):
+    """`tournament.advance_one` as the series runs it: ``boundary``, then ``settle`` when the
+    state says the ICM is due."""
+    state = eng.boundary(state)
+    t, legal = eng.host(state)
+    due = bool(t.icm_due)
+    if due:
+        state = eng.settle(state, eng.scalar(False))
+        t, legal = eng.host(state)
+    return state, t, legal, due
+
+
+def test_boundary_then_settle_is_advance_one_at_every_hand_boundary():
+    """The engine's two boundary programs compose to `tournament.advance_one` exactly, leaf for
+    leaf, at every hand boundary of certify tournaments (8-hand cap: the ICM settles at it,
+    SPEC §2), and ``settle`` with ``stop`` is `tournament.stop`."""
+    eng = engine("certify")
+    advance_one = jax.jit(tn.advance_one)
+    stop = jax.jit(tn.stop)
+    settled = 0
+    for seed in range(4):
+        state = eng.seat(jax.random.key(seed))
+        t, legal = eng.host(state)
+        for i in range(400):
+            if bool(t.finished):
+                break
+            if bool(t.table.hand_over):
+                want = jax.device_get(advance_one(t.replace(format=eng.format)))
+                state, t, legal, due = _advance_one(eng, state)
+                settled += due
+                _same(t, want)
+                continue
+            if i % 5 == 2:  # the stop mid-tournament settles by ICM
+                _same(eng.host(eng.settle(state, eng.scalar(True)))[0],
+                      jax.device_get(stop(t.replace(format=eng.format))))
+            kind = tb.RAISE if i % 13 == 1 else tb.CHECK_CALL
+            state = eng.act(state, eng.scalar(kind), eng.scalar(int(legal.min_raise_to)))
+            t, legal = eng.host(state)
+        assert bool(t.finished)
+    assert settled
+
+
+def _same(got, want):
+    for a, b in zip(jax.tree.leaves(got.replace(format=None)),
+                    jax.tree.leaves(want.replace(format=None))):
+        np.testing.assert_array_equal(a, b)
 
 
 def _digest(eng) -> str:
@@ -58,7 +105,7 @@ def _digest(eng) -> str:
         if bool(t.finished):
             break
         if bool(t.table.hand_over):
-            state = eng.boundary(state, eng.scalar(False))
+            state = _advance_one(eng, state)[0]
             continue
         kind = tb.RAISE if i % 4 == 1 else tb.CHECK_CALL
         state = eng.act(state, eng.scalar(kind), eng.scalar(int(legal.min_raise_to)))
