@@ -212,3 +212,22 @@ def test_sort_free_dealing_equals_jax_random():
     assert run.returncode == 0, run.stdout + run.stderr
     assert "all equal" in run.stdout and "BAD" not in run.stdout
     assert run.stdout.count("ok ") >= 15
+
+
+def test_sort_rank_with_tied_keys_is_a_stable_sort():
+    # The dealing's permutation from ranks (holdemjax/poker/_xla.py) must be jax.random's, a
+    # stable sort by the 32-bit keys: tied keys keep their index order (the fallback that redoes
+    # the counts one item per loop step). Keys from a tiny range tie often; rows with and
+    # without ties, batched and not.
+    from holdemjax.poker import _xla
+
+    tied = jax.random.randint(jax.random.key(0), (64, 52), 0, 12).astype(jnp.uint32)
+    fresh = jax.random.bits(jax.random.key(1), (64, 52), jnp.uint32)
+    keys = jnp.where((jnp.arange(64) % 3 == 0)[:, None], tied, fresh)
+    want = np.argsort(np.asarray(keys), axis=1, kind="stable")
+    rank = jax.jit(jax.vmap(_xla.sort_rank))(keys)
+    got = jax.jit(jax.vmap(lambda r: _xla.items_at(r, np.arange(52))))(rank)
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(_xla.items_at(_xla.sort_rank(tied[0]), np.arange(52)), want[0])
+    np.testing.assert_array_equal(jax.jit(_xla.stable_rank_exact)(keys[0]),
+                                  np.argsort(want[0], kind="stable"))
