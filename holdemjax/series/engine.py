@@ -127,16 +127,39 @@ class Layout:
     def host(self, vec: np.ndarray, fmt) -> tuple:
         """``(Tournament, Legal)`` of numpy views of a host vector (``fmt``: its format); a
         scalar leaf is a numpy scalar of its dtype."""
-        views = {np.dtype(np.int32): vec, np.dtype(np.bool_): vec != 0}
-        leaves = []
-        for dtype, a, b, shape in self.fields:
-            if dtype not in views:
-                views[dtype] = vec.view(dtype)
-            x = views[dtype]
-            leaves.append(x[a] if not shape else x[a:b] if len(shape) == 1 else
-                          x[a:b].reshape(shape))
-        t, legal = jax.tree.unflatten(self.treedef, leaves)
-        return t.replace(format=fmt), legal
+        treedef, fmt_at, fmt_leaves, plan = self._host_plan(fmt)
+        views = [vec, vec != 0, *(vec.view(d) for d in plan[0])]
+        leaves = [views[v][a] if s is None else views[v][a:b] if s == () else
+                  views[v][a:b].reshape(s) for v, a, b, s in plan[1]]
+        leaves[fmt_at:fmt_at] = fmt_leaves
+        return jax.tree.unflatten(treedef, leaves)
+
+    def _host_plan(self, fmt) -> tuple:
+        """`host`'s work list for the format ``fmt`` (made once per format object): the
+        pair's tree with the format in it, where the format's leaves go among the state's,
+        the other dtypes' views, and per leaf (view, start, stop, shape: None for a scalar,
+        () for a vector)."""
+        cached = getattr(self, "_plan", None)
+        if cached is not None and cached[0] is fmt:
+            return cached[1]
+        others = sorted({d for d, *_ in self.fields} - {np.dtype(np.int32), np.dtype(np.bool_)},
+                        key=str)
+        index = {np.dtype(np.int32): 0, np.dtype(np.bool_): 1,
+                 **{d: 2 + i for i, d in enumerate(others)}}
+        per_leaf = [(index[d], a, b, None if not shape else () if len(shape) == 1 else shape)
+                    for d, a, b, shape in self.fields]
+        # the format's leaves sit together in the flattened pair: find them with markers
+        marker = object()
+        t, legal = jax.tree.unflatten(self.treedef, [marker] * len(self.fields))
+        fmt_leaves = jax.tree.leaves(fmt)
+        full, treedef = jax.tree.flatten((t.replace(format=fmt), legal),
+                                         is_leaf=lambda x: x is marker)
+        fmt_at = next(i for i, x in enumerate(full) if x is not marker)
+        if any(x is not y for x, y in zip(full[fmt_at:], fmt_leaves, strict=False)):
+            raise RuntimeError("the format's leaves are not together in the state's tree")
+        plan = (treedef, fmt_at, fmt_leaves, (others, per_leaf))
+        self._plan = (fmt, plan)
+        return plan
 
 
 @dataclasses.dataclass(frozen=True)
@@ -244,6 +267,7 @@ def engine(env_id: str) -> Engine:
 
 
 _I32 = jax.ShapeDtypeStruct((), jnp.int32)
+_COMPILE_ORDER = ("settle", "boundary", "seat", "act", "end")  # the longest compiles first
 
 
 def _compiled(env_id: str, steps: dict, tag, stored, layout: Layout) -> dict:
@@ -258,17 +282,19 @@ def _compiled(env_id: str, steps: dict, tag, stored, layout: Layout) -> dict:
                     for name, (_, options, example) in steps.items()}
         except Exception:  # noqa: BLE001 (a foreign or damaged executable: compile again)
             pass
-    lowered = {}
-    for name, (fn, options, example) in steps.items():
-        # one module name per format and step: XLA:CPU finds a loaded executable's kernels
-        # by it (two formats' ``jit_act`` in one process would share a name)
-        fn.__name__ = fn.__qualname__ = f"{name}_{env_id.replace('-', '_')}"
-        lowered[name] = jax.jit(fn, compiler_options=options).lower(*example)
     hits = xla_cache.jax_cache_hits()
-    # XLA compiles outside the GIL: the programs at once
-    with concurrent.futures.ThreadPoolExecutor(len(lowered)) as pool:
-        futures = {name: pool.submit(low.compile) for name, low in lowered.items()}
-        out = {name: future.result() for name, future in futures.items()}
+    # XLA compiles outside the GIL: each program compiles while the next ones are traced and
+    # lowered (Python, on this thread), the longest compiles first
+    with concurrent.futures.ThreadPoolExecutor(len(steps)) as pool:
+        futures = {}
+        for name in sorted(steps, key=_COMPILE_ORDER.index):
+            fn, options, example = steps[name]
+            # one module name per format and step: XLA:CPU finds a loaded executable's kernels
+            # by it (two formats' ``jit_act`` in one process would share a name)
+            fn.__name__ = fn.__qualname__ = f"{name}_{env_id.replace('-', '_')}"
+            futures[name] = pool.submit(
+                jax.jit(fn, compiler_options=options).lower(*example).compile)
+        out = {name: futures[name].result() for name in steps}
     if xla_cache.jax_cache_hits() != hits:
         tag = None  # one was loaded by JAX's own cache: it does not serialize whole
     payloads = {"layout": layout.dumps()}

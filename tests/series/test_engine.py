@@ -23,6 +23,9 @@ def test_a_packed_state_reads_back_leaf_for_leaf():
         assert got.dtype == np.asarray(ref).dtype and got.shape == np.shape(ref)
         np.testing.assert_array_equal(got, ref)
     assert t.score.dtype == np.float32 and t.key.dtype == np.uint32 and t.alive.dtype == bool
+    assert t.format.num_seats == eng.format.num_seats and t.format.kind == eng.format.kind
+    for got, ref in zip(jax.tree.leaves(t.format), jax.tree.leaves(eng.format), strict=True):
+        np.testing.assert_array_equal(got, ref)
 
 
 def test_a_tournament_compiles_each_step_once():
