@@ -55,7 +55,7 @@ def _child(cache: str, jax_cache: str | None = None) -> dict:
 def test_a_second_process_loads_the_engine_from_the_cache_and_plays_the_same(tmp_path):
     folder = tmp_path / "xla"
     cold = _child(str(folder))
-    steps = {f"jit({step}_{env})" for step in ("seat", "act", "boundary", "end")
+    steps = {f"jit({step}_{env})" for step in ("seat", "act", "boundary", "settle", "end")
              for env in ("sng_6", "certify")}
     assert cold["folder"] == str(folder) and steps <= set(cold["compiled"])
     assert len(list((folder / "engine").iterdir())) == 2  # one file per format
