@@ -102,7 +102,9 @@ def make_format(
         if (np.diff(given) > 0).any():
             raise ValueError(f"payouts must not increase with the place, got {tuple(payouts)}")
         pay[: len(given)] = given
-    i32 = lambda x: jnp.asarray(x, jnp.int32)
+    # cast on the host, then copied: jnp.asarray runs (and, first in a process, compiles) a
+    # conversion on the device
+    i32 = lambda x: jax.device_put(np.asarray(x, np.int32))
     return Format(
         starting_stack=i32(starting_stack),
         hands_per_level=i32(hands_per_level),
@@ -110,7 +112,7 @@ def make_format(
         small_blinds=i32(ladder[:, 0]),
         big_blinds=i32(ladder[:, 1]),
         antes=i32(ladder[:, 2]),
-        payouts=jnp.asarray(pay, jnp.float32),
+        payouts=jax.device_put(pay.astype(np.float32)),
         num_seats=num_seats,
         kind=kind,
     )
