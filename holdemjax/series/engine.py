@@ -39,9 +39,8 @@ CHUNK_WORDS = 128
 #: subtraction and one division, no product to fuse, rounded the same at every level; the
 #: engine tests compare it with `tournament.advance_one`); the kernel emitter does not (the
 #: recorded series replay, and 1,200 random ICM settlements matched the default options bit
-#: for bit). Platform-dependent math is off: with it, the
-#: ICM's last bits differ between an AMD EPYC and an Intel Xeon (AVX-512), and a series must
-#: replay on any machine (PROTOCOL §3).
+#: for bit). Platform-dependent math is off: with it, the ICM's last bits differ between an
+#: AMD EPYC and an Intel Xeon (AVX-512), and a series must replay on any machine (PROTOCOL §3).
 COMPILER_OPTIONS = {"xla_cpu_use_fusion_emitters": False,
                     "xla_cpu_parallel_codegen_split_count": 1, **icm.PORTABLE_MATH}
 INTEGER_OPTIONS = {**COMPILER_OPTIONS, "xla_backend_optimization_level": 0}
@@ -178,7 +177,8 @@ class Engine:
     Each program keeps its buffers small (`CHUNK_WORDS`) but ``settle`` (the ICM's subset
     tables): XLA:CPU then runs it on the calling thread, where a program with one larger
     buffer, even in a branch it rarely takes, runs on the thread pool at several times the
-    time (the deal with the ICM beside it: ~300 us a hand boundary in a series, ~30 us alone).
+    time (measured in a series here: a hand boundary with the ICM and the deal's 52 x 52 tie
+    fallback in it ~300 us, without them ~60 us; docs/series.md).
     """
 
     name: str
