@@ -123,7 +123,7 @@ def main(argv=None) -> int:
     median = statistics.median(walls)
     worst = max(walls) if len(walls) < 4 else statistics.quantiles(walls, n=4)[2]
     met = median <= GOAL_S and worst <= GOAL_S
-    print(f"\nmedian command wall {median:.1f} s, worst quartile {worst:.1f} s (goal <= "
+    print(f"\nmedian command wall {median:.1f} s, upper quartile {worst:.1f} s (goal <= "
           f"{GOAL_S:.0f} s for both: {'met' if met else 'not met'})")
     if args.no_write or args.compile_cache:
         return 0

@@ -167,7 +167,7 @@ def section(doc: dict) -> str:
                 f"{status(comp['met'], comp['goal'], comp['ratio'])} |")
         out.append("")
     for t in doc.get("targets", []):
-        worst = "worst run" if t.get("at_most") else "lower quartile"
+        worst = "upper quartile" if t.get("at_most") else "lower quartile"
         out.append(f"Goal: {t['key']} {bound(t)} {t['unit']}: median "
                    f"{value(t)} {t['unit']}, {worst} {value({**t, 'value': t['q1']})} {t['unit']}: "
                    f"{target_status(t)}.")
