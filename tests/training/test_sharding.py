@@ -101,7 +101,7 @@ def four(tmp_path_factory):
                 many={k: got[k] for k in got.files})
 
 
-@pytest.mark.slow  # the four-device run (~140 CPU-s): the slow checks
+# the four-device run: ~50 s wall, ~70 CPU-s here (issue 20: the sharding tests run in CI)
 def test_the_tables_are_split_in_four_blocks_and_stay_split(four):
     many = four["many"]
     assert many["in_shards"] == many["out_shards"] == many["out_devices"] == 4
@@ -109,7 +109,7 @@ def test_the_tables_are_split_in_four_blocks_and_stay_split(four):
     np.testing.assert_array_equal(many["put_shards"], np.arange(TINY.num_tables).reshape(4, -1))
 
 
-@pytest.mark.slow  # the four-device run (~140 CPU-s): the slow checks
+# the four-device run: ~50 s wall, ~70 CPU-s here (issue 20: the sharding tests run in CI)
 def test_the_env_rollout_over_four_devices_equals_the_one_device_rollout(four):
     """sng-6 under auto_reset, test_ppo's TINY tables x rollout steps (tournaments end and
     start over in it): every leaf of the tables' states and setups after the rollout is the
@@ -129,7 +129,7 @@ def test_the_env_rollout_over_four_devices_equals_the_one_device_rollout(four):
             assert value == many[f"m_{name}"], name
 
 
-@pytest.mark.slow  # the four-device run (~140 CPU-s): the slow checks
+# the four-device run: ~50 s wall, ~70 CPU-s here (issue 20: the sharding tests run in CI)
 def test_one_sharded_training_iteration_matches_one_device(four):
     """`Trainer.step` on 4 devices against 1: keys exactly; parameters, adam's moments, the
     pool and the float metrics to float32 tolerance (each minibatch's sums are all-reduced
@@ -150,7 +150,7 @@ def test_one_sharded_training_iteration_matches_one_device(four):
                                        err_msg=name)
 
 
-@pytest.mark.slow  # the four-device run (~140 CPU-s): the slow checks
+# the four-device run: ~50 s wall, ~70 CPU-s here (issue 20: the sharding tests run in CI)
 def test_four_devices_refuse_a_batch_that_does_not_split_in_four(four):
     refused = [line for line in four["stdout"].splitlines() if line.startswith("refused:")]
     assert refused == [
