@@ -1,5 +1,5 @@
 """A local best response in the spirit of LBR (Lisý & Bowling 2017) for one heads-up hand, as an
-`exploit.Agent` (pure JAX, jit/vmap-able, fixed shapes).
+`heads_up.Agent` (pure JAX, jit/vmap-able, fixed shapes).
 
 The range. At the hand's first decision LBR draws ``particles`` hole-card pairs for the opponent
 (all 1,326 when ``particles = 1326``: the exact range; fewer: a uniform sample of it), those that
@@ -29,7 +29,7 @@ import numpy as np
 
 from holdemjax.poker import evaluator
 from holdemjax.poker import table as tb
-from holdemjax.training.exploit import MAX_HAND_STEPS, Agent, Opponent, hand_step
+from holdemjax.training.heads_up import MAX_HAND_STEPS, Agent, Opponent, hand_step
 from holdemjax.validate import require_int
 
 __all__ = ["NUM_COMBOS", "LBRConfig", "Range", "combos", "with_cards", "rollout", "lbr_agent"]
@@ -122,7 +122,7 @@ def _deal_rest(key, table, seat, opp_seat, opp_hole):
 
 
 def lbr_agent(env, opp: Opponent, config: LBRConfig = LBRConfig()) -> Agent:
-    """The LBR responder against ``opp`` (see the module doc) as an `exploit.Agent`."""
+    """The LBR responder against ``opp`` (see the module doc) as an `heads_up.Agent`."""
     m, k, steps = config.particles, config.samples, config.rollout_steps
     all_pairs = combos()
 
