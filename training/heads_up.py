@@ -71,10 +71,12 @@ class Opponent(NamedTuple):
 
 
 class Agent(NamedTuple):
-    """A responder: ``init(state, seat, key) -> carry`` at the hand's first decision,
-    ``act(carry, state, key) -> (action, carry)`` at its own decisions and ``observe(carry,
-    state, action) -> carry`` at the opponent's (``action`` is what the opponent plays in
-    ``state``). The carry has fixed shapes (LBR's range; nothing for a network)."""
+    """A responder with parameters ``params`` (a pytree passed as data, so that new parameters
+    do not compile anew; ``None`` for LBR): ``init(params, state, seat, key) -> carry`` at the
+    hand's first decision, ``act(params, carry, state, key) -> (action, carry)`` at its own
+    decisions and ``observe(params, carry, state, action) -> carry`` at the opponent's
+    (``action`` is what the opponent plays in ``state``). The carry has fixed shapes (LBR's
+    range; nothing for a network)."""
 
     init: Callable
     act: Callable
@@ -220,15 +222,15 @@ def hand_step(env, state, action):
     return sparse_cond(~over, env.advance, done), over
 
 
-def play_hand(env, agent: Agent, opp: Opponent, state, seat, key, opp_key,
+def play_hand(env, agent: Agent, params, opp: Opponent, state, seat, key, opp_key,
               max_steps: int = MAX_HAND_STEPS):
     """``(chips # [N] int32, big_blind, over)``: one hand from ``state`` (at a decision of that
-    hand) with ``agent`` at ``seat`` and ``opp`` at the other seats, to the hand's end (or
-    ``max_steps`` decisions: ``over`` False). ``chips``: each seat's stack at the end less its
-    stack before the hand's blinds (`Table.start_stacks`); they sum to zero."""
+    hand) with ``agent`` (its ``params``) at ``seat`` and ``opp`` at the other seats, to the
+    hand's end (or ``max_steps`` decisions: ``over`` False). ``chips``: each seat's stack at
+    the end less its stack before the hand's blinds (`Table.start_stacks`); they sum to zero."""
     t0 = env.tournament(state).table
     k_init, k_loop = jax.random.split(key)
-    carry = agent.init(state, seat, k_init)
+    carry = agent.init(params, state, seat, k_init)
 
     def cond(c):
         _, _, over, i, _ = c
@@ -242,11 +244,11 @@ def play_hand(env, agent: Agent, opp: Opponent, state, seat, key, opp_key,
 
         def own(x):
             c_, _ = x
-            a, c_ = agent.act(c_, s, k_act)
+            a, c_ = agent.act(params, c_, s, k_act)
             return c_, jnp.asarray(a, jnp.int32)
 
         carry, a_own = sparse_cond(mine, own, (carry, a_opp))
-        carry = sparse_cond(~mine, lambda c_: agent.observe(c_, s, a_opp), carry)
+        carry = sparse_cond(~mine, lambda c_: agent.observe(params, c_, s, a_opp), carry)
         s, over = hand_step(env, s, jnp.where(mine, a_own, a_opp))
         return s, carry, over, i + 1, k
 
@@ -259,33 +261,33 @@ def play_hand(env, agent: Agent, opp: Opponent, state, seat, key, opp_key,
 # --------------------------------------------------------------------------- measuring
 @functools.lru_cache(maxsize=16)
 def _measure_program(env, agent: Agent, opp: Opponent, max_steps: int):
-    """Jitted ``(starts, key) -> (bb [S, 2], zero [S, 2], over [S, 2])``: each start played
+    """Jitted ``(params, starts, key) -> (bb [S, 2], zero [S, 2], over [S, 2])``: each start played
     with the agent in each of its two live seats, same cards and opponent key."""
 
-    def one(state, key):
+    def one(params, state, key):
         k_agent, k_opp = jax.random.split(key)
         opp_key = jax.random.key_data(k_opp)
         seats = live_seats(env, state)
 
         def at(seat):
-            chips, bb, over = play_hand(env, agent, opp, state, seat, k_agent, opp_key,
-                                        max_steps)
+            chips, bb, over = play_hand(env, agent, params, opp, state, seat, k_agent,
+                                        opp_key, max_steps)
             return chips[seat] / bb, chips.sum(), over
 
         return jax.vmap(at)(seats)
 
-    def run(starts, key):
+    def run(params, starts, key):
         keys = jax.random.split(key, starts.terminated.shape[0])
-        return jax.vmap(one)(starts, keys)
+        return jax.vmap(one, in_axes=(None, 0, 0))(params, starts, keys)
 
     return jax.jit(run)
 
 
-def measure(agent: Agent, opp: Opponent, starts, seed: int = 0, chunk: int = 256,
+def measure(agent: Agent, opp: Opponent, starts, params=None, seed: int = 0, chunk: int = 256,
             max_steps: int = MAX_HAND_STEPS, progress: Callable | None = None) -> dict:
-    """The responder ``agent`` against ``opp`` on every start of ``starts`` (batched
-    ``SngState``), in both seats: the `summary` of the per-start means of the two hands' results
-    in big blinds. ``progress(done, total)`` after each chunk of starts."""
+    """The responder ``agent`` (with ``params``) against ``opp`` on every start of ``starts``
+    (batched ``SngState``), in both seats: the `summary` of the per-start means of the two
+    hands' results in big blinds. ``progress(done, total)`` after each chunk of starts."""
     env = make_env()
     total = int(starts.terminated.shape[0])
     program = _measure_program(env, agent, opp, max_steps)
@@ -293,7 +295,8 @@ def measure(agent: Agent, opp: Opponent, starts, seed: int = 0, chunk: int = 256
     for i, lo in enumerate(range(0, total, chunk)):
         idx = np.arange(lo, min(lo + chunk, total))
         rows = take(starts, np.resize(idx, chunk))  # padded to one shape: one compile
-        out = jax.device_get(program(rows, jax.random.fold_in(jax.random.key(seed), i)))
+        out = jax.device_get(program(params, rows, jax.random.fold_in(jax.random.key(seed),
+                                                                      i)))
         bb.append(out[0][: idx.size]), zero.append(out[1][: idx.size])
         over.append(out[2][: idx.size])
         if progress is not None:

@@ -122,11 +122,12 @@ def _deal_rest(key, table, seat, opp_seat, opp_hole):
 
 
 def lbr_agent(env, opp: Opponent, config: LBRConfig = LBRConfig()) -> Agent:
-    """The LBR responder against ``opp`` (see the module doc) as an `heads_up.Agent`."""
+    """The LBR responder against ``opp`` (see the module doc) as a `heads_up.Agent` (its
+    ``params`` unused: ``None``)."""
     m, k, steps = config.particles, config.samples, config.rollout_steps
     all_pairs = combos()
 
-    def init(state, seat, key):
+    def init(params, state, seat, key):
         table = env.tournament(state).table
         if m == NUM_COMBOS:
             pairs = jnp.asarray(all_pairs)
@@ -136,7 +137,7 @@ def lbr_agent(env, opp: Opponent, config: LBRConfig = LBRConfig()) -> Agent:
         ruled_out = _holds(table.hole[seat], pairs)
         return Range(pairs, jnp.where(ruled_out, -jnp.inf, 0.0).astype(jnp.float32))
 
-    def observe(rng: Range, state, action):
+    def observe(params, rng: Range, state, action):
         table = env.tournament(state).table
         me = table.to_act
 
@@ -147,7 +148,7 @@ def lbr_agent(env, opp: Opponent, config: LBRConfig = LBRConfig()) -> Agent:
         p = jax.vmap(prob)(rng.pairs)
         return Range(rng.pairs, rng.log_w + jnp.log(jnp.maximum(p, 1e-30)))
 
-    def act(rng: Range, state, key):
+    def act(params, rng: Range, state, key):
         table = env.tournament(state).table
         seat = table.to_act
         opp_seat = jnp.argmax(table.in_hand & (jnp.arange(table.num_seats) != seat))
