@@ -284,10 +284,12 @@ def _measure_program(env, agent: Agent, opp: Opponent, max_steps: int):
 
 
 def measure(agent: Agent, opp: Opponent, starts, params=None, seed: int = 0, chunk: int = 256,
-            max_steps: int = MAX_HAND_STEPS, progress: Callable | None = None) -> dict:
+            max_steps: int = MAX_HAND_STEPS, progress: Callable | None = None,
+            per_start: bool = False) -> dict:
     """The responder ``agent`` (with ``params``) against ``opp`` on every start of ``starts``
     (batched ``SngState``), in both seats: the `summary` of the per-start means of the two
-    hands' results in big blinds. ``progress(done, total)`` after each chunk of starts."""
+    hands' results in big blinds. ``progress(done, total)`` after each chunk of starts;
+    ``per_start``: also the ``# [S, 2]`` results in bb under ``"per_start"`` (numpy)."""
     env = make_env()
     total = int(starts.terminated.shape[0])
     program = _measure_program(env, agent, opp, max_steps)
@@ -302,7 +304,8 @@ def measure(agent: Agent, opp: Opponent, starts, params=None, seed: int = 0, chu
         if progress is not None:
             progress(lo + idx.size, total)
     bb, zero, over = (np.concatenate(x) for x in (bb, zero, over))
-    return summary(bb, unfinished=int((~over).sum()), chips_sum=int(np.abs(zero).max()))
+    out = summary(bb, unfinished=int((~over).sum()), chips_sum=int(np.abs(zero).max()))
+    return dict(out, per_start=bb) if per_start else out
 
 
 def summary(bb_per_seat: np.ndarray, **extra) -> dict:
