@@ -38,7 +38,9 @@ import numpy as np
 
 import holdemjax
 from holdemjax.poker import table as tb
+from holdemjax.poker.actions import CHECK_CALL
 from holdemjax.sparse import sparse_cond
+from holdemjax.training import panel
 from holdemjax.validate import require_int
 
 __all__ = ["ENV_ID", "MAX_HAND_STEPS", "OPPONENTS", "Opponent", "Agent", "make_env", "opponent",
@@ -50,9 +52,10 @@ ENV_ID = "sng-6"
 MAX_HAND_STEPS = 64
 #: Decisions after which a tournament that has not reached heads-up is dropped.
 MAX_TOURNAMENT_STEPS = 4000
-#: The named opponents (besides checkpoint paths): the bundled baseline bot, the panel's passive
-#: bot (checks when free, else folds) and a calling station (always checks or calls).
-OPPONENTS = ("baseline", "passive", "call")
+#: The named opponents (besides checkpoint paths): the evaluation panel's bots
+#: (`holdemjax.training.panel.OPPONENTS`: baseline, random, passive, allin, the three tiers) and
+#: a calling station (always checks or calls).
+OPPONENTS = (*panel.OPPONENTS, "call")
 #: Keys the action probabilities of a bot are estimated with (`opponent`).
 BOT_PROB_KEYS = 16
 #: Probability floor mixed into every opponent's action probabilities (uniform over the legal
@@ -100,7 +103,7 @@ def _floored(env, probs: Callable) -> Callable:
 
 def _calling(env, state, key):
     """Always check or call (a calling station)."""
-    return jnp.int32(tb.CHECK_CALL)
+    return jnp.int32(CHECK_CALL)
 
 
 @functools.cache
@@ -108,8 +111,6 @@ def opponent(name: str) -> Opponent:
     """The frozen policy ``name``: one of `OPPONENTS` or a PPO checkpoint path (its sampled
     policy, `ppo.policy`, and `ppo.action_probs`). A bot's probabilities are the frequencies of
     its action over `BOT_PROB_KEYS` fixed keys (exact for a deterministic bot)."""
-    from holdemjax.training import panel
-
     env = make_env()
     if name == "call":
         act = functools.partial(_calling, env)

@@ -27,8 +27,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from holdemjax.poker import evaluator
 from holdemjax.poker import table as tb
+from holdemjax.poker.actions import CHECK_CALL
 from holdemjax.training.heads_up import MAX_HAND_STEPS, Agent, Opponent, hand_step
 from holdemjax.validate import require_int
 
@@ -69,16 +69,11 @@ def combos() -> np.ndarray:
 
 def with_cards(env, state, seat, hole, board):
     """``state`` with ``hole # [2]`` as ``seat``'s hole cards and ``board # [5]`` as the board
-    (the visible cards must be the same), the showdown strengths of every seat recomputed with
-    the evaluator (the field `table.start_hand` fills from the deal: hole + board), and the
-    observation, mask and player to act brought up to date (`SitAndGo.advance`, which changes
-    nothing else mid-hand)."""
+    (the visible cards must be the same; `table.with_cards` recomputes the showdown strengths),
+    the observation, mask and player to act brought up to date (`SitAndGo.advance`, which
+    changes nothing else mid-hand)."""
     t = env.tournament(state)
-    table = t.table
-    holes = table.hole.at[seat].set(hole)
-    seven = jnp.concatenate([holes, jnp.broadcast_to(board, (table.num_seats, 5))], axis=-1)
-    table = table.replace(hole=holes, board=board,
-                          strength=evaluator.evaluate(seven).astype(jnp.int32))
+    table = tb.with_cards(t.table, t.table.hole.at[seat].set(hole), board)
     return env.advance(env.with_tournament(state, t.replace(table=table)))
 
 
@@ -102,7 +97,7 @@ def rollout(env, opp: Opponent, state, seat, action, key, max_steps: int = MAX_H
     def body(c):
         s, _, i = c
         mine = env.tournament(s).table.to_act == seat
-        a = jnp.where(mine, tb.CHECK_CALL, opp.act(s, opp_key))
+        a = jnp.where(mine, CHECK_CALL, opp.act(s, opp_key))
         s, over = hand_step(env, s, a)
         return s, over, i + 1
 

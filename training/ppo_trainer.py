@@ -295,7 +295,10 @@ class Trainer:
         return total, dict(pg_loss=pg_loss, v_loss=v_loss, entropy=entropy,
                            approx_kl=approx_kl, clip_frac=clip_frac)
 
-    def _update(self, params, opt_state, data, key):
+    def update(self, params, opt_state, data, key):
+        """``(params, opt_state, losses)``: PPO's minibatch epochs over one batch ``data = (obs,
+        mask, action, logp, adv, ret, weight)``, each with ``num_tables x rollout_steps`` rows
+        (the clipped loss, optax's optimizer; the losses averaged over the minibatches)."""
         c = self.config
         size = c.num_tables * c.rollout_steps
         grad_fn = jax.grad(self._loss, has_aux=True)
@@ -330,7 +333,7 @@ class Trainer:
         data = (flat(traj.obs), flat(traj.mask), flat(traj.action), flat(traj.logp),
                 flat(adv), flat(ret), flat(train).astype(jnp.float32))
         key, k_upd = jax.random.split(ts.key)
-        params, opt_state, losses = self._update(ts.params, ts.opt_state, data, k_upd)
+        params, opt_state, losses = self.update(ts.params, ts.opt_state, data, k_upd)
 
         # Snapshots into the pool every pool_every iterations (oldest slot replaced).
         it = ts.iteration + 1

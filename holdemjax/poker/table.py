@@ -62,6 +62,7 @@ __all__ = [
     "total_chips",
     "check_action",
     "pot_total",
+    "with_cards",
 ]
 
 class Kind(enum.IntEnum):
@@ -174,6 +175,20 @@ def total_chips(table: Table) -> jax.Array:
 def pot_total(table: Table) -> jax.Array:
     """Chips in the middle: every contribution (current bets included) plus the dead ante."""
     return table.contrib.sum(-1) + table.dead
+
+
+def _strengths(hole: jax.Array, board: jax.Array) -> jax.Array:
+    """``# [N] int32`` each seat's showdown strength: its hole cards and all five board cards."""
+    seven = jnp.concatenate([hole, jnp.broadcast_to(board, hole.shape[:-1] + (5,))], axis=-1)
+    return evaluate(seven).astype(jnp.int32)
+
+
+def with_cards(table: Table, hole: jax.Array, board: jax.Array) -> Table:
+    """``table`` with ``hole # [N, 2]`` and ``board # [5]`` as the cards dealt, the showdown
+    strengths recomputed (a hypothetical deal of the same betting, e.g. for a best response's
+    rollouts; the caller keeps the cards already shown and the cards distinct)."""
+    hole, board = _i32(hole), _i32(board)
+    return table.replace(hole=hole, board=board, strength=_strengths(hole, board))
 
 
 def _live(t: Table) -> jax.Array:
@@ -290,7 +305,6 @@ def start_hand(
 
     hole = hole_cards(_i32(deck), n)
     board = board_cards(_i32(deck))
-    seven = jnp.concatenate([hole, jnp.broadcast_to(board, (n, 5))], axis=-1)
     no = jnp.zeros((n,), bool)
     table = Table(
         stacks=behind,
@@ -311,7 +325,7 @@ def start_hand(
         hole=hole,
         board=board,
         revealed=_i32(0),
-        strength=evaluate(seven).astype(jnp.int32),
+        strength=_strengths(hole, board),
         hand_over=jnp.asarray(False),
         showdown=jnp.asarray(False),
         winnings=jnp.zeros((n,), jnp.int32),
