@@ -237,7 +237,8 @@ def readme_table(results_dir=RESULTS) -> str:
                         f"{status(comp['met'], comp['goal'], comp['ratio'])} |")
         for t in doc.get("targets", []):
             dates.add(doc["date"][:10])
-            rows.append(f"| {doc['name']}: {t['key']} | {t['side']} | | "
+            side = f"{t['side']} ({t['detail']})" if t.get("detail") else t["side"]
+            rows.append(f"| {doc['name']}: {t['key']} | {side} | | "
                         f"**{value(t)} {t['unit']}** | {bound(t)} | "
                         f"{target_status(t)} |")
     when = ", ".join(sorted(dates)) or "-"

@@ -10,6 +10,7 @@ import json
 import pathlib
 import random
 import re
+import statistics
 import sys
 
 import pytest
@@ -227,6 +228,23 @@ def test_committed_results_are_complete_and_their_ratios_follow_from_the_windows
             assert any(p.median == pytest.approx(comp["peer_median"], rel=1e-12)
                        for p in cells[comp["peer"]]), f"{path.name}: {comp['key']}"
             assert comp["ratio"] == pytest.approx(comp["ours_median"] / comp["peer_median"])
+
+
+def test_the_series_figures_follow_from_its_runs():
+    """series.json's goal line (README row) is the median command wall of its runs, the upper
+    quartile beside it, and the split the medians of the runs' engine / wasm / host times."""
+    doc = json.loads((ROOT / "benchmarks" / "results" / "series.json").read_text())
+    runs, (t,) = doc["cells"][0]["windows"], doc["targets"]
+    walls = [w["seconds"] for w in runs]
+    assert t["value"] == pytest.approx(statistics.median(walls), rel=1e-6)
+    assert t["q1"] == pytest.approx(max(walls) if len(walls) < 4 else
+                                    statistics.quantiles(walls, n=4)[2], rel=1e-6)
+    assert t["met"] == (t["value"] <= t["goal"] and t["q1"] <= t["goal"])
+    med = {k: statistics.median(w[k] for w in runs) for k in ("series_s", "engine_s",
+                                                               "policy_s", "host_s")}
+    assert t["detail"] == (f"series {med['series_s']:.1f} s = engine {med['engine_s']:.1f} / "
+                           f"wasm {med['policy_s']:.1f} / host {med['host_s']:.1f} s; first "
+                           f"run, compiling: {walls[0]:.1f} s")
 
 
 def test_benchmarks_doc_and_readme_table_are_generated_from_the_results():
