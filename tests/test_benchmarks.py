@@ -236,9 +236,10 @@ def test_the_series_figures_follow_from_its_runs():
     doc = json.loads((ROOT / "benchmarks" / "results" / "series.json").read_text())
     runs, (t,) = doc["cells"][0]["windows"], doc["targets"]
     walls = [w["seconds"] for w in runs]
-    assert t["value"] == pytest.approx(statistics.median(walls), rel=1e-6)
+    # (the windows keep milliseconds, the goal figures the unrounded times)
+    assert t["value"] == pytest.approx(statistics.median(walls), abs=1e-3)
     assert t["q1"] == pytest.approx(max(walls) if len(walls) < 4 else
-                                    statistics.quantiles(walls, n=4)[2], rel=1e-6)
+                                    statistics.quantiles(walls, n=4)[2], abs=1e-3)
     assert t["met"] == (t["value"] <= t["goal"] and t["q1"] <= t["goal"])
     med = {k: statistics.median(w[k] for w in runs) for k in ("series_s", "engine_s",
                                                                "policy_s", "host_s")}
