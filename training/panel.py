@@ -29,7 +29,7 @@ from holdemjax.bots import tiers as jax_tiers
 from holdemjax.poker.actions import CHECK_CALL, FOLD
 
 __all__ = ["OPPONENTS", "Paired", "opponent", "run_panel", "run_versus", "table", "record",
-           "plot"]
+           "run_header", "plot"]
 
 FAIR = 1 / 6
 OPPONENTS = ("baseline", "random", "passive", "allin", *jax_tiers.TIERS)
@@ -159,19 +159,24 @@ def table(results, title: str = "cross-play", versus=None):
     return t
 
 
-def record(results, versus=None, **about) -> dict:
-    """The JSON record: ``about`` (policy, seed, ...), the machine and versions, and one entry
-    per line-up (`EvalResult.to_dict` plus its name, and with ``versus`` (`run_versus`'s) its
-    `Paired` under ``"versus"``)."""
+def run_header() -> dict:
+    """``date``, ``machine`` and ``versions`` of a training-side JSON record (this run's)."""
     import holdemjax
 
-    return dict(about, fair_share=FAIR, z="(mean - 1/6) / SE, against the fair share 1/6",
-                date=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+    return dict(date=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
                 machine=dict(uname=" ".join(platform.uname()), nproc=os.cpu_count(),
                              load_average=list(os.getloadavg()),
                              devices=[str(d) for d in jax.devices()]),
                 versions=dict(python=sys.version.split()[0], jax=jax.__version__,
-                              holdemjax=holdemjax.__version__),
+                              holdemjax=holdemjax.__version__))
+
+
+def record(results, versus=None, **about) -> dict:
+    """The JSON record: ``about`` (policy, seed, ...), the machine and versions (`run_header`),
+    and one entry per line-up (`EvalResult.to_dict` plus its name, and with ``versus``
+    (`run_versus`'s) its `Paired` under ``"versus"``)."""
+    return dict(about, fair_share=FAIR, z="(mean - 1/6) / SE, against the fair share 1/6",
+                **run_header(),
                 lineups=[dict(opponent=name, **r.to_dict(),
                               **({} if not versus else {"versus": versus[i].to_dict()}))
                          for i, (name, r) in enumerate(results)])
