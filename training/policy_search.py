@@ -81,6 +81,8 @@ class SearchConfig:
         if self.opponent not in panel.OPPONENTS:
             raise ValueError(f"opponent {self.opponent!r} is not one of "
                              f"{', '.join(panel.OPPONENTS)}")
+        if not isinstance(self.chunk, int) or self.chunk < 1:
+            raise ValueError(f"chunk must be an int >= 1, got {self.chunk!r}")
         if self.only not in ONLY:
             raise ValueError(f"only must be one of {', '.join(ONLY)}, got {self.only!r}")
         object.__setattr__(self, "deals", deals)
@@ -180,6 +182,8 @@ def _parser() -> argparse.ArgumentParser:
                    help="paired SEs a move must gain over the current policy")
     p.add_argument("--opponent", default=d.opponent, choices=panel.OPPONENTS)
     p.add_argument("--env", default=d.env_id, choices=ev.ENV_IDS)
+    p.add_argument("--chunk", type=int, default=d.chunk,
+                   help="deals per evaluation batch (6 tables each; larger on an accelerator)")
     p.add_argument("--only", default=d.only, choices=ONLY,
                    help="ablation: search only these spots (the others stay passive)")
     p.add_argument("--no-distill", action="store_true", help="stop after the search")
@@ -199,7 +203,7 @@ def main(argv=None) -> int:
     try:
         config = SearchConfig(seed=args.seed, deals=tuple(args.deals), grid=tuple(args.grid),
                               margin=args.margin, opponent=args.opponent, env_id=args.env,
-                              only=args.only)
+                              only=args.only, chunk=args.chunk)
     except ValueError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2

@@ -82,7 +82,7 @@ def test_only_searches_the_named_spots():
 
 @pytest.mark.parametrize("bad", [dict(deals=()), dict(deals=(1,)), dict(grid=(0, 10_001)),
                                  dict(margin=-1.0), dict(opponent="nobody"),
-                                 dict(only="flop")])
+                                 dict(only="flop"), dict(chunk=0)])
 def test_bad_configs_are_refused_by_name(bad):
     with pytest.raises(ValueError, match=next(iter(bad))):
         ps.SearchConfig(**bad)
