@@ -33,7 +33,6 @@ import numpy as np
 import optax
 
 import holdemjax
-from holdemjax.poker.actions import CHECK_CALL, FOLD
 from holdemjax.training import evaluate as ev
 from holdemjax.training import panel
 from holdemjax.training.networks import masked_logits
@@ -72,10 +71,6 @@ class Distilled:
     params: dict
     config: Config
     info: dict
-
-
-def _passive_move(mask):
-    return jnp.where(mask[..., FOLD], FOLD, CHECK_CALL)
 
 
 @functools.lru_cache(maxsize=4)
@@ -132,8 +127,7 @@ def _agreement(net, params, obs, mask, label, chunk=8192):
     for lo in range(0, len(obs), chunk):
         pred.append(np.asarray(apply(params, obs[lo:lo + chunk], mask[lo:lo + chunk])))
     pred = np.concatenate(pred)
-    passive = np.where(mask[:, FOLD], FOLD, CHECK_CALL)
-    aggressive = label != passive
+    aggressive = label != np.asarray(panel.passive_move(mask))
     return (float((pred == label).mean()),
             float((pred == label)[aggressive].mean()) if aggressive.any() else float("nan"),
             int(aggressive.sum()))
@@ -159,7 +153,7 @@ def distill(teacher_params, *, env_id: str = "sng-6", seed: int = 0,
     t_obs, t_mask, t_label = (x[held_out] for x in every)
     del every
     collect_s = time.perf_counter() - start
-    weight = np.where(label != np.where(mask[:, FOLD], FOLD, CHECK_CALL),
+    weight = np.where(label != np.asarray(panel.passive_move(mask)),
                       cfg.aggressive_weight, 1.0).astype(np.float32)
     if progress:
         progress(f"distill: {len(label):,} decisions ({int((weight > 1).sum()):,} not passive), "

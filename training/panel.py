@@ -28,17 +28,23 @@ from holdemjax.bots import baseline, random_bot
 from holdemjax.bots import tiers as jax_tiers
 from holdemjax.poker.actions import CHECK_CALL, FOLD
 
-__all__ = ["OPPONENTS", "Paired", "opponent", "run_panel", "run_versus", "table", "record",
-           "run_header", "plot"]
+__all__ = ["OPPONENTS", "Paired", "passive_move", "opponent", "run_panel", "run_versus", "table",
+           "record", "run_header", "plot"]
 
 FAIR = 1 / 6
 OPPONENTS = ("baseline", "random", "passive", "allin", *jax_tiers.TIERS)
 
 
+def passive_move(mask):
+    """The passive bot's move for legal masks ``# [..., A]``: check when checking is free, else
+    fold (the menu offers FOLD only when facing a bet). ``# [...] int32``."""
+    mask = jnp.asarray(mask)
+    return jnp.where(mask[..., FOLD], FOLD, CHECK_CALL).astype(jnp.int32)
+
+
 def _passive(env, state, key):
-    """Check when checking is free, else fold (the menu offers FOLD only when facing a bet)."""
-    mask = state.legal_action_mask
-    return jnp.where(mask[FOLD], FOLD, CHECK_CALL).astype(jnp.int32)
+    """The passive bot: `passive_move` of the state's legal mask."""
+    return passive_move(state.legal_action_mask)
 
 
 def _allin(env, state, key):

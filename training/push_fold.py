@@ -36,7 +36,8 @@ import numpy as np
 
 from holdemjax.bots import baseline
 from holdemjax.poker import table as tb
-from holdemjax.poker.actions import CHECK_CALL, FOLD
+from holdemjax.poker.actions import CHECK_CALL
+from holdemjax.training import panel
 
 __all__ = ["PLAYERS", "SITUATIONS", "DEPTHS", "SHORT_BB", "NUM_PARAMS", "PASSIVE", "NEVER",
            "ALWAYS", "spot_names", "spot", "policy", "describe", "class_name"]
@@ -78,7 +79,7 @@ def policy(env):
         top = jnp.asarray(top_table)[baseline.hand_class(f["hole"])]
         mask = state.legal_action_mask
         shove = (f["street"] == tb.PREFLOP) & (top <= jnp.asarray(params)[spot(f)])
-        passive = jnp.where(mask[FOLD], FOLD, CHECK_CALL)
+        passive = panel.passive_move(mask)
         push = jnp.where(mask[all_in], all_in, CHECK_CALL)
         return jnp.where(shove, push, passive).astype(jnp.int32)
 

@@ -195,9 +195,24 @@ def test_unknown_opponents_are_refused_by_name(capsys, tmp_path):
     assert "nitbot" in capsys.readouterr().err
 
 
+def panel_rows(record: dict) -> list[str]:
+    """The markdown rows of a panel record: mean ± SE, z vs 1/6, mean ± 2 SE, and with a paired
+    reference its mean, the paired difference ± SE and its z."""
+    rows = []
+    for r in record["lineups"]:
+        row = (f"| `{r['opponent']}` | {r['mean']:.4f} ± {r['se']:.4f} | {r['z']:+.2f} | "
+               f"{r['mean'] - 2 * r['se']:.4f} .. {r['mean'] + 2 * r['se']:.4f} |")
+        if "versus" in r:
+            v = r["versus"]
+            row += f" {v['mean']:.4f} | {v['diff']:+.5f} ± {v['se']:.5f} | {v['z']:+.2f} |"
+        rows.append(row)
+    return rows
+
+
 def test_the_docs_panel_tables_are_the_committed_records():
-    """docs/training.md's panel tables (each under a ``<!-- panel:NAME -->`` marker) are the
-    line-ups of benchmarks/results/NAME.json, figure for figure: no score typed by hand."""
+    """docs/training.md's and the README's panel tables (each under a ``<!-- panel:NAME -->``
+    marker) are the line-ups of benchmarks/results/NAME.json, figure for figure: no score typed
+    by hand."""
     import json
     import pathlib
     import re
@@ -205,13 +220,14 @@ def test_the_docs_panel_tables_are_the_committed_records():
     root = pathlib.Path(__file__).resolve().parents[2]
     doc = (root / "docs" / "training.md").read_text()
     blocks = re.findall(r"<!-- panel:(\w+) -->\n((?:\|.*\n)+)", doc)
-    assert {name for name, _ in blocks} == {"panel_sng6_example", "panel_sng6_example_greedy"}
-    for name, table in blocks:
+    assert {name for name, _ in blocks} == {"panel_sng6_example", "panel_sng6_example_greedy",
+                                            "panel_sng6_pushfold_greedy"}
+    readme = re.findall(r"<!-- panel:(\w+) -->\n((?:\|.*\n)+)",
+                        (root / "README.md").read_text())
+    assert [name for name, _ in readme] == ["panel_sng6_pushfold_greedy"]
+    for name, table in blocks + readme:
         record = json.loads((root / "benchmarks" / "results" / f"{name}.json").read_text())
         rows = [line for line in table.splitlines()[2:]]
-        want = [f"| `{r['opponent']}` | {r['mean']:.4f} ± {r['se']:.4f} | {r['z']:+.2f} | "
-                f"{r['mean'] - 2 * r['se']:.4f} .. {r['mean'] + 2 * r['se']:.4f} |"
-                for r in record["lineups"]]
-        assert rows == want, name
+        assert rows == panel_rows(record), name
         assert record["greedy"] == name.endswith("_greedy")
         assert all(r["tournaments"] == 3000 and r["illegal"] == 0 for r in record["lineups"])

@@ -100,3 +100,82 @@ def test_the_command_writes_its_record(tmp_path, capsys):
     assert set(record["ranges"]) == set(push_fold.spot_names())
     assert ps.main(["--deals", "0", "--out", str(out)]) == 2
     assert "deals" in capsys.readouterr().err
+
+
+def seed_rows(root) -> list[str]:
+    """docs/training.md's three-seed table from the committed records: per seed the spots that
+    shove, the training time, the score against five baselines and its paired difference with
+    the passive bot, and the smallest z against 1/6 over the panel; then the seeds' mean and
+    spread."""
+    rows, diffs, times, means = [], [], [], []
+    for seed in range(3):
+        search = json.loads((root / f"benchmarks/results/policy_search_seed{seed}.json")
+                            .read_text())
+        name = "panel_sng6_pushfold_greedy" if seed == 0 else \
+            f"panel_sng6_pushfold_seed{seed}_greedy"
+        panel = json.loads((root / f"benchmarks/results/{name}.json").read_text())
+        base = next(r for r in panel["lineups"] if r["opponent"] == "baseline")
+        low = min(panel["lineups"], key=lambda r: r["z"])
+        spots = "; ".join(f"{k}: {v}" for k, v in push_fold.describe(search["thresholds"])
+                          .items() if v != "never")
+        v = base["versus"]
+        rows.append(f"| {seed} | {spots} | {search['train_s']:,.0f} s | {base['mean']:.4f} | "
+                    f"{v['diff']:+.5f} ± {v['se']:.5f} (z {v['z']:+.2f}) | "
+                    f"{low['z']:+.2f} (`{low['opponent']}`) |")
+        diffs.append(v["diff"])
+        times.append(search["train_s"])
+        means.append(base["mean"])
+        assert search["distill"]["teacher"] == search["thresholds"]
+    rows.append(f"| mean (spread) | | {np.mean(times):,.0f} s ({min(times):,.0f} .. "
+                f"{max(times):,.0f}) | {np.mean(means):.4f} ({min(means):.4f} .. "
+                f"{max(means):.4f}) | {np.mean(diffs):+.5f} ({min(diffs):+.5f} .. "
+                f"{max(diffs):+.5f}) | |")
+    return rows
+
+
+def test_the_docs_seed_table_is_the_committed_records():
+    import pathlib
+    import re
+
+    root = pathlib.Path(__file__).resolve().parents[2]
+    doc = (root / "docs" / "training.md").read_text()
+    (table,) = re.findall(r"<!-- pushfold-seeds -->\n((?:\|.*\n)+)", doc)
+    assert table.splitlines()[2:] == seed_rows(root)
+
+
+def test_the_shipped_policy_meets_the_bar_in_its_record():
+    """Issue 20 point 2, read from the committed panel records of all three seeds: z > 3
+    against 1/6 on every line-up of 3,000 rotated tournaments, and above the passive bot against
+    five baselines by more than 3 paired SEs; the shipped checkpoint is seed 0's."""
+    import pathlib
+
+    from holdemjax.training import ppo
+
+    root = pathlib.Path(__file__).resolve().parents[2]
+    for name in ("panel_sng6_pushfold_greedy", "panel_sng6_pushfold_seed1_greedy",
+                 "panel_sng6_pushfold_seed2_greedy"):
+        panel = json.loads((root / f"benchmarks/results/{name}.json").read_text())
+        assert panel["greedy"] and panel["reference"] == "passive"
+        assert {r["opponent"] for r in panel["lineups"]} >= set(
+            ("baseline", "random", "passive", "allin", "beginner", "intermediate", "advanced"))
+        for r in panel["lineups"]:
+            assert r["tournaments"] >= 3000 and r["z"] > 3 and r["illegal"] == 0, (name, r)
+        base = next(r for r in panel["lineups"] if r["opponent"] == "baseline")
+        assert base["versus"]["z"] > 3, name
+    info = ppo.checkpoint_info(root / "training/checkpoints/sng6_pushfold.msgpack")
+    search = json.loads((root / "benchmarks/results/policy_search_seed0.json").read_text())
+    assert info["teacher"] == search["thresholds"] and search["train_s"] < 3600
+
+
+def test_the_docs_ablation_table_is_the_committed_record():
+    import pathlib
+    import re
+
+    root = pathlib.Path(__file__).resolve().parents[2]
+    doc = (root / "docs" / "training.md").read_text()
+    (table,) = re.findall(r"<!-- pushfold-ablation -->\n((?:\|.*\n)+)", doc)
+    record = json.loads((root / "benchmarks/results/push_fold_ablation.json").read_text())
+    want = [f"| {r['name']} | {r['mean']:.4f} ± {r['se']:.4f} | {r['diff']:+.5f} ± "
+            f"{r['diff_se']:.5f} | {r['z']:+.2f} |" for r in record["rows"]]
+    assert table.splitlines()[2:] == want
+    assert all(r["illegal"] == 0 and r["unfinished"] == 0 for r in record["rows"])
