@@ -28,10 +28,9 @@ from holdemjax.training import evaluate as ev
 from holdemjax.training import panel, ppo, push_fold
 
 
-def rows(checkpoint: str, teacher: np.ndarray) -> list[tuple[str, object, object]]:
+def rows(params, config, teacher: np.ndarray) -> list[tuple[str, object, object]]:
     """(name, policy(params, state, key), params) of each row."""
-    params, config = ppo.load_checkpoint(checkpoint)
-    heads_up = np.array([i // 4 == 0 for i in range(push_fold.NUM_PARAMS)])
+    heads_up = np.isin(np.arange(push_fold.NUM_PARAMS), push_fold.HEADS_UP)
     teacher = jnp.asarray(teacher, jnp.int32)
     env = ev.make_env(config.env_id)
     act = push_fold.policy(env)
@@ -53,7 +52,7 @@ def main(argv=None) -> int:
     p.add_argument("--out", default=None)
     args = p.parse_args(argv)
     teacher = np.asarray(ppo.checkpoint_info(args.checkpoint)["teacher"], np.int32)
-    _, config = ppo.load_checkpoint(args.checkpoint)
+    params, config = ppo.load_checkpoint(args.checkpoint)
     env = ev.make_env(config.env_id)
     bot = panel.opponent(args.opponent, env)
     console = Console()
@@ -65,8 +64,8 @@ def main(argv=None) -> int:
     reference = play(panel.opponent("passive", env), None)
     console.print(f"passive: {reference.summary()}")
     out = []
-    for name, fn, params in rows(args.checkpoint, teacher):
-        r = play(fn, params)
+    for name, fn, row_params in rows(params, config, teacher):
+        r = play(fn, row_params)
         diff, se = ev.mean_se(r.per_deal - reference.per_deal)
         out.append(dict(name=name, mean=r.mean, se=r.se, diff=diff, diff_se=se,
                         z=ev.z_score(diff, se), illegal=r.illegal, unfinished=r.unfinished,

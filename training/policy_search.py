@@ -95,11 +95,10 @@ class SearchConfig:
 
     def spots(self) -> tuple[int, ...]:
         """The spot indices a sweep visits, in order."""
-        heads_up = [i for i in ORDER if i // 4 == 0]
         if self.only == "heads-up":
-            return tuple(heads_up)
+            return tuple(i for i in ORDER if i in push_fold.HEADS_UP)
         if self.only == "not-heads-up":
-            return tuple(i for i in ORDER if i not in heads_up)
+            return tuple(i for i in ORDER if i not in push_fold.HEADS_UP)
         return ORDER
 
 

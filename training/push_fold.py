@@ -40,7 +40,7 @@ from holdemjax.poker.actions import CHECK_CALL
 from holdemjax.training import panel
 
 __all__ = ["PLAYERS", "SITUATIONS", "DEPTHS", "SHORT_BB", "NUM_PARAMS", "PASSIVE", "NEVER",
-           "ALWAYS", "spot_names", "spot", "policy", "describe", "class_name"]
+           "ALWAYS", "HEADS_UP", "spot_names", "spot", "policy", "describe", "class_name"]
 
 PLAYERS = ("heads-up", "3-handed", "4+")  # players dealt into the hand: 2, 3, 4..6
 SITUATIONS = ("first", "facing")  # nobody bet yet / facing a bet or raise
@@ -49,6 +49,8 @@ SHORT_BB = baseline.SHORT_BB
 NUM_PARAMS = len(PLAYERS) * len(SITUATIONS) * len(DEPTHS)
 NEVER, ALWAYS = 0, 10_000  # thresholds: no hand / every hand (``top`` is in 0..10,000 bp)
 PASSIVE = np.zeros(NUM_PARAMS, np.int32)
+#: The parameter indices of the heads-up spots (`spot`: the players count is the major index).
+HEADS_UP = tuple(range(len(SITUATIONS) * len(DEPTHS)))
 
 
 def spot_names() -> list[str]:

@@ -9,8 +9,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from holdemjax.poker.actions import CHECK_CALL, FOLD
-from holdemjax.training import distill, ppo, push_fold
+from holdemjax.training import distill, panel, ppo, push_fold
 from holdemjax.training import evaluate as ev
 
 TEACHER = np.array([push_fold.ALWAYS] * 4 + [67] * 8, np.int32)  # heads-up: all; else KK+
@@ -29,12 +28,12 @@ def test_the_labels_are_the_teachers_actions():
                                        tables=8, steps=40)
     assert obs.shape == (320, env.observation_shape[0]) and mask.shape == (320, env.num_actions)
     assert mask[np.arange(320), label].all()  # always a legal action
-    passive = np.where(mask[:, FOLD], FOLD, CHECK_CALL)
+    passive = np.asarray(panel.passive_move(mask))
     assert (label != passive).any() and (label == passive).any()
     # The same decisions from a passive teacher: every label is the passive move.
     _, mask0, label0 = distill.collect(push_fold.PASSIVE, env, jax.random.key(5),
                                        bots=("baseline",), tables=8, steps=40)
-    np.testing.assert_array_equal(label0, np.where(mask0[:, FOLD], FOLD, CHECK_CALL))
+    np.testing.assert_array_equal(label0, np.asarray(panel.passive_move(mask0)))
 
 
 def test_the_network_learns_the_teachers_play(trained):
