@@ -41,7 +41,7 @@ def test_each_step_keeps_the_best_threshold_when_it_clears_the_margin(free):
 
 
 def test_a_large_margin_keeps_the_passive_start(free):
-    params, steps = ps.search(ps.SearchConfig(margin=1e9, **TINY))
+    params, steps = ps.search(ps.SearchConfig(margin=1e9, **dict(TINY, deals=(6,))))
     assert params.tolist() == push_fold.PASSIVE.tolist()
     # The same deals, the same candidates: the means are the free search's first sweep's.
     assert steps[0].means == free[1][0].means
