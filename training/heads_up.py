@@ -43,9 +43,9 @@ from holdemjax.sparse import sparse_cond
 from holdemjax.training import panel
 from holdemjax.validate import require_int
 
-__all__ = ["ENV_ID", "MAX_HAND_STEPS", "OPPONENTS", "Opponent", "Agent", "make_env", "opponent",
-           "heads_up_starts", "live_seats", "hand_step", "play_hand", "measure", "summary",
-           "take"]
+__all__ = ["ENV_ID", "GREEDY_SUFFIX", "MAX_HAND_STEPS", "OPPONENTS", "Opponent", "Agent",
+           "make_env", "opponent", "heads_up_starts", "live_seats", "hand_step", "play_hand",
+           "measure", "summary", "take"]
 
 ENV_ID = "sng-6"
 #: Decisions after which a heads-up hand is cut (counted as ``unfinished``; none in practice).
@@ -61,6 +61,8 @@ BOT_PROB_KEYS = 16
 #: Probability floor mixed into every opponent's action probabilities (uniform over the legal
 #: actions), so that no hypothetical hand is ruled out by a single decision.
 PROB_FLOOR = 0.01
+#: Appended to a checkpoint's name when it plays greedily (`opponent`).
+GREEDY_SUFFIX = " (greedy)"
 
 
 class Opponent(NamedTuple):
@@ -107,11 +109,16 @@ def _calling(env, state, key):
 
 
 @functools.cache
-def opponent(name: str) -> Opponent:
+def opponent(name: str, greedy: bool = False) -> Opponent:
     """The frozen policy ``name``: one of `OPPONENTS` or a PPO checkpoint path (its sampled
-    policy, `ppo.policy`, and `ppo.action_probs`). A bot's probabilities are the frequencies of
-    its action over `BOT_PROB_KEYS` fixed keys (exact for a deterministic bot)."""
+    policy, `ppo.policy`, and `ppo.action_probs`; ``greedy``: its most likely action, with all
+    its probability there, as the panel's ``--greedy`` plays it; the name then ends in
+    ``GREEDY_SUFFIX``). A bot's probabilities are the frequencies of its action over
+    `BOT_PROB_KEYS` fixed keys (exact for a deterministic bot); ``greedy`` is an error for a bot
+    (it has no network to take the most likely action of)."""
     env = make_env()
+    if greedy and name in OPPONENTS:
+        raise ValueError(f"greedy play is for checkpoints; {name!r} is a bot")
     if name == "call":
         act = functools.partial(_calling, env)
     elif name in OPPONENTS:
@@ -125,8 +132,8 @@ def opponent(name: str) -> Opponent:
         params, config = ppo.load_checkpoint(name)
         if config.env_id != ENV_ID:
             raise ValueError(f"checkpoint {name} plays {config.env_id}, not {ENV_ID}")
-        fn, probs = ppo.policy(config), ppo.action_probs(config)
-        return Opponent(name, lambda s, k: fn(params, s, k),
+        fn, probs = ppo.policy(config, greedy), ppo.action_probs(config, greedy)
+        return Opponent(name + GREEDY_SUFFIX * greedy, lambda s, k: fn(params, s, k),
                         _floored(env, lambda s: probs(params, s)))
     keys = jax.random.key_data(jax.random.split(jax.random.key(0), BOT_PROB_KEYS))
 

@@ -80,12 +80,16 @@ def policy(config: Config, greedy: bool = False):
     return act
 
 
-def action_probs(config: Config):
-    """``probs(params, state) -> [A] float32``: the masked softmax of a trained network."""
+def action_probs(config: Config, greedy: bool = False):
+    """``probs(params, state) -> [A] float32``: the masked softmax of a trained network
+    (``greedy``: all on its most likely action, the one `policy` with ``greedy`` plays)."""
     net = make_network(config)
 
     def probs(params, state):
         logits, _ = net.apply(params, state.observation)
-        return jax.nn.softmax(masked_logits(logits, state.legal_action_mask))
+        logits = masked_logits(logits, state.legal_action_mask)
+        if greedy:
+            return jax.nn.one_hot(jnp.argmax(logits), logits.shape[-1], dtype=jnp.float32)
+        return jax.nn.softmax(logits)
 
     return probs
