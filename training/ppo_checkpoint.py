@@ -57,6 +57,11 @@ def checkpoint_info(path) -> dict:
 
 
 # ----------------------------------------------------------------------- trained policies
+def _most_likely(logits) -> jax.Array:
+    """The greedy action of masked ``logits`` (the first of equals): what ``greedy`` plays."""
+    return jnp.argmax(logits).astype(jnp.int32)
+
+
 @functools.cache
 def policy(config: Config, greedy: bool = False):
     """``act(params, state, key) -> int32`` menu action of a network trained with ``config``.
@@ -73,7 +78,7 @@ def policy(config: Config, greedy: bool = False):
         logits, _ = net.apply(params, state.observation)
         logits = masked_logits(logits, state.legal_action_mask)
         if greedy:
-            return jnp.argmax(logits).astype(jnp.int32)
+            return _most_likely(logits)
         k = coordinate_key(key, *coordinates(env.decision(state)))
         return jax.random.categorical(k, logits).astype(jnp.int32)
 
@@ -89,7 +94,7 @@ def action_probs(config: Config, greedy: bool = False):
         logits, _ = net.apply(params, state.observation)
         logits = masked_logits(logits, state.legal_action_mask)
         if greedy:
-            return jax.nn.one_hot(jnp.argmax(logits), logits.shape[-1], dtype=jnp.float32)
+            return jax.nn.one_hot(_most_likely(logits), logits.shape[-1], dtype=jnp.float32)
         return jax.nn.softmax(logits)
 
     return probs
