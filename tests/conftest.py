@@ -3,14 +3,23 @@ import os
 # Tests run on the CPU with a deterministic single-host setup.
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
 
-# One persistent XLA compilation cache for the whole run, shared by the xdist workers and the
-# subprocesses the tests start (they inherit the environment): many test files compile the same
-# programs (the sng-6 step, init and scans), and compiling dominates the suite's time on CPU. The
-# cache is keyed by the program and the JAX/XLA versions, so it can only skip work, never change a
+# One persistent XLA compilation cache for the subprocesses the tests start (they inherit the
+# environment): the CLI and training commands compile the same programs (the sng-6 step, init and
+# scans) in one fresh process after another, and compiling dominates their time on CPU. The cache
+# is keyed by the program and the JAX/XLA versions, so it can only skip work, never change a
 # result; it lives in the checkout (.jax_cache/, ignored by git).
 _ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 os.environ.setdefault("JAX_COMPILATION_CACHE_DIR", os.path.join(_ROOT, ".jax_cache"))
 os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", "0.5")
+# ... but not inside the test processes themselves (the xdist workers, which live for the whole
+# run and compile hundreds of programs): twice a worker died inside JAX's cache write (SIGSEGV,
+# then SIGABRT in ``executable.serialize()`` under ``put_executable_and_time``, compiling
+# ``heads_up.measure`` for tests/training/test_lbr.py late in a full ``pytest -n auto``; the same
+# files in one fresh process pass), and xdist then hung until CI's limit. A worker compiles its
+# own programs once and keeps them in memory; it neither reads nor writes the persistent cache.
+import jax  # noqa: E402 (after JAX_PLATFORMS above: jax reads its environment at import)
+
+jax.config.update("jax_enable_compilation_cache", False)
 # The series engine's compile cache (holdemjax/series/xla_cache.py, turned on by the series
 # commands the tests run) in the checkout too, never in the user's ~/.cache.
 os.environ.setdefault("HOLDEMJAX_COMPILE_CACHE", os.path.join(_ROOT, ".jax_cache", "holdemjax"))
