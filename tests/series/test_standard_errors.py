@@ -34,8 +34,11 @@ def _check(doc, n):
     # each slot's SE estimates the same theory value; its own sampling spread is about
     # theory / sqrt(2(n-1)) (plus the payouts' kurtosis), so allow 30 % at n = 100, 12 % at 1,000
     tolerance = 0.30 if n < 1000 else 0.12
+    # what each seat went through, in the message: a seat that faulted or sat out would be why
+    seats = [{k: s[k] for k in ("faults", "faulted_at", "timeouts", "away_hands")}
+             for s in doc["slots"]]
     for e in errors:
-        assert abs(e - theory) < tolerance * theory, (errors, theory)
+        assert abs(e - theory) < tolerance * theory, (errors, theory, seats)
     # identical players: no slot further than 4 SE from 1/6
     for s, e in zip(scores, errors):
         assert abs(s - 1 / 6) < 4 * e

@@ -52,9 +52,10 @@ def test_the_result_is_a_ppo_checkpoint_that_plays_greedily_as_taught(trained, t
     assert config.env_id == "certify" and config.hidden == (64,)
     info = ppo.checkpoint_info(path)
     assert info["teacher"] == TEACHER.tolist() and info["note"] == "test"
-    env = ppo.make_env(config)
-    obs, mask, label = distill.collect(TEACHER, env, jax.random.key(9), bots=("passive",),
-                                       tables=8, steps=40)
+    # New decisions (key 9) from the first test's collector (one compiled program for both;
+    # the zero-sum option of the checkpoint's env changes rewards, not observations).
+    obs, mask, label = distill.collect(TEACHER, ev.make_env(config.env_id), jax.random.key(9),
+                                       bots=("baseline",), tables=8, steps=40)
     act = ppo.policy(config, greedy=True)
 
     class S:  # the fields ppo.policy reads
