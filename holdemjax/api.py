@@ -12,6 +12,12 @@
   by zero), as pgx does;
 * the step count increments by one per step of a live game.
 
+Called eagerly (concrete arrays, outside any ``jit``/``vmap``/``scan`` trace), `init`, `step` and
+`observe` run one compiled program per env and input signature (`jax.jit` of the same pure
+function, cached on the env), so a notebook's second call answers in milliseconds instead of
+tracing the game op by op; inside a trace they are the plain pure functions. Both give the same
+states bit for bit.
+
 Games implement only `_init`, `_step` and `_observe`. This module knows no game: the registry
 (`holdemjax.registry`) maps ids to the modules in `holdemjax.envs`.
 """
@@ -31,6 +37,11 @@ __all__ = ["State", "Env", "Array", "PRNGKey"]
 
 Array = jax.Array
 PRNGKey = jax.Array
+
+
+def _traced(*trees) -> bool:
+    """Whether any leaf of ``trees`` is a tracer (we are inside a jit/vmap/scan trace)."""
+    return any(isinstance(leaf, jax.core.Tracer) for leaf in jax.tree.leaves(trees))
 
 
 def _scalar(dtype, value=0):
@@ -84,8 +95,9 @@ class Env(abc.ABC):
     # ----------------------------------------------------------------- public API
     def init(self, key: PRNGKey) -> State:
         """A new game drawn from `key` (all chance comes from keys)."""
-        state = self._init(key)
-        return state.replace(observation=self._observe(state, state.current_player))
+        if not _traced(key):
+            return self._eager("init", self._init_pure)(key)
+        return self._init_pure(key)
 
     def step(self, state: State, action, key: PRNGKey | None = None) -> State:
         """One move by `state.current_player`; pure, jit/vmap/scan-able."""
@@ -94,6 +106,29 @@ class Env(abc.ABC):
             if self.requires_step_key:
                 raise ValueError(f"{self.id}: step needs a key (chance happens inside a step)")
             key = jax.random.key(0)
+        if not _traced(state, action, key):
+            return self._eager("step", self._step_pure)(state, action, key)
+        return self._step_pure(state, action, key)
+
+    def observe(self, state: State, player_id=None) -> Array:
+        """The observation of `player_id` (default: the player to act)."""
+        if player_id is None:
+            player_id = state.current_player
+        player_id = jnp.asarray(player_id, jnp.int32)
+        if not _traced(state, player_id):
+            return self._eager("observe", self._observe_pure)(state, player_id)
+        return self._observe_pure(state, player_id)
+
+    def render_svg(self, state: State) -> str:
+        """An SVG picture of an unbatched state."""
+        return state.to_svg()
+
+    # ------------------------------------------------------ the pure bodies of the public API
+    def _init_pure(self, key: PRNGKey) -> State:
+        state = self._init(key)
+        return state.replace(observation=self._observe(state, state.current_player))
+
+    def _step_pure(self, state: State, action: Array, key: PRNGKey) -> State:
         done = state.terminated | state.truncated
         return jax.lax.cond(
             done,
@@ -101,15 +136,16 @@ class Env(abc.ABC):
             lambda: self._step_live(state, action, key),
         )
 
-    def observe(self, state: State, player_id=None) -> Array:
-        """The observation of `player_id` (default: the player to act)."""
-        if player_id is None:
-            player_id = state.current_player
-        return jax.lax.stop_gradient(self._observe(state, jnp.asarray(player_id, jnp.int32)))
+    def _observe_pure(self, state: State, player_id: Array) -> Array:
+        return jax.lax.stop_gradient(self._observe(state, player_id))
 
-    def render_svg(self, state: State) -> str:
-        """An SVG picture of an unbatched state."""
-        return state.to_svg()
+    def _eager(self, name: str, fn):
+        """The compiled form of ``fn`` for eager calls, one `jax.jit` per env and public function
+        (jit itself keeps one program per input signature)."""
+        programs = self.__dict__.setdefault("_eager_programs", {})
+        if name not in programs:
+            programs[name] = jax.jit(fn)
+        return programs[name]
 
     # ------------------------------------------------------------------ properties
     @property

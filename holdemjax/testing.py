@@ -5,8 +5,10 @@ public field dtypes and shapes, the observation's included (its dtype is the env
 `observation_dtype` at init and at every later step, for every player's view); zero rewards at
 init and a non-empty mask; the step count; the terminal rules (all-true mask, stepping a finished
 game changes nothing and pays nothing); the illegal-action rule; determinism (same key, same
-tree); that a vmapped row equals its unbatched run; that compiled steps trace once; and that the
-SVG renderer gives well-formed SVG. With ``until_end=True`` every game must end within
+tree); that a vmapped row equals its unbatched run; that compiled steps trace once; that eager
+calls (`env.init` / `env.step` / `env.observe` on concrete arrays, which the unbatched runs use)
+compile once and then never again, and equal the jitted programs leaf by leaf; and that the SVG
+renderer gives well-formed SVG. With ``until_end=True`` every game must end within
 ``max_steps`` (long games: pass a policy that ends them sooner, e.g. `shove_policy`).
 """
 
@@ -23,7 +25,7 @@ import numpy as np
 from holdemjax.api import Env, State
 from holdemjax.experimental import act_randomly
 
-__all__ = ["api_test", "shove_policy"]
+__all__ = ["api_test", "shove_policy", "CompileCounter"]
 
 Policy = Callable[[jax.Array, State], jax.Array]
 
@@ -69,20 +71,43 @@ def shove_policy(p_all_in: float = 0.5) -> Policy:
     return policy
 
 
+class CompileCounter:
+    """Counts XLA compiles while it is open (JAX's backend-compile monitoring event)::
+
+        with CompileCounter() as compiles:
+            env.step(state, 0)
+        assert compiles.count == 0
+    """
+
+    _EVENT = "/jax/core/compile/backend_compile_duration"
+
+    def __init__(self):
+        self.count = 0
+
+    def _listen(self, event: str, _seconds: float, **_kwargs) -> None:
+        if event == self._EVENT:
+            self.count += 1
+
+    def __enter__(self) -> CompileCounter:
+        jax.monitoring.register_event_duration_secs_listener(self._listen)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        jax.monitoring.unregister_event_duration_listener(self._listen)
+
+
 class _Compiled:
-    """The jitted functions the checks share (each compiles once); steps carry the retrace
-    guard."""
+    """The functions the checks share (each compiles once). Unbatched play uses the env's own
+    eager calls (one cached program each, `holdemjax.api`); the batched step carries the
+    retrace guard."""
 
     def __init__(self, env: Env, pick):
         # chex counts traces per function source, so each guarded step gets its own function.
-        def unbatched_step(state, action, key):
-            return env.step(state, action, key)
-
         def batched_step(state, action, key):
             return env.step(state, action, key)
 
-        self.init = jax.jit(env.init)
-        self.step = jax.jit(chex.assert_max_traces(unbatched_step, n=1))
+        self.init = env.init
+        self.step = env.step
         self.init_b = jax.jit(jax.vmap(env.init))
         self.step_b = jax.jit(jax.vmap(chex.assert_max_traces(batched_step, n=1)))
         self.pick = jax.jit(pick)
@@ -157,7 +182,18 @@ def _trees_equal(a, b, what: str) -> None:
 # ------------------------------------------------------------------------------ the runs
 def _check_jit_loop(env: Env, fns: _Compiled, key, games: int, max_steps: int,
                     until_end: bool) -> None:
-    """Unbatched play with jitted init/step; a step function that retraces fails."""
+    """Unbatched play with eager init/step calls: after the first game's first step nothing
+    compiles again (each eager call runs its one cached program)."""
+    with CompileCounter() as compiles:
+        _play_unbatched(env, fns, key, 1, max_steps, until_end)
+        first = compiles.count
+        _play_unbatched(env, fns, jax.random.fold_in(key, 7), games - 1, max_steps, until_end)
+        again = compiles.count - first
+    assert again == 0, f"{env.id}: eager calls compiled {again} programs after the first game"
+
+
+def _play_unbatched(env: Env, fns: _Compiled, key, games: int, max_steps: int,
+                    until_end: bool) -> None:
     for g in range(games):
         k_init, k_play = jax.random.split(jax.random.fold_in(key, g))
         state = fns.init(k_init)
