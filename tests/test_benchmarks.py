@@ -486,3 +486,23 @@ def test_committed_compile_results_follow_from_their_times():
     doc = json.loads(path.read_text())
     assert doc["name"] == "compile" and doc["kind"] == "compile"
     _check_compile_doc(doc)
+
+
+def test_device_check_memory_figures():
+    """device_check's bytes of one game's state (a batched state's leaves over the batch) and
+    the device's memory figures (none reported on a CPU)."""
+    import math
+
+    import jax
+
+    import holdemjax
+
+    check = _load("device_check")
+    env = holdemjax.make("kuhn_poker")
+    state = jax.eval_shape(env.init, jax.eval_shape(lambda: jax.random.key(0)))
+    one = sum(math.prod(x.shape) * x.dtype.itemsize for x in jax.tree.leaves(state))
+    assert check.state_bytes(env, 8) == one > 0
+    memory = check.device_memory()
+    assert set(memory) == {"peak_bytes_in_use", "bytes_in_use", "bytes_limit"}
+    if jax.devices()[0].platform == "cpu":
+        assert all(v is None for v in memory.values())

@@ -169,10 +169,11 @@ def make_pgx(env_id: str):
 
 # ------------------------------------------------------------------- ours against pgx
 def side_record(env_id: str, side: str, batch: int, round_: int,
-                on_program: Callable[[str, ProgramTime], None] | None = None) -> dict:
-    """One side's four programs for one env id (``side``: "holdemjax" or "pgx"), as a record
-    of the results file. Both sides are called alike: with a step key where our env needs
-    one (pgx's stochastic games take ``step(state, action, key)`` too)."""
+                on_program: Callable[[str, ProgramTime], None] | None = None,
+                names: Sequence[str] = PROGRAMS) -> dict:
+    """One side's programs (`names`, default the four) for one env id (``side``: "holdemjax"
+    or "pgx"), as a record of the results file. Both sides are called alike: with a step key
+    where our env needs one (pgx's stochastic games take ``step(state, action, key)`` too)."""
     from holdemjax.registry import REGISTRY, make
 
     step_key = env_id in REGISTRY and make(env_id).requires_step_key
@@ -180,7 +181,7 @@ def side_record(env_id: str, side: str, batch: int, round_: int,
         make_env, key_fn = (lambda: make(env_id)), jax.random.key
     else:
         make_env, key_fn = (lambda: make_pgx(env_id)), jax.random.PRNGKey
-    times = compile_times(make_env, batch, step_key, key_fn, on_program)
+    times = compile_times(make_env, batch, step_key, key_fn, on_program, names)
     return {"round": round_, "side": side, "env": env_id, "batch": batch,
             "step_key": step_key, "programs": {n: t.to_json() for n, t in times.items()}}
 
