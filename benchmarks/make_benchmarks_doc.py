@@ -216,12 +216,91 @@ def parity_section(docs: list[dict]) -> str:
     return "\n".join(out)
 
 
+def load_compile(results_dir=RESULTS, docs: list[dict] | None = None) -> dict | None:
+    """The compile-time results (``benchmarks/bench_compile.py``), when the file exists."""
+    docs = _read(results_dir) if docs is None else docs
+    return next((d for d in docs if d.get("kind") == "compile" and d["name"] == "compile"),
+                None)
+
+
+def _seconds(p: dict) -> str:
+    """A program's lower + compile seconds: ``total (lower + compile)``."""
+    return f"{p['total_s']:.2f} ({p['lower_s']:.2f} + {p['compile_s']:.2f})"
+
+
+def compile_section(doc: dict | None) -> str:
+    if doc is None:
+        return ""
+    params = doc["params"]
+    out = [f"## {doc['title']}", "",
+           f"`{doc['command']}` — {doc['date'][:10]}; {_machine(doc)}.", "",
+           f"Versions: {_versions(doc)}.", "",
+           "Seconds to trace and lower plus seconds for XLA to compile, "
+           "`total (lower + compile)`, each the median of "
+           f"{params['rounds']} rounds in one process (ours then pgx's per game, every program "
+           "new to the process, the persistent cache off, nothing run); the ratio is ours / "
+           "pgx's of init + step (lower is better): a hold'em format against pgx "
+           f"`{params['format_peer']}`, a game pgx has against pgx's own. A goal is met when the "
+           "ratio and the upper quartile of the per-round ratios are at most the goal. "
+           "Kernels: `fusion(` instructions / `while(` loops of the compiled step.", ""]
+    if not doc.get("complete", True):
+        out += ["Interrupted: the figures are those of the rounds measured.", ""]
+    out += [f"Batched (`jit(vmap(f))`, batch {params['batch']:,}):", "",
+            "| env | init | step | kernels | pgx peer | pgx init | pgx step | pgx kernels | "
+            "ratio | goal | status |",
+            "|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---|"]
+    for row in doc["envs"]:
+        o, p = row["ours"], row["pgx"]
+        goal = "" if row["goal"] is None else f"≤ {ratio(row['goal'])}"
+        worse = max(row["ratio"], row["q3"])
+        out.append(
+            f"| {row['env']} | {_seconds(o['init_batched'])} | {_seconds(o['step_batched'])} | "
+            f"{o['step_batched']['fusions']:.0f} / {o['step_batched']['whiles']:.0f} | "
+            f"{row['peer']} | {_seconds(p['init_batched'])} | {_seconds(p['step_batched'])} | "
+            f"{p['step_batched']['fusions']:.0f} / {p['step_batched']['whiles']:.0f} | "
+            f"**{ratio(row['ratio'])}** | {goal} | "
+            f"{status(row['met'], row['goal'], worse, at_most=True)} |")
+    out += ["", "Unbatched (`jit(f)`):", "",
+            "| env | init | step | pgx peer | pgx init | pgx step | ratio |",
+            "|---|---:|---:|---|---:|---:|---:|"]
+    for row in doc["envs"]:
+        o, p = row["ours"], row["pgx"]
+        out.append(f"| {row['env']} | {_seconds(o['init'])} | {_seconds(o['step'])} | "
+                   f"{row['peer']} | {_seconds(p['init'])} | {_seconds(p['step'])} | "
+                   f"{ratio(row['ratio_unbatched'])} |")
+    out.append("")
+    return "\n".join(out)
+
+
 def render_doc(results_dir=RESULTS) -> str:
     files = _read(results_dir)
     parts = [HEAD]
     parts += [section(d) for d in load_results(docs=files)]
+    compile_doc = load_compile(docs=files)
+    if compile_doc is not None:
+        parts.append(compile_section(compile_doc))
     parts.append(parity_section(load_parity(docs=files)))
     return "\n".join(parts).rstrip() + "\n"
+
+
+def compile_rows(doc: dict) -> list[str]:
+    """The README's compile-time rows: each hold'em format against pgx's Go 9x9, and the side
+    games against pgx's own by the worst of them."""
+    def row(key, ours, peer, r):
+        worse = max(r["ratio"], r["q3"])
+        return (f"| compile: {key} | {ours} | {peer} | **{ratio(r['ratio'])}** | "
+                f"≤ {ratio(r['goal'])} | {status(r['met'], r['goal'], worse, at_most=True)} |")
+
+    rows = [r for r in doc["envs"] if r["goal"] is not None]
+    formats = [r for r in rows if r["peer"] != r["env"]]
+    side = [r for r in rows if r["peer"] == r["env"]]
+    out = [row(f"{r['env']} init + step B={doc['params']['batch']:,}", r["env"],
+               f"pgx {r['peer']}", r) for r in formats]
+    if side:
+        worst = max(side, key=lambda r: max(r["ratio"], r["q3"]))
+        out.append(row(f"side games init + step B={doc['params']['batch']:,} (worst of "
+                       f"{len(side)}: {worst['env']})", "holdemjax", "pgx", worst))
+    return out
 
 
 def readme_table(results_dir=RESULTS) -> str:
@@ -241,6 +320,10 @@ def readme_table(results_dir=RESULTS) -> str:
             rows.append(f"| {doc['name']}: {t['key']} | {side} | | "
                         f"**{value(t)} {t['unit']}** | {bound(t)} | "
                         f"{target_status(t)} |")
+    compile_doc = load_compile(results_dir)
+    if compile_doc is not None:
+        dates.add(compile_doc["date"][:10])
+        rows += compile_rows(compile_doc)
     when = ", ".join(sorted(dates)) or "-"
     return "\n".join(
         [START, f"Headline ratios (measured {when}; how, and every window: "

@@ -412,3 +412,97 @@ def test_no_rate_in_the_docs_without_a_results_file():
                 found += [f"{nb.name}: {m.group(0)}" for m in _RATE.finditer("".join(
                     cell["source"]))]
     assert not found, f"speed figures without a results file: {found}"
+
+
+# ----------------------------------------------------------------------- compile time
+def _check_compile_doc(doc: dict) -> None:
+    """A compile-time results document: every figure follows from its records (medians over
+    the rounds), every ratio from the figures, every goal status from the ratios."""
+    from holdemjax.bench import PROGRAMS
+
+    for key in ("date", "machine", "versions", "command", "params", "envs", "records"):
+        assert key in doc, f"compile: no {key}"
+    fields = {"lower_s", "compile_s", "total_s", "fusions", "whiles"}
+    for rec in doc["records"]:
+        assert set(rec["programs"]) == set(PROGRAMS) and rec["side"] in ("holdemjax", "pgx")
+        for p in rec["programs"].values():
+            assert set(p) == fields and p["lower_s"] > 0 and p["compile_s"] > 0
+            assert p["total_s"] == pytest.approx(p["lower_s"] + p["compile_s"])
+            assert p["fusions"] >= 0 and p["whiles"] >= 0
+    for row in doc["envs"]:
+        ours = [r for r in doc["records"] if r["side"] == "holdemjax" and r["env"] == row["env"]]
+        peer = {r["round"]: r for r in doc["records"]
+                if r["side"] == "pgx" and r["env"] == row["peer"]}
+        assert row["rounds"] == len(ours) >= 1 and peer
+        for side, recs in (("ours", ours), ("pgx", list(peer.values()))):
+            for name in PROGRAMS:
+                for k in fields:
+                    assert row[side][name][k] == pytest.approx(
+                        statistics.median(r["programs"][name][k] for r in recs)), (row["env"],
+                                                                                   side, name)
+
+        def init_step(p, names=("init_batched", "step_batched")):
+            return sum(p[n]["total_s"] for n in names)
+
+        assert row["ours_s"] == pytest.approx(init_step(row["ours"]))
+        assert row["pgx_s"] == pytest.approx(init_step(row["pgx"]))
+        assert row["ratio"] == pytest.approx(row["ours_s"] / row["pgx_s"])
+        assert row["ratio_unbatched"] == pytest.approx(
+            init_step(row["ours"], ("init", "step")) / init_step(row["pgx"], ("init", "step")))
+        rr = [init_step(r["programs"]) / init_step(peer[r["round"]]["programs"]) for r in ours]
+        assert row["round_ratios"] == pytest.approx(rr)
+        q3 = rr[0] if len(rr) == 1 else statistics.quantiles(rr, n=4, method="inclusive")[2]
+        assert row["q3"] == pytest.approx(q3)
+        if row["goal"] is None:
+            assert row["met"] is None
+        else:
+            assert row["met"] == (row["ratio"] <= row["goal"] and row["q3"] <= row["goal"])
+
+
+def test_compile_bench_measures_both_sides_and_its_ratios_follow_from_the_times():
+    pytest.importorskip("pgx")
+    compile_bench, make = _load("bench_compile"), _load("make_benchmarks_doc")
+    records = []
+    summary = compile_bench.measure(["kuhn_poker"], rounds=1, batch=8, records=records)
+    assert [(r["side"], r["env"], r["batch"], r["round"]) for r in records] == [
+        ("holdemjax", "kuhn_poker", 8, 0), ("pgx", "kuhn_poker", 8, 0)]
+    (row,) = summary
+    assert row["env"] == row["peer"] == "kuhn_poker"
+    assert row["goal"] == compile_bench.SIDE_GOAL
+    assert compile_bench.goal_of("sng-6", "go_9x9") == compile_bench.FORMAT_GOAL
+    # a compiled vmapped step has kernels on both sides
+    assert row["ours"]["step_batched"]["fusions"] > 0 and row["pgx"]["step_batched"]["fusions"] > 0
+    doc = compile_bench.document(records, summary, {"rounds": 1, "batch": 8,
+                                                    "format_peer": "go_9x9"}, True)
+    _check_compile_doc(doc)
+    page = make.compile_section(doc)
+    assert "| kuhn_poker |" in page and make.compile_rows(doc)
+
+
+def test_committed_compile_results_follow_from_their_times():
+    path = ROOT / "benchmarks" / "results" / "compile.json"
+    if not path.exists():
+        pytest.skip("no compile.json yet: python benchmarks/bench_compile.py writes it")
+    doc = json.loads(path.read_text())
+    assert doc["name"] == "compile" and doc["kind"] == "compile"
+    _check_compile_doc(doc)
+
+
+def test_device_check_memory_figures():
+    """device_check's bytes of one game's state (a batched state's leaves over the batch) and
+    the device's memory figures (none reported on a CPU)."""
+    import math
+
+    import jax
+
+    import holdemjax
+
+    check = _load("device_check")
+    env = holdemjax.make("kuhn_poker")
+    state = jax.eval_shape(env.init, jax.eval_shape(lambda: jax.random.key(0)))
+    one = sum(math.prod(x.shape) * x.dtype.itemsize for x in jax.tree.leaves(state))
+    assert check.state_bytes(env, 8) == one > 0
+    memory = check.device_memory()
+    assert set(memory) == {"peak_bytes_in_use", "bytes_in_use", "bytes_limit"}
+    if jax.devices()[0].platform == "cpu":
+        assert all(v is None for v in memory.values())
