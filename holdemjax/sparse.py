@@ -78,6 +78,13 @@ def _explicit(fn: Callable, example, same_as_input: bool = True) -> tuple[Callab
     return run, list(closed.consts)
 
 
+def _unchanged(fn: Callable, example) -> list[bool]:
+    """Per leaf of ``example``: whether ``fn`` returns that leaf itself (its output is the
+    input variable, untouched)."""
+    jaxpr = jax.make_jaxpr(fn)(example).jaxpr
+    return [out is inp for out, inp in zip(jaxpr.outvars, jaxpr.invars)]
+
+
 def _rows(tree, batched, size: int):
     """Every leaf batched on axis 0 with ``size`` rows."""
     return jax.tree.map(
@@ -130,19 +137,32 @@ def sparse_while(cond_fun: Callable[[Any], Any], body_fun: Callable[[Any], Any],
     def loop(cc, bc, x):
         return jax.lax.while_loop(partial(cond_run, cc), partial(body_run, bc), x)
 
+    # Leaves the body returns untouched ride with the rows read-only: the passes gather them
+    # but never scatter them back (each scatter is a kernel of the batched program).
+    keep = _unchanged(body_fun, init_val)
+
     @loop.def_vmap
     def _rule(axis_size, in_batched, cc, bc, x):
         cc_batched, bc_batched, x_batched = in_batched
         c_rowed, c_merge = _per_row(cc, cc_batched)
         b_rowed, b_merge = _per_row(bc, bc_batched)
+        leaves, treedef = jax.tree.flatten(_rows(x, x_batched, axis_size))
+        moving = [leaf for leaf, k in zip(leaves, keep) if not k]
+        fixed = [leaf for leaf, k in zip(leaves, keep) if k]
+
+        def whole(mv, fx):
+            it_m, it_f = iter(mv), iter(fx)
+            return jax.tree.unflatten(treedef, [next(it_f) if k else next(it_m) for k in keep])
 
         def want(r, y):
-            return cond_run(c_merge(r[0]), y)
+            return cond_run(c_merge(r[0]), whole(y, r[2]))
 
         def apply(r, y):
-            return body_run(b_merge(r[1]), y)
+            out = jax.tree.leaves(body_run(b_merge(r[1]), whole(y, r[2])))
+            return [leaf for leaf, k in zip(out, keep) if not k]
 
-        out = _passes(want, apply, (c_rowed, b_rowed), _rows(x, x_batched, axis_size), axis_size)
+        moved = _passes(want, apply, (c_rowed, b_rowed, fixed), moving, axis_size)
+        out = whole(moved, fixed)
         return out, jax.tree.map(lambda _: True, out)
 
     return loop(cc, bc, init_val)

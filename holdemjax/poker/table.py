@@ -209,10 +209,16 @@ def _needs_action(t: Table) -> jax.Array:
     return can_move & at_stake & ((t.bets < t.current_bet) | ~t.acted)
 
 
-def _finish(t: Table) -> Table:
-    """Pay the pots and close the hand."""
+def _winnings(t: Table) -> jax.Array:
+    """``# [N] int32`` what each seat collects if the hand ends now (`_pots.pay_pots`)."""
+    return pay_pots(t.contrib, t.dead, _live(t), t.strength, t.button)
+
+
+def _finish(t: Table, winnings: jax.Array | None = None) -> Table:
+    """Pay the pots (``winnings``, default `_winnings`) and close the hand."""
     fold_win = _live(t).sum() <= 1
-    winnings = pay_pots(t.contrib, t.dead, _live(t), t.strength, t.button)
+    if winnings is None:
+        winnings = _winnings(t)
     zeros = jnp.zeros_like(t.stacks)
     return t.replace(
         stacks=t.stacks + winnings,
@@ -254,8 +260,11 @@ def _advance(t: Table, last: jax.Array, sparse: bool = True) -> Table:
     finish = round_over & ~new_street
     if not sparse:
         return _tree_where(finish, _finish(t), out)
-    # Pots are paid only on the rows whose hand ends (under vmap too: see holdemjax.sparse).
-    return sparse_cond(finish, lambda _: _finish(t), out)
+    # Pots are paid only on the rows whose hand ends (under vmap too: see holdemjax.sparse). The
+    # sparse form carries the winnings alone (each carried or read leaf costs a gather and a
+    # scatter per pass in the batched program); closing the hand is a cheap select.
+    winnings = sparse_cond(finish, lambda _: _winnings(t), jnp.zeros_like(t.stacks))
+    return _tree_where(finish, _finish(t, winnings), out)
 
 
 # ----------------------------------------------------------------------------------------------

@@ -43,7 +43,8 @@ from holdemjax.poker.icm import icm
 from holdemjax.poker.structure import RING, Format, blinds_at
 from holdemjax.sparse import sparse_cond, sparse_while
 
-__all__ = ["NUM_STREETS", "Tournament", "Decision", "seat", "start", "act", "next_hand",
+__all__ = ["NUM_STREETS", "Tournament", "Decision", "seat", "start", "first_hand_waits", "act",
+           "next_hand",
            "advance", "advance_one", "next_hand_if_over", "settle_if_due", "boundary_due",
            "stop", "places_of_busts", "open_payouts", "open_places_icm", "finish_by_icm",
            "player_scores", "final_places", "decision", "decision_at"]
@@ -107,8 +108,22 @@ def _deal(fmt: Format, key, hand, stacks, alive, positions) -> tb.Table:
 def start(key, fmt: Format) -> Tournament:
     """A new game under ``fmt`` from ``key`` (typed, or raw uint32[2] data): the players are
     seated, hand 0 is dealt (`seat`), and play goes on (`advance`) until a live seat must
-    decide."""
-    return advance(seat(key, fmt))
+    decide. When ``fmt`` is concrete and `first_hand_waits`, hand 0 always waits for a decision
+    and `advance` would return its input: it is left out of the program."""
+    t = seat(key, fmt)
+    return t if first_hand_waits(fmt) else advance(t)
+
+
+def first_hand_waits(fmt: Format) -> bool:
+    """Whether hand 0 of every game under ``fmt`` starts with a decision (a static fact of a
+    concrete format; False for a traced one): every seat keeps chips behind after posting the
+    first level's big blind and ante, so the seat after the big blind faces a bet and nothing
+    is over (no hand end, no elimination, no ICM)."""
+    values = (fmt.starting_stack, fmt.big_blinds, fmt.antes)
+    if any(isinstance(v, jax.core.Tracer) for v in values):
+        return False
+    stack, big, ante = (np.asarray(v) for v in values)
+    return fmt.num_seats >= 2 and int(stack) > int(big.reshape(-1)[0]) + int(ante.reshape(-1)[0])
 
 
 def seat(key, fmt: Format) -> Tournament:
@@ -220,7 +235,8 @@ def next_hand(t: Tournament) -> Tournament:
                         decisions=jnp.zeros_like(t.decisions))
     ended = t.replace(alive=alive, score=score, place=place, icm_due=icm_due,
                       finished=jnp.bool_(True))
-    return jax.tree.map(lambda a, b: jnp.where(over, a, b), ended, ongoing)
+    # A field both sides leave as it was stays the same value (no select).
+    return jax.tree.map(lambda a, b: a if a is b else jnp.where(over, a, b), ended, ongoing)
 
 
 def open_payouts(alive, payouts) -> jax.Array:
@@ -256,7 +272,7 @@ def advance(t: Tournament) -> Tournament:
     # Under vmap the sparse forms deal and settle only the rows that need it (see
     # holdemjax.sparse): a plain while_loop / cond would run them for every row.
     t = sparse_while(pending, next_hand, t)
-    return sparse_cond(t.icm_due, finish_by_icm, t)
+    return settle_if_due(t)
 
 
 def boundary_due(t: Tournament) -> jax.Array:
@@ -282,7 +298,10 @@ def next_hand_if_over(t: Tournament) -> Tournament:
 
 def settle_if_due(t: Tournament) -> Tournament:
     """`finish_by_icm` when ``icm_due``, else ``t``: `advance_one`'s second half."""
-    return sparse_cond(t.icm_due, finish_by_icm, t)
+    # The sparse form carries the scores alone (each carried leaf costs a gather and a scatter
+    # per pass in the batched program); the rest of finish_by_icm is a select.
+    score = sparse_cond(t.icm_due, lambda _: finish_by_icm(t).score, t.score)
+    return t.replace(score=score, icm_due=jnp.bool_(False))
 
 
 def stop(t: Tournament) -> Tournament:
