@@ -204,3 +204,22 @@ def test_advance_is_advance_one_repeated_through_hands_dealt_already_over():
     end = one(cap)
     assert bool(end.finished) and not bool(end.icm_due) and float(end.score[0]) > 0
     jax.tree.map(np.testing.assert_array_equal, end, jax.jit(tn.advance)(cap))
+
+
+def test_start_leaves_out_advance_only_when_the_first_hand_must_wait_for_a_decision():
+    """`start` skips `advance` for a concrete format whose first big blind and ante leave every
+    seat chips behind (hand 0 then always waits for a decision); a format whose stacks go
+    all-in from the first blinds, or a traced one, still advances (docs/rules.md,
+    "Tournaments": hands dealt already over are played on)."""
+    assert all(tn.first_hand_waits(make_format(**f)) for f in FORMATS.values())
+    shallow = make_format(2, 10, 1, 8, ladder=[(10, 20, 0)], payouts=(1.0,))
+    assert not tn.first_hand_waits(shallow)
+    jax.jit(lambda f: tn.first_hand_waits(f) and None)(CERTIFY)  # traced: no error
+    assert not jax.jit(lambda f: jnp.bool_(tn.first_hand_waits(f)))(CERTIFY)
+    key = jax.random.key(12)
+    t = jax.jit(lambda k: tn.start(k, shallow))(key)
+    # Both seats are all-in from the blinds: hand 0 is over at the deal, one seat busts and
+    # the game ends inside start.
+    assert bool(t.finished) and sorted(np.asarray(t.table.stacks).tolist()) == [0, 20]
+    jax.tree.map(np.testing.assert_array_equal, t,
+                 jax.jit(lambda k: tn.advance(tn.seat(k, shallow)))(key))
