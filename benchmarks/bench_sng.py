@@ -49,7 +49,8 @@ def main(argv: list[str] | None = None) -> int:
         console.print(f"{comp.key}: {ours.median:,.0f} decisions/s "
                       f"({ours.rate_of('episodes'):,.1f} tournaments/s), OpenSpiel "
                       f"{peer.median:,.0f}: {comp.ratio:.2f}x (q1 {comp.q1:.2f}); compile "
-                      f"{ours.compile_s:.1f} s", highlight=False)
+                      f"{ours.compile_s:.1f} s; {ours.info.get('fusions')} fusions, "
+                      f"{ours.info.get('whiles')} while loops per step program", highlight=False)
     name = "sng_vs_openspiel" + ("" if args.env == "sng-6" else f"-{args.env}")
     path = bench.write_results(
         name, title=f"{args.env} tournaments vs OpenSpiel universal_poker (full game)",

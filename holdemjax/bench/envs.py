@@ -13,6 +13,7 @@ from collections.abc import Callable
 import jax
 
 from holdemjax import threefry
+from holdemjax.bench.compile import kernel_counts
 from holdemjax.bench.core import (
     DEFAULT_BATCHES,
     DEFAULT_WINDOWS,
@@ -70,7 +71,11 @@ class JaxEnvSide(Side):
         self.play = play.lower(self.state, self.key).compile()
         self.compile_s = time.perf_counter() - t0
         self.calls = 0
-        self.info = {"env": env_id, "batch": batch, "scan_length": self.length}
+        # The kernels of the compiled play program (its scan body is one step of every row,
+        # with the reset and the action draw): what an accelerator launches per step.
+        fusions, whiles = kernel_counts(self.play.as_text() or "")
+        self.info = {"env": env_id, "batch": batch, "scan_length": self.length,
+                     "fusions": fusions, "whiles": whiles}
 
     def _run(self, seconds: float) -> dict:
         calls, episodes, t0 = 0, 0, time.perf_counter()
