@@ -106,8 +106,16 @@ class _Compiled:
         def batched_step(state, action, key):
             return env.step(state, action, key)
 
-        self.init = env.init
-        self.step = env.step
+        self.eager_compiles = CompileCounter()  # entered only around the env's eager calls
+
+        def counted(fn):
+            def call(*args):
+                with self.eager_compiles:
+                    return fn(*args)
+            return call
+
+        self.init, self.step, self.observe = (counted(env.init), counted(env.step),
+                                              counted(env.observe))
         self.init_b = jax.jit(jax.vmap(env.init))
         self.step_b = jax.jit(jax.vmap(chex.assert_max_traces(batched_step, n=1)))
         self.pick = jax.jit(pick)
@@ -134,10 +142,10 @@ def _check_fields(env: Env, state: State, batch: tuple[int, ...] = ()) -> None:
                                                 f"want {env.observation_dtype}")
 
 
-def _check_views(env: Env, state: State) -> None:
+def _check_views(env: Env, state: State, observe=None) -> None:
     """Every player's view (`Env.observe`) has the declared shape and dtype."""
     for p in range(env.num_players):
-        view = env.observe(state, p)
+        view = (observe or env.observe)(state, p)
         assert view.shape == env.observation_shape and view.dtype == env.observation_dtype, (
             f"{env.id}: observe(state, {p}) is {view.dtype}{view.shape}, want "
             f"{env.observation_dtype}{env.observation_shape}")
@@ -184,11 +192,10 @@ def _check_jit_loop(env: Env, fns: _Compiled, key, games: int, max_steps: int,
                     until_end: bool) -> None:
     """Unbatched play with eager init/step calls: after the first game's first step nothing
     compiles again (each eager call runs its one cached program)."""
-    with CompileCounter() as compiles:
-        _play_unbatched(env, fns, key, 1, max_steps, until_end)
-        first = compiles.count
-        _play_unbatched(env, fns, jax.random.fold_in(key, 7), games - 1, max_steps, until_end)
-        again = compiles.count - first
+    _play_unbatched(env, fns, key, 1, max_steps, until_end)
+    first = fns.eager_compiles.count
+    _play_unbatched(env, fns, jax.random.fold_in(key, 7), games - 1, max_steps, until_end)
+    again = fns.eager_compiles.count - first
     assert again == 0, f"{env.id}: eager calls compiled {again} programs after the first game"
 
 
@@ -199,7 +206,7 @@ def _play_unbatched(env: Env, fns: _Compiled, key, games: int, max_steps: int,
         state = fns.init(k_init)
         _check_fields(env, state)
         if g == 0:
-            _check_views(env, state)
+            _check_views(env, state, fns.observe)
         assert not bool(state.terminated), f"{env.id}: terminated at init"
         assert bool(state.legal_action_mask.any()), f"{env.id}: no legal action at init"
         assert not np.asarray(state.rewards).any(), f"{env.id}: non-zero rewards at init"
@@ -212,7 +219,7 @@ def _play_unbatched(env: Env, fns: _Compiled, key, games: int, max_steps: int,
             if bool(state.terminated | state.truncated):
                 _check_terminal(env, fns.step, state, k_step)
                 if g == 0:
-                    _check_views(env, state)
+                    _check_views(env, state, fns.observe)
                 break
         else:
             assert not until_end, f"{env.id}: game {g} did not end within {max_steps} steps"

@@ -281,8 +281,10 @@ def test_the_tiny_run_reproduces_the_recorded_run(run):
     some float functions with a machine's own instructions, so another architecture gets its
     own entry, and a CPU family that computes them differently too (an AMD EPYC of family 26,
     Zen 5, differs from the x86_64 entry; recorded there from commit 73ee554, which predates the
-    series engine's split, and reproduced by the code after it). Each machine has exactly one
-    expected run: its most specific recorded key."""
+    series engine's split, and reproduced by the code after it; an AMD EPYC of family 23, Zen 2,
+    without AVX-512, differs too: recorded there from commit 0fb42fe and reproduced by the code
+    after the light-engine changes). Each machine has exactly one expected run: its most
+    specific recorded key."""
     import os
 
     got, keys = _fingerprint(run), _machines()
