@@ -262,17 +262,16 @@ def _check_vmap_loop(env: Env, fns: _Compiled, key, batch: int, max_steps: int,
     return state, max_steps
 
 
-def _scan_play(env: Env, pick, key, max_steps: int, batched: bool):
-    k_init, k_play = key
-    step = jax.vmap(env.step) if batched else env.step
-    batch = k_init.shape[0] if batched else 1
+def _scan_play(env: Env, pick, state: State, k_play, max_steps: int) -> State:
+    """A batch of games played on from ``state`` with ``lax.scan`` (the batched step only: the
+    initial states come from the already compiled batched init)."""
+    step = jax.vmap(env.step)
+    batch = state.current_player.shape[0]
 
     def body(state, t):
         k_act, k_step = jax.random.split(jax.random.fold_in(k_play, t))
-        keys = _step_keys(k_step, batch)
-        return step(state, pick(k_act, state), keys if batched else keys[0]), None
+        return step(state, pick(k_act, state), _step_keys(k_step, batch)), None
 
-    state = jax.vmap(env.init)(k_init) if batched else env.init(k_init)
     state, _ = jax.lax.scan(body, state, jnp.arange(max_steps))
     return state
 
@@ -281,11 +280,15 @@ def _check_scan(env: Env, fns: _Compiled, key, batch: int, max_steps: int,
                 loop_final: State) -> None:
     """`lax.scan` replays the Python loop exactly; same key twice is identical; a row does not
     depend on the other rows of its batch and equals its unbatched game (played step by step
-    with the unbatched compiled step, so no other program is compiled)."""
+    with the unbatched eager step, so no other program is compiled)."""
     pick = fns.pick
     k_init, k_play = jax.random.split(key)
     keys = jax.random.split(k_init, batch)
-    run = jax.jit(lambda ki, kp: _scan_play(env, pick, (ki, kp), max_steps, True))
+    scan = jax.jit(lambda s, kp: _scan_play(env, pick, s, kp, max_steps))
+
+    def run(init_keys, kp):
+        return scan(fns.init_b(init_keys), kp)
+
     first = run(keys, k_play)
     _trees_equal(first, loop_final, f"{env.id}: lax.scan differs from the step loop")
     _trees_equal(run(keys, k_play), first, f"{env.id}: same key gave a different state")
