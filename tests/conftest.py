@@ -25,12 +25,13 @@ jax.config.update("jax_enable_compilation_cache", False)
 os.environ.setdefault("HOLDEMJAX_COMPILE_CACHE", os.path.join(_ROOT, ".jax_cache", "holdemjax"))
 
 # xdist runs each file on one worker (``--dist loadfile`` in pyproject): a file's module fixtures
-# and its cached compiled programs are built once, not once per worker (1068 tests in 1817 s wall
-# on this 2-core machine, 3,236 CPU-s). The list below orders the files longest first (CPU
-# seconds, mostly compiling). By default xdist 3.8's loadfile re-sorts the files by their number
-# of tests, which sent these long few-test files last (about 90 s of one worker alone at the
-# end); ``--no-loadscope-reorder`` (pyproject) keeps the collection order this hook sets. Order
-# only: every test still runs. (``loadgroup`` grouped nothing.)
+# and its cached compiled programs are built once, not once per worker (1,189 tests in 1,415 s
+# wall in a clean-clone .ci/run on a 2-core AMD EPYC, 2026-12-03, 25 min with the installs).
+# The list below orders the files longest first (CPU seconds, mostly compiling). By default
+# xdist 3.8's loadfile re-sorts the files by their number of tests, which sent these long
+# few-test files last (about 90 s of one worker alone at the end); ``--no-loadscope-reorder``
+# (pyproject) keeps the collection order this hook sets. Order only: every test still runs.
+# (``loadgroup`` grouped nothing.)
 _LONGEST_FIRST = (  # files, longest first (summed test durations of a full run, 2026-12-03)
     "tests/training/test_exploit_ppo.py", "tests/envs/test_sng_invariants.py",
     "tests/envs/test_go.py", "tests/training/test_lbr.py", "tests/training/test_ppo.py",
