@@ -52,10 +52,13 @@ def chunk(batch: int) -> int:
     return max(1, min(batch, max(8, batch // 16)))
 
 
-def _explicit(fn: Callable, example, same_as_input: bool = True) -> tuple[Callable, list]:
-    """``fn`` as ``run(consts, x)`` with the values it closes over made an explicit list.
-    ``same_as_input``: ``fn`` must return the structure, shapes and dtypes it takes (a
-    TypeError names the first difference; the batched rule would otherwise cast silently)."""
+def _explicit(fn: Callable, example, same_as_input: bool = True
+              ) -> tuple[Callable, list, list[bool]]:
+    """``fn`` as ``run(consts, x)`` with the values it closes over made an explicit list, and
+    per leaf of ``example`` whether ``fn`` returns that leaf itself (its output is the input
+    variable, untouched). ``same_as_input``: ``fn`` must return the structure, shapes and
+    dtypes it takes (a TypeError names the first difference; the batched rule would otherwise
+    cast silently)."""
     closed, shape = jax.make_jaxpr(fn, return_shape=True)(example)
     out_tree = jax.tree.structure(shape)
     if same_as_input:
@@ -75,14 +78,8 @@ def _explicit(fn: Callable, example, same_as_input: bool = True) -> tuple[Callab
         out = jaxpr_as_fun(ClosedJaxpr(closed.jaxpr, consts))(*jax.tree.leaves(x))
         return jax.tree.unflatten(out_tree, out)
 
-    return run, list(closed.consts)
-
-
-def _unchanged(fn: Callable, example) -> list[bool]:
-    """Per leaf of ``example``: whether ``fn`` returns that leaf itself (its output is the
-    input variable, untouched)."""
-    jaxpr = jax.make_jaxpr(fn)(example).jaxpr
-    return [out is inp for out, inp in zip(jaxpr.outvars, jaxpr.invars)]
+    unchanged = [out is inp for out, inp in zip(closed.jaxpr.outvars, closed.jaxpr.invars)]
+    return run, list(closed.consts), unchanged
 
 
 def _rows(tree, batched, size: int):
@@ -130,16 +127,14 @@ def sparse_while(cond_fun: Callable[[Any], Any], body_fun: Callable[[Any], Any],
     only on rows whose condition holds (see the module doc)."""
     if not _GATHER:
         return jax.lax.while_loop(cond_fun, body_fun, init_val)
-    cond_run, cc = _explicit(cond_fun, init_val, same_as_input=False)
-    body_run, bc = _explicit(body_fun, init_val)
+    cond_run, cc, _ = _explicit(cond_fun, init_val, same_as_input=False)
+    # Leaves the body returns untouched ride with the rows read-only: the batched passes gather
+    # them but never scatter them back (each scatter is a kernel of the batched program).
+    body_run, bc, keep = _explicit(body_fun, init_val)
 
     @custom_vmap
     def loop(cc, bc, x):
         return jax.lax.while_loop(partial(cond_run, cc), partial(body_run, bc), x)
-
-    # Leaves the body returns untouched ride with the rows read-only: the passes gather them
-    # but never scatter them back (each scatter is a kernel of the batched program).
-    keep = _unchanged(body_fun, init_val)
 
     @loop.def_vmap
     def _rule(axis_size, in_batched, cc, bc, x):
@@ -173,7 +168,7 @@ def sparse_cond(pred, true_fun: Callable[[Any], Any], operand):
     shapes and dtypes); under ``vmap`` ``true_fun`` runs only on rows where ``pred`` holds."""
     if not _GATHER:
         return jax.lax.cond(pred, true_fun, lambda y: y, operand)
-    true_run, tc = _explicit(true_fun, operand)
+    true_run, tc, _ = _explicit(true_fun, operand)
 
     @custom_vmap
     def branch(p, tc, x):
