@@ -194,9 +194,11 @@ def section(doc: dict) -> str:
                    f"{target_status(t)}.")
         out.append("")
     out += ["Every side: the median and range of its windows, and its rate per CPU-second of "
-            "the process (what it did with the share of the machine it got):", "",
-            "| side | setting | median | windows (min–max) | n | per CPU-s | compile s |",
-            "|---|---|---:|---:|---:|---:|---:|"]
+            "the process (what it did with the share of the machine it got), and the kernels "
+            "(fusions / while loops) of its compiled step program where counted:", "",
+            "| side | setting | median | windows (min–max) | n | per CPU-s | compile s | "
+            "kernels |",
+            "|---|---|---:|---:|---:|---:|---:|---:|"]
     for c in doc["cells"]:
         rates = [w["count"] / w["seconds"] for w in c["windows"] if w["seconds"] > 0]
         cpu = sum(w.get("cpu_seconds", 0.0) for w in c["windows"])
@@ -204,9 +206,11 @@ def section(doc: dict) -> str:
         setting = ", ".join(f"{k} {c[k]}" for k in ("env", "batch", "threads", "iterations")
                             if k in c)
         comp_s = "" if c.get("compile_s") is None else f"{c['compile_s']:.1f}"
+        # fusions / while loops of the compiled step program, where the bench counted them
+        kernels = "" if c.get("fusions") is None else f"{c['fusions']} / {c['whiles']}"
         out.append(f"| {c['side']} | {setting} | {rate(c['median'])} {c['unit']} | "
                    f"{rate(min(rates))}–{rate(max(rates))} | {len(rates)} | {per_cpu} | "
-                   f"{comp_s} |")
+                   f"{comp_s} | {kernels} |")
     out.append("")
     return "\n".join(out)
 
