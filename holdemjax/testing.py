@@ -142,10 +142,11 @@ def _check_fields(env: Env, state: State, batch: tuple[int, ...] = ()) -> None:
                                                 f"want {env.observation_dtype}")
 
 
-def _check_views(env: Env, state: State, observe=None) -> None:
-    """Every player's view (`Env.observe`) has the declared shape and dtype."""
+def _check_views(env: Env, state: State, observe) -> None:
+    """Every player's view (``observe``: the env's `Env.observe`) has the declared shape and
+    dtype."""
     for p in range(env.num_players):
-        view = (observe or env.observe)(state, p)
+        view = observe(state, p)
         assert view.shape == env.observation_shape and view.dtype == env.observation_dtype, (
             f"{env.id}: observe(state, {p}) is {view.dtype}{view.shape}, want "
             f"{env.observation_dtype}{env.observation_shape}")

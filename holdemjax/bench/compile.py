@@ -21,6 +21,8 @@ from collections.abc import Callable, Sequence
 import jax
 import jax.numpy as jnp
 
+from holdemjax.bench.core import quantile
+
 __all__ = [
     "PROGRAMS", "BATCHED", "ProgramTime", "time_program", "kernel_counts", "no_persistent_cache",
     "env_programs", "compile_times", "median_programs", "init_step_s", "pgx_peer_id",
@@ -205,14 +207,6 @@ def sweep(envs: Sequence[str], rounds: int, batch: int,
                 yield side_record(game, side, batch, r, on_program)
 
 
-def _upper_quartile(xs: Sequence[float]) -> float | None:
-    if not xs:
-        return None
-    if len(xs) == 1:
-        return xs[0]
-    return statistics.quantiles(xs, n=4, method="inclusive")[2]
-
-
 def summarize(records: Sequence[dict], envs: Sequence[str],
               goal_of: Callable[[str, str], float | None]) -> list[dict]:
     """Per env of `envs` measured on both sides: the medians per program over the rounds,
@@ -235,7 +229,7 @@ def summarize(records: Sequence[dict], envs: Sequence[str],
             row["ratio" + suffix] = a / b if a is not None and b else None
         row["round_ratios"] = [init_step_s(r["programs"]) / init_step_s(theirs[r["round"]][
             "programs"]) for r in ours if r["round"] in theirs]
-        row["q3"] = _upper_quartile(row["round_ratios"])
+        row["q3"] = quantile(row["round_ratios"], 0.75) if row["round_ratios"] else None
         row["goal"] = goal_of(env_id, peer)
         row["met"] = None if row["goal"] is None or row["ratio"] is None else bool(
             row["ratio"] <= row["goal"] and row["q3"] <= row["goal"])

@@ -23,7 +23,7 @@ import jax
 __all__ = [
     "Side", "Cell", "Comparison", "interleave", "compare", "target", "machine", "versions",
     "header", "write_results", "results_dir", "command_line", "DEFAULT_BATCHES", "DEFAULT_WINDOWS",
-    "RAISE_SLOTS_MENU", "RAISE_SLOTS_KINDS",
+    "RAISE_SLOTS_MENU", "RAISE_SLOTS_KINDS", "quantile",
 ]
 
 DEFAULT_BATCHES = (1, 64, 1024, 4096)
@@ -105,7 +105,8 @@ def interleave(sides: Sequence[Side], seconds: float, windows: int = DEFAULT_WIN
             sides[(r + i) % n].window(seconds / windows)
 
 
-def _quantile(xs: Sequence[float], q: float) -> float:
+def quantile(xs: Sequence[float], q: float) -> float:
+    """The ``q`` quantile of ``xs``, linear between order statistics (NaN for none)."""
     xs = sorted(xs)
     if not xs:
         return float("nan")
@@ -133,7 +134,7 @@ class Comparison:
 
     @property
     def q1(self) -> float:
-        return _quantile(self.round_ratios, 0.25)
+        return quantile(self.round_ratios, 0.25)
 
     @property
     def met(self) -> bool | None:
@@ -148,7 +149,7 @@ class Comparison:
                 "unit": self.ours.unit, "ours_median": self.ours.median,
                 "peer_median": self.peer.median, "ratio": self.ratio, "round_ratios": rr,
                 "q1": self.q1,
-                "q3": _quantile(rr, 0.75), "min": min(rr, default=None),
+                "q3": quantile(rr, 0.75), "min": min(rr, default=None),
                 "max": max(rr, default=None), "goal": self.goal, "met": self.met}
 
 
@@ -159,7 +160,7 @@ def compare(key: str, ours: Cell, peer: Cell, goal: float | None = None) -> Comp
 def target(key: str, cell: Cell, goal: float) -> dict:
     """An absolute goal (e.g. evals/s): met when the median and the lower quartile of the
     window rates clear it."""
-    q1 = _quantile(cell.rates, 0.25)
+    q1 = quantile(cell.rates, 0.25)
     return {"key": key, "side": cell.side, "unit": cell.unit, "value": cell.median, "q1": q1,
             "goal": goal, "met": bool(cell.median >= goal and q1 >= goal)}
 
