@@ -13,7 +13,7 @@ from collections.abc import Callable
 import jax
 
 from holdemjax import threefry
-from holdemjax.bench.compile import kernel_counts
+from holdemjax.bench.compile import kernel_counts, make_pgx, pgx_peer_id
 from holdemjax.bench.core import (
     DEFAULT_BATCHES,
     DEFAULT_WINDOWS,
@@ -202,13 +202,8 @@ def measure(who: str, env_id: str, init, step, batch: int, seconds: float,
 
 
 def _pgx_env(env_id: str):
-    if importlib.util.find_spec("pgx") is None:
-        return None
-    import pgx
-
-    if env_id not in pgx.available_envs():
-        return None
-    return pgx.make(env_id)
+    """pgx's own game of that id, or None (no pgx, or a game pgx lacks)."""
+    return make_pgx(env_id) if pgx_peer_id(env_id) == env_id else None
 
 
 def _openspiel_game(env) -> str | None:
