@@ -73,26 +73,27 @@ prints the costliest XLA kernels of the benchmark's step):
   `act` and menu mask (each kernel launch costs microseconds on this CPU, which is what bounds
   batch 64, where a step has little work per kernel), are what the goal needs. (The
   2026-12-03 figures come from an AMD EPYC of family 23, without AVX-512; the 2026-12-02 ones,
-  7.22x at 4,096, from an Intel Xeon with it. On the EPYC the same step's rate moved by up to a
-  third between runs and within one run, for the code before and after this session's engine
-  changes alike, and the two interleaved in one process put the new step ahead in every
+  7.22x at 4,096, from an Intel Xeon with it. On the EPYC the same step's rate moved widely
+  between runs and within one run, for the code before and after this session's engine changes
+  alike, and the two interleaved in one process put the new step ahead in every
   window: the change between the two files is the machine's, not the code's.)
 - **Compile time (`sng-6`, `sng-6-turbo`, `certify`, `ring-9` init + step <= 2x pgx's Go 9x9;
   side games <= 1x their pgx game).** What was cut: `init` no longer compiles `advance` when
   the format's first hand always waits for a decision (`tournament.first_hand_waits`, every
-  registered format), which halved the batched init; the batched `sparse_cond`s carry only the
+  registered format); the batched `sparse_cond`s carry only the
   values they change (the pots' winnings, the ICM scores) instead of the whole table or
   tournament; `sparse_while` leaves the leaves its body returns untouched out of its scatters.
-  What is left, from `perf` of an XLA compile of the batched step: about 40 % of it is LLVM
-  (IR passes and machine code per fusion), 15 % MLIR fusion emitters, 5 % HLO passes; the
+  What is left, from `perf` of an XLA compile of the batched step: most of it is LLVM (IR
+  passes and machine code per fusion), then MLIR fusion emitters, little in HLO passes; the
   step's ~400 fusions (pgx Go: ~115) come from the engine itself (the deal, the evaluator and
   the pots in both `table.act` and `start_hand`) and from the gathers and scatters of the
   batched sparse forms, one per carried leaf. Measured and dropped: packing the carried leaves
   into one matrix per dtype (fewer fusions, slower compiles: one big kernel compiles serially);
-  vectorized deck ranks (compile -25 %, the deal 7x slower to run); LLVM at `-O0` (compile
-  -50 %, the step 5x slower). A smaller step needs fewer kernels per engine transition (a
-  table state of a few packed arrays instead of 27 leaves), not compiler flags. The side games
-  over their goal (tic-tac-toe, Othello, Go 19x19) are over by 0.1-0.4 s of programs under 3 s.
+  vectorized deck ranks (a faster compile, a deal several times slower to run); LLVM at `-O0`
+  (a faster compile, a step several times slower). A smaller step needs fewer kernels per
+  engine transition (a table state of a few packed arrays instead of 27 leaves), not compiler
+  flags. The side games
+  over their goal (tic-tac-toe, Othello, Go 19x19) are over by 0.1-0.4 s of programs under 4 s.
 
 Floors per device kind (the least each figure should reach) are in `benchmarks/check_floors.py`
 (`python benchmarks/check_floors.py` checks the results against them). GPU and TPU floors are
