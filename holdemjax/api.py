@@ -161,6 +161,12 @@ class Env(abc.ABC):
     def num_players(self) -> int: ...
 
     @property
+    def state_shapes(self) -> Any:
+        """One game's state as shapes and dtypes (`jax.ShapeDtypeStruct` leaves): ``init``
+        traced once per env and kept, for checks that need a state's structure, not a game."""
+        return self._shapes()
+
+    @property
     def num_actions(self) -> int:
         return int(self._shapes().legal_action_mask.shape[0])
 

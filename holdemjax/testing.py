@@ -72,7 +72,8 @@ def shove_policy(p_all_in: float = 0.5) -> Policy:
 
 
 class CompileCounter:
-    """Counts XLA compiles while it is open (JAX's backend-compile monitoring event)::
+    """Counts XLA compiles (``count``) and traces to a jaxpr (``traces``: `jax.jit`,
+    `jax.eval_shape`...) while it is open (JAX's monitoring events)::
 
         with CompileCounter() as compiles:
             env.step(state, 0)
@@ -80,13 +81,17 @@ class CompileCounter:
     """
 
     _EVENT = "/jax/core/compile/backend_compile_duration"
+    _TRACE = "/jax/core/compile/jaxpr_trace_duration"
 
     def __init__(self):
         self.count = 0
+        self.traces = 0
 
     def _listen(self, event: str, _seconds: float, **_kwargs) -> None:
         if event == self._EVENT:
             self.count += 1
+        elif event == self._TRACE:
+            self.traces += 1
 
     def __enter__(self) -> CompileCounter:
         jax.monitoring.register_event_duration_secs_listener(self._listen)

@@ -142,10 +142,9 @@ def _first_in_state(env, key, position, cards, stack):
 
 def _probe(env, fn, params):
     """'action' or 'probs': what ``fn(params, state, key)`` returns on one state."""
-    state = jax.eval_shape(env.init, jax.random.key(0))
     key = jax.ShapeDtypeStruct((2,), jnp.uint32)
     try:
-        out = jax.eval_shape(fn, params, state, key)
+        out = jax.eval_shape(fn, params, env.state_shapes, key)
     except Exception as err:  # user code: report what failed
         raise ValueError(f"policy could not be traced on one {env.id} state: {err}") from err
     if getattr(out, "shape", None) == () and jnp.issubdtype(out.dtype, jnp.integer):

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from holdemjax.bots import baseline, random_bot
+from holdemjax.testing import CompileCounter
 from holdemjax.training import evaluate as ev
 
 ENV = ev.make_env("sng-6")
@@ -65,6 +66,15 @@ def test_a_random_policy_loses_to_five_baselines_with_significance():
     assert result.mean < 0.12 and result.z < -3, result.summary()
     assert result.illegal == 0
     assert result.per_rotation.shape == (6,)
+
+
+def test_a_second_evaluation_of_a_policy_neither_traces_nor_compiles(neutral):
+    """A search calls `evaluate` hundreds of times with one policy: its check and its program
+    are kept (the fixture evaluated this policy already; other params, same shapes)."""
+    with CompileCounter() as counted:
+        again = run(RANDOM, 8)
+    assert counted.traces == 0 and counted.count == 0
+    assert again.tournaments == 48
 
 
 def test_illegal_actions_are_counted_and_penalised_not_crashing():
