@@ -49,10 +49,11 @@ from holdemjax.series.protocol import (
     TRAP,
     WALL_CLOCK,
     Clock,
+    SeriesVoid,
 )
 from holdemjax.series.wasm_module import (
     OPTIONAL,
-    WATCHDOG,
+    TICKER,
     GuestMemory,
     MachineGuard,
     cache_path,
@@ -79,8 +80,8 @@ __all__ = [
     "HOST_CALL_NS", "MEMORY_LIMIT_BYTES", "STORE_MEMORY_BYTES", "REPLY_MAX_BYTES",
     "LOG_LINE_BYTES", "LOG_LINES_PER_TOURNAMENT", "MAX_MODULE_BYTES", "OUTCOMES", "FAULTS",
     "STAGES",
-    "CallResult", "Clock", "PolicyLoadError", "WasmPolicy", "load_policy", "engine",
-    "wasmtime_version",
+    "CallResult", "Clock", "PolicyLoadError", "SeriesVoid", "WasmPolicy", "load_policy",
+    "engine", "wasmtime_version",
 ]
 
 
@@ -127,7 +128,7 @@ def _release_at_exit() -> None:
     during interpreter teardown prints "Exception ignored" errors otherwise."""
     for policy in list(_LIVE):
         policy.close()
-    WATCHDOG.stop()
+    TICKER.stop()
     if engine.cache_info().currsize:
         engine().close()
         engine.cache_clear()
@@ -200,8 +201,8 @@ class WasmPolicy:
         self._lines = 0
         self._started = False
         self._stack_pointer = None  # (Global, value saved after start)
-        self._guard = MachineGuard()  # PROTOCOL §3's machine-time guard
         store = self._store = new_store()
+        guard = self._guard = MachineGuard(store)  # PROTOCOL §3's machine-time guard
         _LIVE.add(self)
         store.set_limits(memory_size=STORE_MEMORY_BYTES, table_elements=_TABLE_ELEMENTS,
                          instances=1, tables=_TABLES, memories=1)
@@ -225,20 +226,20 @@ class WasmPolicy:
                            access_caller=True)
         # A (start) section runs inside instantiate: it is charged to the start budget.
         store.set_fuel(START_NS)
-        self._guard.arm(store, START_NS)
+        guard.arm(START_NS)
         try:
             instance = linker.instantiate(store, module)
-        except wasmtime.Trap as trap:
-            WATCHDOG.end()
+        except Exception as exc:  # a trap, the guard's stop, wasmtime errors, a limit refused
             self.fault = "start"
-            why = ("took too long in machine time" if interrupted(trap)
-                   else f"trapped ({trap_text(trap)})")
+            if self._guard_stopped(exc):
+                why = "took too long in machine time"
+            elif isinstance(exc, wasmtime.Trap):
+                why = f"trapped ({trap_text(exc)})"
+            else:  # the host stays up
+                raise PolicyLoadError(name, "instantiate", wasmtime_message(exc)) from None
             raise PolicyLoadError(name, "start", f"{why} while instantiating") from None
-        except Exception as exc:  # wasmtime errors, a limit refused: the host stays up
-            WATCHDOG.end()
-            self.fault = "start"
-            raise PolicyLoadError(name, "instantiate", wasmtime_message(exc)) from None
-        WATCHDOG.end()
+        finally:
+            guard.disarm()
         exports = instance.exports(store)
         self._memory = GuestMemory(store, exports["memory"])
         self._alloc = fast_call(store, exports["holdem_alloc"], ("i32",), "i32")
@@ -291,16 +292,25 @@ class WasmPolicy:
             self._stack_pointer = (sp, sp.value(store))
         return dataclasses.replace(result, used_ns=START_NS - store.get_fuel())
 
-    def call(self, message: bytes, budget_ns: int) -> CallResult:
+    def call(self, message: bytes, budget_ns: int, *,
+             guard_trip_ns: int | None = None) -> CallResult:
         """Deliver one message on a budget of ``budget_ns`` fuel (PROTOCOL §2) and return what
         happened; never raises for anything the policy does. Raises RuntimeError when called
-        before `start` or after a fault (a host bug: a faulted policy is benched)."""
+        before `start` or after a fault (a host bug: a faulted policy is benched), `SeriesVoid`
+        when the call was stopped by an interruption that its guard did not ask for.
+
+        ``guard_trip_ns`` replays a machine-time guard trip recorded in a replay (PROTOCOL §3):
+        the call runs on that much fuel (what the tripped call had used) and ends as the trip
+        did, a ``wall_clock`` fault with the same ``used_ns``."""
         if not self._started or self.fault:
             state = f"faulted ({self.fault})" if self.fault else "not started"
             raise RuntimeError(f"policy {self.name} is {state}; a faulted policy is benched "
                                "and must not be called again")
         budget_ns = require_int("budget_ns", budget_ns, 0, 2**63 - 1, what="a non-negative int")
-        return self._deliver(bytes(message), budget_ns)
+        if guard_trip_ns is not None:
+            guard_trip_ns = require_int("guard_trip_ns", guard_trip_ns, 0, budget_ns,
+                                        what="fuel within the budget")
+        return self._deliver(bytes(message), budget_ns, guard_trip_ns)
 
     def new_tournament(self, index: int | None = None) -> None:
         """Start the log budget of tournament ``index`` (default: the next one; the start phase
@@ -337,51 +347,70 @@ class WasmPolicy:
     # ------------------------------------------------------------------------ internals
     def _start_step(self, step: str, run):
         """Run one start step; a trap or running out of the start budget fails the load."""
-        self._guard.arm(self._store, self._store.get_fuel())
+        self._guard.arm(self._store.get_fuel())
         try:
             value = run()
-        except wasmtime.Trap as trap:
-            WATCHDOG.end()
-            why = (f"ran out of its {START_NS // MS:,} ms start budget"
-                   if trap.trap_code == wasmtime.TrapCode.OUT_OF_FUEL
-                   else "took too long in machine time (the wall-clock watchdog)"
-                   if interrupted(trap) else f"trapped ({trap_text(trap)})")
+        except Exception as exc:  # a trap, the guard's stop, a host error: the host stays up
+            if self._guard_stopped(exc):
+                why = "took too long in machine time (the machine-time guard)"
+            elif not isinstance(exc, wasmtime.Trap):
+                why = f"host error: {type(exc).__name__}: {exc}"
+            elif exc.trap_code == wasmtime.TrapCode.OUT_OF_FUEL:
+                why = f"ran out of its {START_NS // MS:,} ms start budget"
+            else:
+                why = f"trapped ({trap_text(exc)})"
             raise PolicyLoadError(self.name, "start", f"{why} in {step}") from None
-        except Exception as exc:  # a host error: the series fails, the host stays up
-            WATCHDOG.end()
-            raise PolicyLoadError(self.name, "start", f"host error in {step}: "
-                                  f"{type(exc).__name__}: {exc}") from None
-        WATCHDOG.end()
+        finally:
+            self._guard.disarm()
         size = self._memory.size()
         if size > MEMORY_LIMIT_BYTES:
             raise PolicyLoadError(self.name, "start", f"memory at {size} bytes after {step}, "
                                   f"above the {MEMORY_LIMIT_BYTES}-byte (64 MiB) limit")
         return value
 
-    def _deliver(self, message: bytes, budget: int) -> CallResult:
+    def _guard_stopped(self, exc: Exception) -> bool:
+        """Whether this policy's own guard stopped the call that raised ``exc`` (it judges only
+        this store's call). Re-raises what reached the guard's judge (Ctrl-C); raises
+        `SeriesVoid` for an epoch interruption that no guard asked for."""
+        guard = self._guard
+        if guard.raised is not None:
+            raise guard.raised
+        if guard.tripped:
+            return True
+        if isinstance(exc, wasmtime.Trap) and interrupted(exc):
+            raise SeriesVoid(f"policy {self.name}: its call was stopped by an epoch "
+                             "interruption that no machine-time guard of this host asked for; "
+                             "the host cannot attribute it, so the series is void") from None
+        return False
+
+    def _deliver(self, message: bytes, budget: int, trip_ns: int | None = None) -> CallResult:
         store = self._store
         if len(message) > 2**31 - 1:
             raise ValueError(f"message of {len(message)} bytes does not fit an i32 length")
-        store.set_fuel(budget)
-        self._guard.arm(store, budget)
+        fuel = budget if trip_ns is None else trip_ns
+        store.set_fuel(fuel)
+        self._guard.arm(budget)
         trapped = None
         try:
             outcome, reply, detail = self._exchange(store, message)
-        except wasmtime.Trap as trap:
+        except Exception as exc:  # a trap, the guard's stop, a wasmtime error, a host bug
             reply = None
-            if trap.trap_code == wasmtime.TrapCode.OUT_OF_FUEL:
-                outcome, detail = "timeout", f"used its whole budget of {budget} ns"
-            elif interrupted(trap):
-                outcome, detail = WALL_CLOCK, "interrupted by the wall-clock watchdog"
+            if self._guard_stopped(exc):
+                outcome, detail = WALL_CLOCK, "stopped inside the call by the machine-time guard"
+            elif not isinstance(exc, wasmtime.Trap):  # stop the policy only
+                outcome, detail = TRAP, f"host error {type(exc).__name__}: {exc}"
+                trapped = detail
+            elif exc.trap_code == wasmtime.TrapCode.OUT_OF_FUEL:
+                outcome, detail = "timeout", f"used its whole budget of {fuel} ns"
             else:
                 outcome = TRAP
-                detail = trapped = trap_text(trap)
-        except Exception as exc:  # a wasmtime error or a host import's bug: stop the policy only
-            outcome, reply = TRAP, None
-            detail = trapped = f"host error {type(exc).__name__}: {exc}"
-        WATCHDOG.end()
-        used = budget - store.get_fuel()
+                detail = trapped = trap_text(exc)
+        finally:
+            self._guard.disarm()
+        used = fuel - store.get_fuel()
         over = self._guard.settle(used)
+        if trip_ns is not None:
+            over = "the machine-time guard's trip recorded in the replay"
         size = self._memory.size()
         if size > MEMORY_LIMIT_BYTES:
             outcome, reply = MEMORY, None
@@ -400,6 +429,7 @@ class WasmPolicy:
     def _free(self) -> None:
         """Free the store of a benched policy (memory, instance); ``fault`` stays."""
         if self._store is not None:
+            self._guard.release()
             self._store.close()
         self._store = self._memory = self._alloc = self._on_message = None
         self._stack_pointer = None

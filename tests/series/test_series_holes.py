@@ -304,7 +304,8 @@ def test_the_wall_time_limit_bounds_the_whole_series_in_workers():
 
     from holdemjax.series.policies import bundled
 
-    job = dict(variant="certify-series", seed=1, count=4, shot_ns=None, bank_ns=None, cut=None)
+    job = dict(variant="certify-series", seed=1, count=4, shot_ns=None, bank_ns=None, cut=None,
+               trips={})
     part = runner._block_worker([bundled("random")] * 6, 1, range(2, 4), time.time() - 1, job)
     assert part["stopped_early"] and part["replays"] == []
 
