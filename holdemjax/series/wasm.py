@@ -59,6 +59,7 @@ from holdemjax.series.wasm_module import (
     cache_path,
     check_exports,
     check_imports,
+    close_engine,
     compile_metered,
     engine,
     fast_call,
@@ -129,9 +130,7 @@ def _release_at_exit() -> None:
     for policy in list(_LIVE):
         policy.close()
     TICKER.stop()
-    if engine.cache_info().currsize:
-        engine().close()
-        engine.cache_clear()
+    close_engine()
 
 
 # ------------------------------------------------------------------------------- the policy

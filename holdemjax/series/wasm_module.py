@@ -64,13 +64,27 @@ def config_settings() -> dict:
     return settings
 
 
-@functools.cache
+_ENGINE: list = []  # the one engine, made at first use
+_ENGINE_LOCK = threading.Lock()  # (threads loading their first policies at once share it)
+
+
 def engine() -> wasmtime.Engine:
     """The process's one deterministic engine (fuel on, NaNs canonical, no threads/SIMD)."""
-    config = wasmtime.Config()
-    for name, value in config_settings().items():
-        setattr(config, name, value)
-    return wasmtime.Engine(config)
+    if not _ENGINE:
+        with _ENGINE_LOCK:
+            if not _ENGINE:
+                config = wasmtime.Config()
+                for name, value in config_settings().items():
+                    setattr(config, name, value)
+                _ENGINE.append(wasmtime.Engine(config))
+    return _ENGINE[0]
+
+
+def close_engine() -> None:
+    """Free the engine (at exit, after every store); a later `engine()` makes a new one."""
+    with _ENGINE_LOCK:
+        if _ENGINE:
+            _ENGINE.pop().close()
 
 
 #: The ticker's period: a call over its machine-time allowance is stopped within this.
