@@ -26,6 +26,7 @@ import weakref
 import wasmtime
 
 # The numbers of PROTOCOL.md live in holdemjax.series.protocol (no wasmtime there); re-exported.
+from holdemjax.series.guard import TICKER, MachineGuard
 from holdemjax.series.meter import MeterError
 from holdemjax.series.protocol import (
     ABI_VERSION,
@@ -53,9 +54,9 @@ from holdemjax.series.protocol import (
 )
 from holdemjax.series.wasm_module import (
     OPTIONAL,
-    TICKER,
+    STAGES,
     GuestMemory,
-    MachineGuard,
+    PolicyLoadError,
     cache_path,
     check_exports,
     check_imports,
@@ -63,8 +64,8 @@ from holdemjax.series.wasm_module import (
     compile_metered,
     engine,
     fast_call,
-    interrupted,
     new_store,
+    protocol_linker,
     read_cache,
     read_module,
     start_detail,
@@ -89,26 +90,10 @@ __all__ = [
 _TABLE_ELEMENTS = 100_000  # per table (8 bytes each); LLVM output needs one small table
 _TABLES = 4
 
-STAGES = ("compile", "instantiate", "start")
-
 _MASK32 = 0xFFFF_FFFF
 _MASK64 = 0xFFFF_FFFF_FFFF_FFFF
 
 _LIVE: weakref.WeakSet = weakref.WeakSet()  # policies not yet closed
-
-
-class PolicyLoadError(Exception):
-    """A policy failed to ``compile``, ``instantiate`` or ``start``: the series fails (exit 2).
-
-    ``str(error)`` is meant for the bot's author: ``policy bot.wasm: imports
-    wasi_snapshot_preview1.fd_write, only holdem.log and holdem.time_left_ns are granted``.
-    """
-
-    def __init__(self, policy: str, stage: str, cause: str):
-        if stage not in STAGES:
-            raise ValueError(f"stage must be one of {STAGES}, got {stage!r}")
-        super().__init__(f"policy {policy}: {cause}")
-        self.policy, self.stage, self.cause = policy, stage, cause
 
 
 @dataclasses.dataclass(frozen=True)
@@ -205,7 +190,6 @@ class WasmPolicy:
         _LIVE.add(self)
         store.set_limits(memory_size=STORE_MEMORY_BYTES, table_elements=_TABLE_ELEMENTS,
                          instances=1, tables=_TABLES, memories=1)
-        linker = wasmtime.Linker(engine())
         # The imports hold the policy weakly, so a dropped policy frees its store.
         me = weakref.ref(self)
 
@@ -218,11 +202,7 @@ class WasmPolicy:
             policy = me()
             return 0 if policy is None else policy._time_left(caller)
 
-        i32, i64 = wasmtime.ValType.i32(), wasmtime.ValType.i64()
-        linker.define_func("holdem", "log", wasmtime.FuncType([i32, i32], []), log,
-                           access_caller=True)
-        linker.define_func("holdem", "time_left_ns", wasmtime.FuncType([], [i64]), time_left_ns,
-                           access_caller=True)
+        linker = protocol_linker(log, time_left_ns)
         # A (start) section runs inside instantiate: it is charged to the start budget.
         store.set_fuel(START_NS)
         guard.arm(START_NS)
@@ -230,12 +210,11 @@ class WasmPolicy:
             instance = linker.instantiate(store, module)
         except Exception as exc:  # a trap, the guard's stop, wasmtime errors, a limit refused
             self.fault = "start"
-            if self._guard_stopped(exc):
-                why = "took too long in machine time"
-            elif isinstance(exc, wasmtime.Trap):
-                why = f"trapped ({trap_text(exc)})"
-            else:  # the host stays up
+            outcome, detail = self._stop_of(exc, START_NS)
+            if outcome == TRAP and not isinstance(exc, wasmtime.Trap):  # the host stays up
                 raise PolicyLoadError(name, "instantiate", wasmtime_message(exc)) from None
+            why = ("took too long in machine time" if outcome == WALL_CLOCK
+                   else f"trapped ({detail})")
             raise PolicyLoadError(name, "start", f"{why} while instantiating") from None
         finally:
             guard.disarm()
@@ -296,11 +275,9 @@ class WasmPolicy:
         """Deliver one message on a budget of ``budget_ns`` fuel (PROTOCOL §2) and return what
         happened; never raises for anything the policy does. Raises RuntimeError when called
         before `start` or after a fault (a host bug: a faulted policy is benched), `SeriesVoid`
-        when the call was stopped by an interruption that its guard did not ask for.
-
-        ``guard_trip_ns`` replays a machine-time guard trip recorded in a replay (PROTOCOL §3):
-        the call runs on that much fuel (what the tripped call had used) and ends as the trip
-        did, a ``wall_clock`` fault with the same ``used_ns``."""
+        when an interruption that its guard did not ask for stopped it. ``guard_trip_ns``
+        replays a guard trip of a replay (PROTOCOL §3): the call runs on that much fuel (what
+        the tripped call had used) and ends as a ``wall_clock`` fault."""
         if not self._started or self.fault:
             state = f"faulted ({self.fault})" if self.fault else "not started"
             raise RuntimeError(f"policy {self.name} is {state}; a faulted policy is benched "
@@ -350,14 +327,10 @@ class WasmPolicy:
         try:
             value = run()
         except Exception as exc:  # a trap, the guard's stop, a host error: the host stays up
-            if self._guard_stopped(exc):
-                why = "took too long in machine time (the machine-time guard)"
-            elif not isinstance(exc, wasmtime.Trap):
-                why = f"host error: {type(exc).__name__}: {exc}"
-            elif exc.trap_code == wasmtime.TrapCode.OUT_OF_FUEL:
-                why = f"ran out of its {START_NS // MS:,} ms start budget"
-            else:
-                why = f"trapped ({trap_text(exc)})"
+            outcome, detail = self._stop_of(exc, START_NS)
+            why = {WALL_CLOCK: "took too long in machine time (the machine-time guard)",
+                   "timeout": f"ran out of its {START_NS // MS:,} ms start budget"}
+            why = why.get(outcome, f"trapped ({detail})")
             raise PolicyLoadError(self.name, "start", f"{why} in {step}") from None
         finally:
             self._guard.disarm()
@@ -367,20 +340,16 @@ class WasmPolicy:
                                   f"above the {MEMORY_LIMIT_BYTES}-byte (64 MiB) limit")
         return value
 
-    def _guard_stopped(self, exc: Exception) -> bool:
-        """Whether this policy's own guard stopped the call that raised ``exc`` (it judges only
-        this store's call). Re-raises what reached the guard's judge (Ctrl-C); raises
-        `SeriesVoid` for an epoch interruption that no guard asked for."""
-        guard = self._guard
-        if guard.raised is not None:
-            raise guard.raised
-        if guard.tripped:
-            return True
-        if isinstance(exc, wasmtime.Trap) and interrupted(exc):
-            raise SeriesVoid(f"policy {self.name}: its call was stopped by an epoch "
-                             "interruption that no machine-time guard of this host asked for; "
-                             "the host cannot attribute it, so the series is void") from None
-        return False
+    def _stop_of(self, exc: Exception, fuel: int) -> tuple[str, str]:
+        """(outcome, detail) of a call on ``fuel`` that raised ``exc``: stopped by its own guard,
+        out of fuel, a trap, or a host error (which stops this policy only, as a trap)."""
+        if self._guard.stopped(exc, self.name):  # (raises SeriesVoid: nobody's interruption)
+            return WALL_CLOCK, "stopped inside the call by the machine-time guard"
+        if not isinstance(exc, wasmtime.Trap):
+            return TRAP, f"host error {type(exc).__name__}: {exc}"
+        if exc.trap_code == wasmtime.TrapCode.OUT_OF_FUEL:
+            return "timeout", f"used its whole budget of {fuel} ns"
+        return TRAP, trap_text(exc)
 
     def _deliver(self, message: bytes, budget: int, trip_ns: int | None = None) -> CallResult:
         store = self._store
@@ -394,16 +363,8 @@ class WasmPolicy:
             outcome, reply, detail = self._exchange(store, message)
         except Exception as exc:  # a trap, the guard's stop, a wasmtime error, a host bug
             reply = None
-            if self._guard_stopped(exc):
-                outcome, detail = WALL_CLOCK, "stopped inside the call by the machine-time guard"
-            elif not isinstance(exc, wasmtime.Trap):  # stop the policy only
-                outcome, detail = TRAP, f"host error {type(exc).__name__}: {exc}"
-                trapped = detail
-            elif exc.trap_code == wasmtime.TrapCode.OUT_OF_FUEL:
-                outcome, detail = "timeout", f"used its whole budget of {fuel} ns"
-            else:
-                outcome = TRAP
-                detail = trapped = trap_text(exc)
+            outcome, detail = self._stop_of(exc, fuel)
+            trapped = detail if outcome == TRAP else None
         finally:
             self._guard.disarm()
         used = fuel - store.get_fuel()

@@ -13,7 +13,8 @@ import pytest
 
 wasmtime = pytest.importorskip("wasmtime")
 
-from holdemjax.series import output, runner, wasm_module  # noqa: E402
+from holdemjax.series import guard as machine_guard  # noqa: E402
+from holdemjax.series import output, runner  # noqa: E402
 from holdemjax.series import protocol as P  # noqa: E402
 from holdemjax.series import replay as RP  # noqa: E402
 from holdemjax.series import results as R  # noqa: E402
@@ -75,9 +76,9 @@ def _strict(monkeypatch, slack_s: float = 0.2) -> None:
     """A guard that allows ``slack_s`` once and 0.1 s per call, nothing per virtual second: a
     spinning call trips it within its first ``slack_s`` + 0.1 s of CPU time, an honest call (30
     ms or so) never does."""
-    monkeypatch.setattr(wasm_module, "MACHINE_PER_VIRTUAL", 0.0)
-    monkeypatch.setattr(wasm_module, "MACHINE_SLACK_S", slack_s)
-    monkeypatch.setattr(wasm_module, "MACHINE_PER_CALL_S", 0.1)
+    monkeypatch.setattr(machine_guard, "MACHINE_PER_VIRTUAL", 0.0)
+    monkeypatch.setattr(machine_guard, "MACHINE_SLACK_S", slack_s)
+    monkeypatch.setattr(machine_guard, "MACHINE_PER_CALL_S", 0.1)
 
 
 def _honest_calls(policy, n: int) -> list:
@@ -132,7 +133,7 @@ def test_a_call_ended_by_an_exception_leaves_nothing_armed(monkeypatch):
     next call is judged on its own."""
     _strict(monkeypatch)
     asker = _started(ASKER, "asker.wasm")
-    charged, import_call = [], wasm_module.MachineGuard.import_call
+    charged, import_call = [], machine_guard.MachineGuard.import_call
 
     def ctrl_c_at_the_100th(guard):  # the host's share of a host import call, then Ctrl-C
         charged.append(1)
@@ -141,7 +142,7 @@ def test_a_call_ended_by_an_exception_leaves_nothing_armed(monkeypatch):
         return import_call(guard)
 
     with monkeypatch.context() as ctrl_c, pytest.raises(KeyboardInterrupt):
-        ctrl_c.setattr(wasm_module.MachineGuard, "import_call", ctrl_c_at_the_100th)
+        ctrl_c.setattr(machine_guard.MachineGuard, "import_call", ctrl_c_at_the_100th)
         asker.call(b"go", 10**9)
     honest, stop = [], threading.Event()
     worker = threading.Thread(target=_honest_until, args=(stop, honest))
@@ -187,7 +188,7 @@ def test_a_guard_trip_is_recorded_in_the_replay_and_reproduced(monkeypatch, tmp_
 def test_an_interrupt_the_host_cannot_attribute_voids_the_series(monkeypatch):
     """An epoch interruption that no guard of this host asked for (here: a store left without
     the guard's per-call judge) is not charged to the policy: the series is void."""
-    monkeypatch.setattr(wasm_module, "judge_calls", lambda store, guard: None)
+    monkeypatch.setattr(machine_guard, "judge_calls", lambda store, guard: None)
     policy = _started(SPIN, "spin.wasm")
     with pytest.raises(P.SeriesVoid, match="spin.wasm"):
         policy.call(b"go", 10**12)
@@ -198,7 +199,7 @@ def test_a_void_series_is_an_error_line_and_writes_nothing(monkeypatch, tmp_path
     """`holdemjax series`: a void series says so on stderr, exits 2 and leaves no results."""
     from holdemjax.cli import main
 
-    monkeypatch.setattr(wasm_module, "judge_calls", lambda store, guard: None)
+    monkeypatch.setattr(machine_guard, "judge_calls", lambda store, guard: None)
     spin = tmp_path / "spin.wasm"
     spin.write_bytes(_module(SPIN))  # spins on its start message: no guard judges it
     out = tmp_path / "run"
