@@ -72,13 +72,13 @@ def _started(wat: str, name: str):
     return policy
 
 
-def _strict(monkeypatch, slack_s: float = 0.2) -> None:
-    """A guard that allows ``slack_s`` once and 0.1 s per call, nothing per virtual second: a
-    spinning call trips it within its first ``slack_s`` + 0.1 s of CPU time, an honest call (30
-    ms or so) never does."""
+def _strict(monkeypatch, slack_s: float = 0.2, per_call_s: float = 0.1) -> None:
+    """A guard that allows ``slack_s`` once and ``per_call_s`` per call, nothing per virtual
+    second: a spinning call trips it within its first ``slack_s`` + ``per_call_s`` of CPU
+    time, an honest call (by default 30 ms or so) never does."""
     monkeypatch.setattr(machine_guard, "MACHINE_PER_VIRTUAL", 0.0)
     monkeypatch.setattr(machine_guard, "MACHINE_SLACK_S", slack_s)
-    monkeypatch.setattr(machine_guard, "MACHINE_PER_CALL_S", 0.1)
+    monkeypatch.setattr(machine_guard, "MACHINE_PER_CALL_S", per_call_s)
 
 
 def _honest_calls(policy, n: int) -> list:
@@ -125,6 +125,55 @@ def test_a_hostile_trip_on_another_thread_leaves_an_honest_call_untouched(monkey
     alone = _started(HONEST, "honest.wasm")
     assert honest and honest == _honest_calls(alone, len(honest))
     assert set(o for o, _, _ in honest) == {"ok"}
+
+
+def test_a_series_beside_a_hostile_thread_is_the_series_alone(monkeypatch, tmp_path):
+    """Issue 35's reproduction: a series on this thread while another thread runs spinning
+    policies that trip the guard again and again (every 20 ms of CPU). No seat of the series is
+    faulted, its replay is byte for byte the replay of the series alone, and `replay.verify`
+    agrees. Slot 0 counts to 500,000 at every message (4 ms of virtual time, within even a
+    notification's 5 ms; a millisecond or two of CPU), so that a call of the series is often
+    running when a trip comes."""
+    _strict(monkeypatch, slack_s=0.0, per_call_s=0.02)
+    counter = tmp_path / "counter.wasm"
+    counter.write_bytes(_module(HONEST.replace("30000000", "500000")))
+    paths = [str(counter)] + [bundled("baseline")] * 5
+
+    def series_replay() -> bytes:
+        policies = [load_policy(p) for p in paths]
+        try:
+            series = runner.run_series(policies, variant="certify-series", seed=11,
+                                       tournaments=20, max_wall=None)
+        finally:
+            for p in policies:
+                p.close()
+        doc = R.summarize(series, planned=20)
+        assert all(s["faulted_at"] is None for s in doc["slots"])
+        output.write_all(series, doc, tmp_path / "out")
+        return (tmp_path / "out" / RP.REPLAY_NAME).read_bytes()
+
+    alone = series_replay()
+    trips, stop = [], threading.Event()
+
+    def hostile():
+        while not stop.is_set():
+            policy = _started(SPIN, "spin.wasm")
+            trips.append(policy.call(b"go", 10**12).outcome)
+            policy.close()
+
+    worker = threading.Thread(target=hostile)
+    worker.start()
+    try:
+        while not trips and worker.is_alive():  # the first trip is on its way
+            time.sleep(0.01)
+        beside = series_replay()
+    finally:
+        stop.set()
+        worker.join()
+    assert trips and set(trips) == {P.WALL_CLOCK}
+    assert beside == alone
+    same, report = RP.verify(tmp_path / "out" / RP.REPLAY_NAME)
+    assert same, report
 
 
 def test_a_call_ended_by_an_exception_leaves_nothing_armed(monkeypatch):
