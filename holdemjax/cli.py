@@ -260,7 +260,7 @@ def _replay(args: argparse.Namespace) -> int:
     try:
         with console.status("re-running the series from its seed and policies"):
             same, report = RP.verify(args.file, args.policy or None)
-    except ValueError as exc:
+    except (OSError, ValueError) as exc:
         errors.print(f"[red]{escape(str(exc))}")
         return 2
     except SeriesVoid as exc:

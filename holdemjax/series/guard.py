@@ -201,8 +201,8 @@ def judge_calls(store: wasmtime.Store, guard: MachineGuard):
     call took 1,305-1,321 us with the judge (about 250 callbacks per 1,000 calls) against
     1,299-1,326 us without it, a 42 us call 42.3-42.6 against 42.0-42.8 us; a certify-series
     of six baselines over 40 tournaments (1,081 decisions) took 0.37 s of policy time with the
-    judge against 0.43 s with the former engine-wide watchdog (the call path an engine per
-    thread keeps), medians of three runs."""
+    judge (six runs: 0.35-0.43 s) against 0.43 s with the former engine-wide watchdog, the call
+    path an engine per thread keeps (three runs: 0.40-0.58 s): medians, within the noise."""
     me = weakref.ref(guard)
 
     def judge(context, data, delta, kind) -> int:
@@ -212,10 +212,10 @@ def judge_calls(store: wasmtime.Store, guard: MachineGuard):
             mine = me()
             if mine is None or not mine.over():
                 return 0
-        except BaseException as exc:  # noqa: BLE001 - Ctrl-C arrives here: stop, re-raise it
-            if mine is None:  # (ctypes would drop it: keep it for the caller of the call)
+        except BaseException as exc:  # noqa: BLE001 - Ctrl-C can arrive here
+            if mine is None:
                 return 0
-            mine.raised = exc
+            mine.raised = exc  # (ctypes would drop it): stop the call, `stopped` re-raises it
         return ctypes.cast(_capi.wasmtime_error_new(GUARD_STOP), ctypes.c_void_p).value
 
     callback = _JUDGE_TYPE(judge)
