@@ -203,7 +203,7 @@ def bare_noop(wasm: bytes):
     """(store, func): the bot's exported no-op in a plain store, for the bare-call baseline."""
     store = wasmtime.Store(W.engine())
     store.set_fuel(2**62)
-    store.set_epoch_deadline(2**62)  # the engine has epoch interruption on (the watchdog)
+    store.set_epoch_deadline(2**62)  # the engine has epoch interruption on (the machine-time guard)
     linker = wasmtime.Linker(W.engine())
     linker.define_func("holdem", "time_left_ns", wasmtime.FuncType([], [wasmtime.ValType.i64()]),
                        lambda: 0)

@@ -9,6 +9,13 @@ import sys
 __all__ = ["main"]
 
 
+def _errors():
+    """The console of error lines: stderr (stdout carries the results)."""
+    from rich.console import Console
+
+    return Console(stderr=True, soft_wrap=True)  # one error, one line
+
+
 def _bench(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.progress import Progress
@@ -21,8 +28,8 @@ def _bench(args: argparse.Namespace) -> int:
     console = Console(width=None if sys.stdout.isatty() else 132)
     for env_id in args.env:
         if env_id not in available_envs():
-            console.print(f"[red]unknown env id {env_id!r}; available: "
-                          f"{', '.join(available_envs())}")
+            _errors().print(f"[red]unknown env id {env_id!r}; available: "
+                            f"{', '.join(available_envs())}")
             return 2
     results = []
     cells = len(args.env) * len(args.batch) * (1 if args.no_peer else 2)  # an estimate
@@ -92,9 +99,10 @@ def _compile_cache(args: argparse.Namespace) -> None:
 
 
 def _run_and_report(args, variant: str, sources: list, *, filler: str, title: str = ""):
-    """Load the policies (missing slots take the bundled ``filler``), run the series with a
-    progress bar, write results, replay, viewer and logs, print the standings. Returns (exit
-    code, results document or None)."""
+    """Load the policies (missing slots take the bundled ``filler``), check that the output
+    folder can be written, run the series with a progress bar, write results, replay, viewer
+    and logs (each whole or not at all), print the standings. Every error is one line on stderr
+    with exit code 2. Returns (exit code, results document or None)."""
     import pathlib
 
     _compile_cache(args)
@@ -107,40 +115,42 @@ def _run_and_report(args, variant: str, sources: list, *, filler: str, title: st
     from holdemjax.series import output, runner
     from holdemjax.series import results as R
     from holdemjax.series.policies import bundled
-    from holdemjax.series.protocol import MS
+    from holdemjax.series.protocol import MS, SeriesVoid
     from holdemjax.series.wasm import PolicyLoadError, load_policy
 
-    console = Console(width=None if sys.stdout.isatty() else 120)
+    console, errors = Console(width=None if sys.stdout.isatty() else 120), _errors()
+
+    def fail(line: str) -> tuple[int, None]:
+        errors.print(f"[red]{escape(line)}")
+        return 2, None
+
     spec = runner.VARIANTS.get(variant)
     if spec is None:
-        console.print(f"[red]unknown variant {variant!r}; known: {', '.join(runner.VARIANTS)}")
-        return 2, None
+        return fail(f"unknown variant {variant!r}; known: {', '.join(runner.VARIANTS)}")
     if len(sources) > spec.seats:
-        console.print(f"[red]{variant} has {spec.seats} slots, got {len(sources)} policies")
-        return 2, None
+        return fail(f"{variant} has {spec.seats} slots, got {len(sources)} policies")
     if args.seed < 0:
-        console.print(f"[red]--seed must be >= 0, got {args.seed}")
-        return 2, None
+        return fail(f"--seed must be >= 0, got {args.seed}")
     shot = None if getattr(args, "shot_ms", None) is None else round(args.shot_ms * MS)
     bank = None if getattr(args, "bank_s", None) is None else round(args.bank_s * 1000 * MS)
     try:
         spec.clock(shot, bank)
     except ValueError as exc:
-        console.print(f"[red]clock: {exc}")
-        return 2, None
+        return fail(f"clock: {exc}")
     sources = list(sources) + [bundled(filler)] * (spec.seats - len(sources))
     policies = []
     for slot, src in enumerate(sources):
         if not pathlib.Path(src).is_file():
-            console.print(f"[red]slot {slot}: no such policy file: {src}")
-            return 2, None
+            return fail(f"slot {slot}: no such policy file: {src}")
         try:
             policies.append(load_policy(src))
         except PolicyLoadError as exc:
-            console.print(f"[red]slot {slot}: the series fails: {escape(str(exc))}")
-            return 2, None
+            return fail(f"slot {slot}: the series fails: {exc}")
     count = spec.tournaments if args.tournaments is None else args.tournaments
-    out = pathlib.Path(args.out or f"{variant}-seed{args.seed}")
+    try:  # before the series runs: its results are never lost to an unwritable folder
+        out = output.check_writable(args.out or f"{variant}-seed{args.seed}")
+    except OSError as exc:
+        return fail(f"--out: {exc.strerror}")
     columns = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
                TextColumn("{task.fields[hands]} hands"), TimeElapsedColumn())
     try:
@@ -156,14 +166,19 @@ def _run_and_report(args, variant: str, sources: list, *, filler: str, title: st
                                        max_wall=args.max_wall, tournaments=count, progress=tick,
                                        shot_ns=shot, bank_ns=bank, workers=args.workers)
     except (runner.SeriesFailed, ValueError) as exc:
-        console.print(f"[red]the series fails: {escape(str(exc))}")  # it quotes the policy's log
-        return 2, None
+        return fail(f"the series fails: {exc}")  # it quotes the policy's log
+    except SeriesVoid as exc:
+        return fail(f"the series is void: {exc}")
     doc = R.summarize(series, planned=count)
-    path = R.write_results(doc, out)
-    files = output.write_all(series, doc, out, policies)  # replay, viewer, holdem.log lines
-    for policy in policies:
-        if hasattr(policy, "close"):
-            policy.close()
+    try:
+        path = output.write_results(doc, out)
+        files = output.write_all(series, doc, out, policies)  # replay, viewer, holdem.log lines
+    except OSError as exc:
+        return fail(f"cannot write the outputs to {out}: {exc}")
+    finally:
+        for policy in policies:
+            if hasattr(policy, "close"):
+                policy.close()
     table = Table(title=title or f"{variant}, seed {args.seed}: {series.tournaments_played} "
                   f"{'games' if spec.env_id == 'ring-9' else 'tournaments'}"
                   f"{' (stopped early)' if series.stopped_early else ''}")
@@ -210,26 +225,33 @@ def _certify(args: argparse.Namespace) -> int:
 
 
 def _replay(args: argparse.Namespace) -> int:
-    import pathlib
 
     from rich.console import Console
+    from rich.markup import escape
 
+    from holdemjax.series import output
     from holdemjax.series import replay as RP
+    from holdemjax.series.protocol import SeriesVoid
 
-    console = Console()
+    console, errors = Console(), _errors()
     try:
         doc = RP.load(args.file)
     except (OSError, ValueError) as exc:
-        console.print(f"[red]{exc}")
+        errors.print(f"[red]{escape(str(exc))}")
         return 2
     if args.phh is not None:
         if not 0 <= args.phh < len(doc["tournaments"]):
-            console.print(f"[red]--phh: tournament {args.phh} is not in the replay (0.."
-                          f"{len(doc['tournaments']) - 1})")
+            errors.print(f"[red]--phh: tournament {args.phh} is not in the replay (0.."
+                         f"{len(doc['tournaments']) - 1})")
             return 2
         text = RP.to_phh(doc, args.phh)
         if args.out:
-            pathlib.Path(args.out).write_text(text)
+            try:
+                output.write_file(args.out, text.encode("utf-8"))
+            except OSError as exc:
+                errors.print(f"[red]--out: cannot write {escape(args.out)}: "
+                             f"{escape(exc.strerror or str(exc))}")
+                return 2
             console.print(f"PHH: {args.out}")
         else:
             sys.stdout.write(text)
@@ -238,8 +260,11 @@ def _replay(args: argparse.Namespace) -> int:
     try:
         with console.status("re-running the series from its seed and policies"):
             same, report = RP.verify(args.file, args.policy or None)
-    except ValueError as exc:
-        console.print(f"[red]{exc}")
+    except (OSError, ValueError) as exc:
+        errors.print(f"[red]{escape(str(exc))}")
+        return 2
+    except SeriesVoid as exc:
+        errors.print(f"[red]the series is void: {escape(str(exc))}")
         return 2
     console.print(("[green]reproduced: " if same else "[red]NOT reproduced: ") + report)
     return 0 if same else 1

@@ -26,7 +26,7 @@ def test_bench_prints_a_table_and_writes_json(tmp_path, capsys):
 
 def test_bench_unknown_env_exits_2(capsys):
     assert main(["bench", "kuhn", "--no-peer"]) == 2
-    assert "unknown env id 'kuhn'" in capsys.readouterr().out
+    assert "unknown env id 'kuhn'" in capsys.readouterr().err
 
 
 def test_bench_rejects_bad_batch(capsys):
@@ -52,3 +52,82 @@ def test_bench_plain_loops_measures_the_lax_forms_and_restores_gathering(capsys,
                  "--plain-loops"]) == 0
     assert "plain lax loops" in capsys.readouterr().out
     assert seen == [False, True] and sparse._GATHER is True
+
+
+# ------------------------------------------- `holdemjax series`: errors on stderr, outputs kept
+def _series_cli(tmp_path, *args):
+    return main(["series", "--variant", "certify-series", "--tournaments", "1",
+                 "--no-compile-cache", *args])
+
+
+def _one_error_line(capsys, *parts):
+    """The command printed one error line, on stderr, naming every part; nothing on stdout."""
+    captured = capsys.readouterr()
+    lines = captured.err.strip().splitlines()
+    assert len(lines) == 1 and all(part in lines[0] for part in parts), captured.err
+    assert "Traceback" not in captured.err and captured.out.strip() == ""
+
+
+def test_an_unwritable_out_fails_before_the_series_runs(tmp_path, capsys, monkeypatch):
+    from holdemjax.series import runner
+
+    def must_not_run(*args, **kwargs):
+        raise AssertionError("the series ran before its outputs were checked")
+
+    monkeypatch.setattr(runner, "run_series", must_not_run)
+    blocker = tmp_path / "a-file"
+    blocker.write_text("in the way")
+    out = blocker / "run"
+    assert _series_cli(tmp_path, "--out", str(out)) == 2
+    _one_error_line(capsys, "--out", "cannot write the outputs to", str(out))
+
+
+def test_a_missing_module_file_is_an_error_line(tmp_path, capsys):
+    missing = tmp_path / "missing.wasm"
+    assert _series_cli(tmp_path, str(missing)) == 2
+    _one_error_line(capsys, "slot 0", "no such policy file", str(missing))
+
+
+def test_a_file_that_is_not_wasm_is_an_error_line(tmp_path, capsys):
+    text = tmp_path / "bot.wasm"
+    text.write_text("(module)")
+    assert _series_cli(tmp_path, str(text)) == 2
+    _one_error_line(capsys, "slot 0", "bot.wasm", "not a WebAssembly binary")
+
+
+def test_a_bad_seed_is_an_error_line(tmp_path, capsys):
+    assert _series_cli(tmp_path, "--seed", "-1") == 2
+    _one_error_line(capsys, "--seed must be >= 0, got -1")
+
+
+def test_an_unknown_variant_is_an_error_line(capsys):
+    assert main(["series", "--variant", "series-7"]) == 2
+    _one_error_line(capsys, "unknown variant 'series-7'", "certify-series")
+
+
+def test_an_interrupted_write_leaves_no_partial_file(tmp_path, capsys, monkeypatch):
+    """The disk fills up while the outputs are written (from then on, a file-size limit of
+    2,000 bytes, far below results.json): the command ends with an error line, and no output
+    file is left cut short."""
+    resource = pytest.importorskip("resource")
+    signal = pytest.importorskip("signal")
+    from holdemjax.series import output
+
+    out = tmp_path / "run"
+    soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+    old = signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit: EFBIG
+    write_results = output.write_results
+
+    def disk_full(*args):  # (not earlier: wasmtime's memory images count too)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (2_000, hard))
+        return write_results(*args)
+
+    monkeypatch.setattr(output, "write_results", disk_full)
+    try:
+        code = _series_cli(tmp_path, "--out", str(out))
+    finally:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
+        signal.signal(signal.SIGXFSZ, old)
+    assert code == 2
+    _one_error_line(capsys, "cannot write the outputs to", str(out))
+    assert sorted(p.name for p in out.iterdir()) == []  # nothing cut short, no temporary file

@@ -1,11 +1,11 @@
 """The series host: WebAssembly policies play series of tournaments on the one rules engine.
 
 Modules (imported on use): `wasm` (load, check and call a policy on its fuel budget; the engine
-and module checks in `wasm_module`), `protocol` (the messages, the clock, the reply rules),
-`hand` (the one host hand driver: history, events, counters, exact actions, a call's outcome),
-`game` (the tournaments of a block, decision by decision), `runner` (one series),
-`variants`, `results`, `replay`, `viewer` (+ ``static/``), `output` (files, the certification
-verdict), `html`.
+and module checks in `wasm_module`, the machine-time guard in `guard`), `protocol` (the
+messages, the clock, the reply rules), `hand` (the one host hand driver: history, events,
+counters, exact actions, a call's outcome), `game` (the tournaments of a block, decision by
+decision), `runner` (one series), `variants`, `results`, `replay`, `viewer` (+ ``static/``),
+`output` (files, the certification verdict), `html`.
 
 The contract with policy authors is ``PROTOCOL.md`` in this folder. Nothing here is imported by
 ``holdemjax`` itself, so the library works without wasmtime installed.

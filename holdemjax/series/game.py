@@ -88,6 +88,9 @@ class Game:
         self._buf = None  # the device state (packed) of the latest engine call
         self.hands_played = 0
         self.cut = None  # (tournament, hands): stop there, as the wall-time limit did (replays)
+        # (tournament, slot, call) -> used_ns: machine-time guard trips to replay (PROTOCOL §3)
+        self.guard_trips: dict = {}
+        self._calls: list = []  # calls of each slot in this tournament
         self._text = EventText()  # each public event's JSON made once for all seats
 
     # ------------------------------------------------------------------ engine calls (timed)
@@ -114,13 +117,25 @@ class Game:
             return self._engine(self.eng.settle, False)
         return state, legal
 
-    def _call(self, seat: Seat, message: dict, budget: int):
+    def _call(self, slot: int, message: dict, budget: int):
+        """One call of the slot's policy. A machine-time guard trip (a ``wall_clock`` outcome,
+        the one machine-dependent rule: PROTOCOL §3) is recorded in the tournament's replay as
+        ``guard_trips`` (slot, the slot's call index in the tournament, the fuel it used), and
+        a recorded trip (`guard_trips`) is replayed at the same call."""
+        seat = self.seats[slot]
+        index = self._calls[slot]
+        self._calls[slot] += 1
+        trip = self.guard_trips.get((self.t, slot, index))
+        kwargs = {} if trip is None else {"guard_trip_ns": trip}
         t0 = time.perf_counter()
         try:
-            result = seat.policy.call(self._text.encode(message), budget)
+            result = seat.policy.call(self._text.encode(message), budget, **kwargs)
         finally:
             self.timer["policy"] += time.perf_counter() - t0
         seat.record.fuel_ns += int(result.used_ns)
+        if result.outcome == P.WALL_CLOCK:
+            self._current[1].setdefault("guard_trips", []).append(
+                {"slot": slot, "call": index, "used_ns": int(result.used_ns)})
         return result
 
     # ------------------------------------------------------------------------------ events
@@ -174,7 +189,7 @@ class Game:
                 continue
             msg = {"type": message_type, "events": s.events, "tournament": self.t, **extra}
             s.events = []
-            out = apply_outcome(self._call(s, msg, P.NOTIFY_NS), clock=s.clock,
+            out = apply_outcome(self._call(slot, msg, P.NOTIFY_NS), clock=s.clock,
                                 notify=message_type)
             if out.fault:
                 self._fault(slot, out.fault, hand)
@@ -186,6 +201,7 @@ class Game:
     # ------------------------------------------------------------------------- one tournament
     def play(self, t: int, deadline, progress):
         self.t = t
+        self._calls = [0] * len(self.seats)
         eng = self.eng
         self._buf = None
         t0 = time.perf_counter()
@@ -317,7 +333,7 @@ class Game:
         msg = P.act_message(view, tournament=self.t, history=log.history, events=s.events,
                             budget_ns=budget, bank_ns=s.clock.bank_ns, away=away)
         s.events = []
-        result = self._call(s, msg, budget)
+        result = self._call(slot, msg, budget)
         self._last_used = int(result.used_ns)
         out = apply_outcome(result, lg, s.clock)
         if away:

@@ -1,8 +1,12 @@
 """What a finished series leaves on disk, and the certification's verdict.
 
-`write_all` writes the replay file (`replay.replay_document`, canonical JSON), the viewer page
-(`viewer.render`) and each slot's ``holdem.log`` lines into the output folder next to
-``results.json`` (`results.write_results`). `certify_verdict` judges one policy's line of a
+`check_writable` makes sure, before a series runs, that its output folder can be written.
+`write_results` writes ``results.json``; `write_all` writes the replay file
+(`replay.replay_document`, canonical JSON), the viewer page (`viewer.render`) and each slot's
+``holdem.log`` lines into the output folder next to it. Every file is written whole or not at
+all (`write_file`: a temporary name in the same folder, then moved into place), so an
+interrupted write leaves no partial file and an earlier file of that name untouched.
+`certify_verdict` judges one policy's line of a
 certification series (PROTOCOL.md §4): it passes only a complete run (every game of the variant
 played, not stopped early by the wall-time limit) in which it never faulted, never timed out and
 every reply was an admitted action; a cut run is "incomplete", never passed.
@@ -10,13 +14,57 @@ every reply was an admitted action; a cut run is "incomplete", never passed.
 
 from __future__ import annotations
 
+import json
+import os
 import pathlib
+import secrets
 
 from holdemjax.series import replay as RP
 from holdemjax.series import viewer
 from holdemjax.series.variants import VARIANTS
 
-__all__ = ["write_all", "write_logs", "certify_verdict"]
+__all__ = ["RESULTS_NAME", "check_writable", "write_file", "write_results", "write_all",
+           "write_logs", "certify_verdict"]
+
+RESULTS_NAME = "results.json"
+
+
+def check_writable(out_dir) -> pathlib.Path:
+    """Create the output folder ``out_dir`` (and its parents) if needed and write and remove a
+    probe file in it, before a series runs; raises OSError naming the folder and why it cannot
+    be written (a file in the way, no permission, a read-only file system)."""
+    out = pathlib.Path(out_dir)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        write_file(out / ".holdemjax-write-check", b"").unlink()
+    except OSError as exc:
+        why = exc.strerror or str(exc)
+        raise OSError(exc.errno, f"cannot write the outputs to {out}: {why}") from None
+    return out
+
+
+def write_file(path, data: bytes) -> pathlib.Path:
+    """Write ``data`` to ``path`` whole or not at all: into a new temporary file next to it,
+    then moved into place (`os.replace`). Whatever interrupts it (an error, Ctrl-C) removes the
+    temporary file and leaves ``path`` as it was."""
+    path = pathlib.Path(path)
+    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+    try:
+        with open(tmp, "xb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    return path
+
+
+def write_results(doc: dict, out_dir) -> pathlib.Path:
+    """Write ``results.json`` (canonical key order, indented) into ``out_dir``."""
+    out = pathlib.Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    text = json.dumps(doc, indent=2, sort_keys=True) + "\n"
+    return write_file(out / RESULTS_NAME, text.encode())
 
 
 def write_all(series, results: dict, out_dir, policies=()) -> list[pathlib.Path]:
@@ -25,10 +73,9 @@ def write_all(series, results: dict, out_dir, policies=()) -> list[pathlib.Path]
     out = pathlib.Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     doc = RP.replay_document(series, results)
-    replay_path = out / RP.REPLAY_NAME
-    replay_path.write_bytes(RP.encode_replay(doc))
-    viewer_path = out / RP.VIEWER_NAME
-    viewer_path.write_text(viewer.render(results, doc), encoding="utf-8")
+    replay_path = write_file(out / RP.REPLAY_NAME, RP.encode_replay(doc))
+    viewer_path = write_file(out / RP.VIEWER_NAME,
+                             viewer.render(results, doc).encode("utf-8"))
     logs = getattr(series, "logs", None)
     if logs is not None:  # every block's lines (research mode: not only block 0's instances)
         policies = [_Lines(lines) for lines in logs]
@@ -49,8 +96,8 @@ def write_logs(policies, out_dir) -> list[pathlib.Path]:
         if lines:
             log = pathlib.Path(out_dir) / "logs" / f"slot{slot}.log"
             log.parent.mkdir(parents=True, exist_ok=True)
-            log.write_text("".join(f"[t{t}] {text}\n" for t, text in lines), encoding="utf-8")
-            written.append(log)
+            text = "".join(f"[t{t}] {text}\n" for t, text in lines)
+            written.append(write_file(log, text.encode("utf-8")))
     return written
 
 

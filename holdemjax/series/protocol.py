@@ -30,6 +30,7 @@ __all__ = [
     "TRAP",
     "MEMORY",
     "WALL_CLOCK",
+    "SeriesVoid",
     "MACHINE_PER_VIRTUAL",
     "MACHINE_PER_CALL_S",
     "MACHINE_SLACK_S",
@@ -97,12 +98,13 @@ STORE_MEMORY_BYTES = MEMORY_LIMIT_BYTES + 65_536
 # The machine-time guard (PROTOCOL §3, the one outcome that depends on the machine). A policy may
 # use at most MACHINE_PER_VIRTUAL s of CPU time per virtual second it is charged, plus
 # MACHINE_PER_CALL_S per call and MACHINE_PER_IMPORT_S per host import call (the host's share),
-# plus MACHINE_SLACK_S once; past it the seat is faulted ("wall_clock"), inside a call too (a
-# watchdog thread reads the calling thread's CPU clock and interrupts the call by wasmtime's
-# epoch). With runtime calls charged (RUNTIME_CALL_NS), wasm code takes 0.02-0.7 ns of CPU per
-# fuel unit, a 1-unit loop (the costliest) about 2 ns (2-core x86 machines); a host import call
-# 10-40 us of host work. The guard's allowances are 5 times those or more: a safety net that no
-# known policy meets (benchmarks/bench_runtime_calls.py measures the costs; PROTOCOL §3).
+# plus MACHINE_SLACK_S once; past it the seat is faulted ("wall_clock"), inside a call too (at
+# every epoch tick the store asks its own guard, on the calling thread's CPU clock, whether that
+# call is over: one policy's trip never stops another's call). With runtime calls charged
+# (RUNTIME_CALL_NS), wasm code takes 0.02-0.7 ns of CPU per fuel unit, a 1-unit loop (the
+# costliest) about 2 ns (2-core x86 machines); a host import call 10-40 us of host work. The
+# guard's allowances are 5 times those or more: a safety net that no known policy meets
+# (benchmarks/bench_runtime_calls.py measures the costs; PROTOCOL §3).
 MACHINE_PER_VIRTUAL = 10.0
 MACHINE_PER_CALL_S = 0.0002
 MACHINE_PER_IMPORT_S = 0.0001
@@ -121,6 +123,14 @@ FAULTS = ("trap", "memory", "wall_clock")
 #: the module trapped; its memory went over MEMORY_LIMIT_BYTES; it took more machine time than
 #: the guard allows (MACHINE_PER_VIRTUAL)
 TRAP, MEMORY, WALL_CLOCK = FAULTS
+
+
+class SeriesVoid(RuntimeError):
+    """The host cannot attribute what stopped a policy's call (an epoch interruption that no
+    guard of this host asked for): no result of the series can stand, none is charged to the
+    policy. The CLI says so on stderr and exits non-zero."""
+
+
 #: What one call of a policy did (`wasm.CallResult.outcome`).
 OUTCOMES = ("ok", "no_reply", "timeout", *FAULTS, "bad_alloc", "bad_pointer", "reply_too_long")
 

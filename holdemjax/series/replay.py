@@ -7,7 +7,9 @@ Schema ``holdemjax.series.replay/1`` (docs/series.md). The file is canonical JSO
 no whitespace), so two runs of the same series write identical bytes: ``holdemjax replay FILE``
 re-runs the series from the recorded seed, options (planned tournaments, clock, research-mode
 block) and policy files, stops it where the original was stopped (the cut tournament is
-compared too) and compares every byte.
+compared too), stops a policy's call where the machine-time guard stopped it (a tournament's
+``guard_trips``: slot, the slot's call index in the tournament, the fuel it had used) and
+compares every byte.
 """
 
 from __future__ import annotations
@@ -62,13 +64,16 @@ def _sha256(path) -> str:
 
 def rerun_options(doc: dict) -> dict:
     """The `runner.run_series` keyword arguments that replay ``doc``'s series: its recorded
-    options, and ``cut`` where the wall-time limit stopped it (after the cut tournament's
-    recorded hands, or before the next tournament when it stopped between two). A file written
+    options, ``cut`` where the wall-time limit stopped it (after the cut tournament's
+    recorded hands, or before the next tournament when it stopped between two), and the
+    machine-time guard's trips (``guard_trips`` of each tournament: PROTOCOL §3). A file written
     before options were recorded replays with the variant's clock and its played count."""
     options = doc.get("options") or {"tournaments": doc["tournaments_played"]}
     kwargs = {"variant": doc["variant"], "seed": doc["seed"], "max_wall": None,
               "tournaments": options["tournaments"], "shot_ns": options.get("shot_ns"),
-              "bank_ns": options.get("bank_ns"), "block": options.get("block")}
+              "bank_ns": options.get("bank_ns"), "block": options.get("block"),
+              "guard_trips": [{"tournament": t["tournament"], **trip}
+                              for t in doc["tournaments"] for trip in t.get("guard_trips", ())]}
     if doc["stopped_early"]:
         tours = doc["tournaments"]
         if tours and tours[-1]["stopped_early"]:

@@ -8,16 +8,14 @@ two runs of the same series give byte-identical files once ``timing`` is removed
 from __future__ import annotations
 
 import dataclasses
-import json
 import math
-import pathlib
 
 import numpy as np
 
 from holdemjax.series import protocol as P
 from holdemjax.series.meter import METER_VERSION
 
-__all__ = ["SCHEMA", "SlotRecord", "Series", "summarize", "write_results", "standard_error"]
+__all__ = ["SCHEMA", "SlotRecord", "Series", "summarize", "standard_error"]
 
 SCHEMA = "holdemjax.series.results/1"
 
@@ -150,11 +148,3 @@ def summarize(series, planned: int | None = None) -> dict:
         "timing": series.timing,
     }
 
-
-def write_results(doc: dict, out_dir) -> pathlib.Path:
-    """Write ``results.json`` (canonical key order, indented) into ``out_dir``."""
-    out = pathlib.Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    path = out / "results.json"
-    path.write_text(json.dumps(doc, indent=2, sort_keys=True) + "\n")
-    return path

@@ -51,7 +51,8 @@ def run_series(policies: Sequence, *, variant: str = "series-100", seed: int = 0
                max_wall: float | None = 600.0, tournaments: int | None = None,
                progress: Callable[[dict], None] | None = None, shot_ns: int | None = None,
                bank_ns: int | None = None, workers: int = 1, block: int | None = None,
-               cut: tuple[int, int] | None = None) -> Series:
+               cut: tuple[int, int] | None = None,
+               guard_trips: Sequence[dict] = ()) -> Series:
     """Run one series.
 
     ``policies``: one per slot (`wasm.WasmPolicy` or the same interface: ``name``, ``sha256``,
@@ -62,8 +63,11 @@ def run_series(policies: Sequence, *, variant: str = "series-100", seed: int = 0
     instances loaded again from the policies' files (``policy.path``), in ``workers``
     processes, with the same results as in one. ``max_wall`` bounds the whole series;
     ``cut = (t, hands)`` stops it as the wall-time limit did, after ``hands`` hands of
-    tournament ``t`` (0: before ``t``). ``progress`` gets a dict after every hand (after every
-    block with workers). Raises `SeriesFailed` when a policy fails to load or start.
+    tournament ``t`` (0: before ``t``). ``guard_trips`` replays machine-time guard trips as a
+    replay records them (`replay.rerun_options`: ``tournament``, ``slot``, ``call``,
+    ``used_ns``). ``progress`` gets a dict after every hand (after every block with workers).
+    Raises `SeriesFailed` when a policy fails to load or start, `protocol.SeriesVoid` when a
+    call was stopped by an interruption the host cannot attribute.
     KeyboardInterrupt (and the wall-time limit) stops cleanly at the next hand boundary.
     """
     if variant not in VARIANTS:
@@ -83,6 +87,7 @@ def run_series(policies: Sequence, *, variant: str = "series-100", seed: int = 0
     if cut is not None:
         cut = (require_int("cut tournament", cut[0], 0, count, what="a tournament index"),
                require_int("cut hands", cut[1], 0, what="a non-negative integer"))
+    trips = _trips(guard_trips, count, spec.seats)
     clock = spec.clock(shot_ns, bank_ns)  # checks the values before anything runs
     size = count if block is None else block
     blocks = [range(b, min(b + size, count)) for b in range(0, count, size)]
@@ -95,7 +100,7 @@ def run_series(policies: Sequence, *, variant: str = "series-100", seed: int = 0
     options = {"tournaments": count, "shot_ns": clock.shot_ns, "bank_ns": clock.full_bank_ns,
                "block": block}
     job = dict(variant=variant, seed=int(seed), count=count, shot_ns=shot_ns, bank_ns=bank_ns,
-               cut=cut)
+               cut=cut, trips=trips)
     wall0 = time.perf_counter()
     until = None if max_wall is None else time.time() + max_wall  # shared with the workers
     parts = []
@@ -113,6 +118,19 @@ def run_series(policies: Sequence, *, variant: str = "series-100", seed: int = 0
     else:
         parts = _run_blocks_in_processes(paths, blocks, workers, until, progress, job)
     return _merge(variant, int(seed), names, parts, time.perf_counter() - wall0, options)
+
+
+def _trips(guard_trips: Sequence[dict], count: int, seats: int) -> dict:
+    """Recorded guard trips as `game.Game.guard_trips`: (tournament, slot, call) -> used_ns."""
+    trips = {}
+    for trip in guard_trips:
+        key = (require_int("guard trip tournament", trip["tournament"], 0, count - 1,
+                           what="a tournament index"),
+               require_int("guard trip slot", trip["slot"], 0, seats - 1, what="a slot"),
+               require_int("guard trip call", trip["call"], 0, what="a call index"))
+        trips[key] = require_int("guard trip used_ns", trip["used_ns"], 0,
+                                 what="a fuel amount")
+    return trips
 
 
 def _load_all(paths, k: int):
@@ -174,7 +192,7 @@ def _run_blocks_in_processes(paths, blocks, workers, until, progress, job):
 
 
 def _run_block(policies, block: range, *, variant, seed, count, shot_ns, bank_ns, until, cut,
-               progress) -> dict:
+               trips, progress) -> dict:
     """Tournaments ``block`` of a series with these policy instances (started here). ``until``
     is the series' wall-time limit as ``time.time()`` (the same in every process)."""
     spec = VARIANTS[variant]
@@ -200,6 +218,8 @@ def _run_block(policies, block: range, *, variant, seed, count, shot_ns, bank_ns
                                   variant=variant, tournaments=count, clock=s.clock)
             try:
                 s.policy.start(P.encode(msg))
+            except P.SeriesVoid:
+                raise  # not the policy's: nobody is charged
             except Exception as exc:  # noqa: BLE001 - a start failure fails the series
                 raise SeriesFailed(i, f"slot {i} ({s.record.name}), tournament "
                                    f"{block.start}: {exc}") from exc
@@ -207,6 +227,7 @@ def _run_block(policies, block: range, *, variant, seed, count, shot_ns, bank_ns
                 s.policy.new_tournament(block.start - 1)  # its logs name the series' tournaments
         game = Game(eng, seats, timer, seed=seed)
         game.cut = cut
+        game.guard_trips = trips
         for t in block:
             if t > block.start and ((deadline is not None and time.perf_counter() > deadline)
                                     or cut == (t, 0)):

@@ -26,6 +26,7 @@ import weakref
 import wasmtime
 
 # The numbers of PROTOCOL.md live in holdemjax.series.protocol (no wasmtime there); re-exported.
+from holdemjax.series.guard import TICKER, MachineGuard
 from holdemjax.series.meter import MeterError
 from holdemjax.series.protocol import (
     ABI_VERSION,
@@ -49,20 +50,22 @@ from holdemjax.series.protocol import (
     TRAP,
     WALL_CLOCK,
     Clock,
+    SeriesVoid,
 )
 from holdemjax.series.wasm_module import (
     OPTIONAL,
-    WATCHDOG,
+    STAGES,
     GuestMemory,
-    MachineGuard,
+    PolicyLoadError,
     cache_path,
     check_exports,
     check_imports,
+    close_engine,
     compile_metered,
     engine,
     fast_call,
-    interrupted,
     new_store,
+    protocol_linker,
     read_cache,
     read_module,
     start_detail,
@@ -79,34 +82,18 @@ __all__ = [
     "HOST_CALL_NS", "MEMORY_LIMIT_BYTES", "STORE_MEMORY_BYTES", "REPLY_MAX_BYTES",
     "LOG_LINE_BYTES", "LOG_LINES_PER_TOURNAMENT", "MAX_MODULE_BYTES", "OUTCOMES", "FAULTS",
     "STAGES",
-    "CallResult", "Clock", "PolicyLoadError", "WasmPolicy", "load_policy", "engine",
-    "wasmtime_version",
+    "CallResult", "Clock", "PolicyLoadError", "SeriesVoid", "WasmPolicy", "load_policy",
+    "engine", "wasmtime_version",
 ]
 
 
 _TABLE_ELEMENTS = 100_000  # per table (8 bytes each); LLVM output needs one small table
 _TABLES = 4
 
-STAGES = ("compile", "instantiate", "start")
-
 _MASK32 = 0xFFFF_FFFF
 _MASK64 = 0xFFFF_FFFF_FFFF_FFFF
 
 _LIVE: weakref.WeakSet = weakref.WeakSet()  # policies not yet closed
-
-
-class PolicyLoadError(Exception):
-    """A policy failed to ``compile``, ``instantiate`` or ``start``: the series fails (exit 2).
-
-    ``str(error)`` is meant for the bot's author: ``policy bot.wasm: imports
-    wasi_snapshot_preview1.fd_write, only holdem.log and holdem.time_left_ns are granted``.
-    """
-
-    def __init__(self, policy: str, stage: str, cause: str):
-        if stage not in STAGES:
-            raise ValueError(f"stage must be one of {STAGES}, got {stage!r}")
-        super().__init__(f"policy {policy}: {cause}")
-        self.policy, self.stage, self.cause = policy, stage, cause
 
 
 @dataclasses.dataclass(frozen=True)
@@ -127,10 +114,8 @@ def _release_at_exit() -> None:
     during interpreter teardown prints "Exception ignored" errors otherwise."""
     for policy in list(_LIVE):
         policy.close()
-    WATCHDOG.stop()
-    if engine.cache_info().currsize:
-        engine().close()
-        engine.cache_clear()
+    TICKER.stop()
+    close_engine()
 
 
 # ------------------------------------------------------------------------------- the policy
@@ -200,12 +185,11 @@ class WasmPolicy:
         self._lines = 0
         self._started = False
         self._stack_pointer = None  # (Global, value saved after start)
-        self._guard = MachineGuard()  # PROTOCOL §3's machine-time guard
         store = self._store = new_store()
+        guard = self._guard = MachineGuard(store)  # PROTOCOL §3's machine-time guard
         _LIVE.add(self)
         store.set_limits(memory_size=STORE_MEMORY_BYTES, table_elements=_TABLE_ELEMENTS,
                          instances=1, tables=_TABLES, memories=1)
-        linker = wasmtime.Linker(engine())
         # The imports hold the policy weakly, so a dropped policy frees its store.
         me = weakref.ref(self)
 
@@ -218,27 +202,22 @@ class WasmPolicy:
             policy = me()
             return 0 if policy is None else policy._time_left(caller)
 
-        i32, i64 = wasmtime.ValType.i32(), wasmtime.ValType.i64()
-        linker.define_func("holdem", "log", wasmtime.FuncType([i32, i32], []), log,
-                           access_caller=True)
-        linker.define_func("holdem", "time_left_ns", wasmtime.FuncType([], [i64]), time_left_ns,
-                           access_caller=True)
+        linker = protocol_linker(log, time_left_ns)
         # A (start) section runs inside instantiate: it is charged to the start budget.
         store.set_fuel(START_NS)
-        self._guard.arm(store, START_NS)
+        guard.arm(START_NS)
         try:
             instance = linker.instantiate(store, module)
-        except wasmtime.Trap as trap:
-            WATCHDOG.end()
+        except Exception as exc:  # a trap, the guard's stop, wasmtime errors, a limit refused
             self.fault = "start"
-            why = ("took too long in machine time" if interrupted(trap)
-                   else f"trapped ({trap_text(trap)})")
+            outcome, detail = self._stop_of(exc, START_NS)
+            if outcome == TRAP and not isinstance(exc, wasmtime.Trap):  # the host stays up
+                raise PolicyLoadError(name, "instantiate", wasmtime_message(exc)) from None
+            why = ("took too long in machine time" if outcome == WALL_CLOCK
+                   else f"trapped ({detail})")
             raise PolicyLoadError(name, "start", f"{why} while instantiating") from None
-        except Exception as exc:  # wasmtime errors, a limit refused: the host stays up
-            WATCHDOG.end()
-            self.fault = "start"
-            raise PolicyLoadError(name, "instantiate", wasmtime_message(exc)) from None
-        WATCHDOG.end()
+        finally:
+            guard.disarm()
         exports = instance.exports(store)
         self._memory = GuestMemory(store, exports["memory"])
         self._alloc = fast_call(store, exports["holdem_alloc"], ("i32",), "i32")
@@ -291,16 +270,23 @@ class WasmPolicy:
             self._stack_pointer = (sp, sp.value(store))
         return dataclasses.replace(result, used_ns=START_NS - store.get_fuel())
 
-    def call(self, message: bytes, budget_ns: int) -> CallResult:
+    def call(self, message: bytes, budget_ns: int, *,
+             guard_trip_ns: int | None = None) -> CallResult:
         """Deliver one message on a budget of ``budget_ns`` fuel (PROTOCOL §2) and return what
         happened; never raises for anything the policy does. Raises RuntimeError when called
-        before `start` or after a fault (a host bug: a faulted policy is benched)."""
+        before `start` or after a fault (a host bug: a faulted policy is benched), `SeriesVoid`
+        when an interruption that its guard did not ask for stopped it. ``guard_trip_ns``
+        replays a guard trip of a replay (PROTOCOL §3): the call runs on that much fuel (what
+        the tripped call had used) and ends as a ``wall_clock`` fault."""
         if not self._started or self.fault:
             state = f"faulted ({self.fault})" if self.fault else "not started"
             raise RuntimeError(f"policy {self.name} is {state}; a faulted policy is benched "
                                "and must not be called again")
         budget_ns = require_int("budget_ns", budget_ns, 0, 2**63 - 1, what="a non-negative int")
-        return self._deliver(bytes(message), budget_ns)
+        if guard_trip_ns is not None:
+            guard_trip_ns = require_int("guard_trip_ns", guard_trip_ns, 0, budget_ns,
+                                        what="fuel within the budget")
+        return self._deliver(bytes(message), budget_ns, guard_trip_ns)
 
     def new_tournament(self, index: int | None = None) -> None:
         """Start the log budget of tournament ``index`` (default: the next one; the start phase
@@ -337,51 +323,54 @@ class WasmPolicy:
     # ------------------------------------------------------------------------ internals
     def _start_step(self, step: str, run):
         """Run one start step; a trap or running out of the start budget fails the load."""
-        self._guard.arm(self._store, self._store.get_fuel())
+        self._guard.arm(self._store.get_fuel())
         try:
             value = run()
-        except wasmtime.Trap as trap:
-            WATCHDOG.end()
-            why = (f"ran out of its {START_NS // MS:,} ms start budget"
-                   if trap.trap_code == wasmtime.TrapCode.OUT_OF_FUEL
-                   else "took too long in machine time (the wall-clock watchdog)"
-                   if interrupted(trap) else f"trapped ({trap_text(trap)})")
+        except Exception as exc:  # a trap, the guard's stop, a host error: the host stays up
+            outcome, detail = self._stop_of(exc, START_NS)
+            why = {WALL_CLOCK: "took too long in machine time (the machine-time guard)",
+                   "timeout": f"ran out of its {START_NS // MS:,} ms start budget"}
+            why = why.get(outcome, f"trapped ({detail})")
             raise PolicyLoadError(self.name, "start", f"{why} in {step}") from None
-        except Exception as exc:  # a host error: the series fails, the host stays up
-            WATCHDOG.end()
-            raise PolicyLoadError(self.name, "start", f"host error in {step}: "
-                                  f"{type(exc).__name__}: {exc}") from None
-        WATCHDOG.end()
+        finally:
+            self._guard.disarm()
         size = self._memory.size()
         if size > MEMORY_LIMIT_BYTES:
             raise PolicyLoadError(self.name, "start", f"memory at {size} bytes after {step}, "
                                   f"above the {MEMORY_LIMIT_BYTES}-byte (64 MiB) limit")
         return value
 
-    def _deliver(self, message: bytes, budget: int) -> CallResult:
+    def _stop_of(self, exc: Exception, fuel: int) -> tuple[str, str]:
+        """(outcome, detail) of a call on ``fuel`` that raised ``exc``: stopped by its own guard,
+        out of fuel, a trap, or a host error (which stops this policy only, as a trap)."""
+        if self._guard.stopped(exc, self.name):  # (raises SeriesVoid: nobody's interruption)
+            return WALL_CLOCK, "stopped inside the call by the machine-time guard"
+        if not isinstance(exc, wasmtime.Trap):
+            return TRAP, f"host error {type(exc).__name__}: {exc}"
+        if exc.trap_code == wasmtime.TrapCode.OUT_OF_FUEL:
+            return "timeout", f"used its whole budget of {fuel} ns"
+        return TRAP, trap_text(exc)
+
+    def _deliver(self, message: bytes, budget: int, trip_ns: int | None = None) -> CallResult:
         store = self._store
         if len(message) > 2**31 - 1:
             raise ValueError(f"message of {len(message)} bytes does not fit an i32 length")
-        store.set_fuel(budget)
-        self._guard.arm(store, budget)
+        fuel = budget if trip_ns is None else trip_ns
+        store.set_fuel(fuel)
+        self._guard.arm(budget)
         trapped = None
         try:
             outcome, reply, detail = self._exchange(store, message)
-        except wasmtime.Trap as trap:
+        except Exception as exc:  # a trap, the guard's stop, a wasmtime error, a host bug
             reply = None
-            if trap.trap_code == wasmtime.TrapCode.OUT_OF_FUEL:
-                outcome, detail = "timeout", f"used its whole budget of {budget} ns"
-            elif interrupted(trap):
-                outcome, detail = WALL_CLOCK, "interrupted by the wall-clock watchdog"
-            else:
-                outcome = TRAP
-                detail = trapped = trap_text(trap)
-        except Exception as exc:  # a wasmtime error or a host import's bug: stop the policy only
-            outcome, reply = TRAP, None
-            detail = trapped = f"host error {type(exc).__name__}: {exc}"
-        WATCHDOG.end()
-        used = budget - store.get_fuel()
+            outcome, detail = self._stop_of(exc, fuel)
+            trapped = detail if outcome == TRAP else None
+        finally:
+            self._guard.disarm()
+        used = fuel - store.get_fuel()
         over = self._guard.settle(used)
+        if trip_ns is not None:
+            over = "the machine-time guard's trip recorded in the replay"
         size = self._memory.size()
         if size > MEMORY_LIMIT_BYTES:
             outcome, reply = MEMORY, None
@@ -400,6 +389,7 @@ class WasmPolicy:
     def _free(self) -> None:
         """Free the store of a benched policy (memory, instance); ``fault`` stays."""
         if self._store is not None:
+            self._guard.release()
             self._store.close()
         self._store = self._memory = self._alloc = self._on_message = None
         self._stack_pointer = None

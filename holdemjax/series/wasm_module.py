@@ -1,6 +1,7 @@
 """The wasmtime side of the series host (private to `holdemjax.series.wasm`, which loads and
-calls policies): the one deterministic engine, its epoch ticker (the wall-clock watchdog), the
-cache of compiled modules, the checks of a module's imports and exports, and the fast call path.
+calls policies): the one deterministic engine, the cache of compiled modules, the checks of a
+module's imports and exports, and the fast call path. The machine-time guard that judges each
+call is `holdemjax.series.guard`.
 """
 
 from __future__ import annotations
@@ -14,16 +15,12 @@ import pathlib
 import re
 import tempfile
 import threading
-import time
 
 import wasmtime
 
+from holdemjax.series.guard import FAR_DEADLINE
 from holdemjax.series.meter import METER_VERSION, MeterError, meter
 from holdemjax.series.protocol import (
-    MACHINE_PER_CALL_S,
-    MACHINE_PER_IMPORT_S,
-    MACHINE_PER_VIRTUAL,
-    MACHINE_SLACK_S,
     MAX_MODULE_BYTES,
     MEMORY_LIMIT_BYTES,
     START_LOG_CHARS,
@@ -50,128 +47,34 @@ FEATURES_OFF = ("wasm_threads", "shared_memory", "wasm_simd", "wasm_relaxed_simd
 
 
 def config_settings() -> dict:
-    # epoch_interruption: the watchdog of the machine-time guard (epoch checks cost no fuel)
+    # epoch_interruption: the ticks of the machine-time guard (epoch checks cost no fuel)
     settings = {"consume_fuel": True, "cranelift_nan_canonicalization": True,
                 "max_wasm_stack": MAX_WASM_STACK, "epoch_interruption": True}
     settings.update({name: False for name in FEATURES_OFF if hasattr(wasmtime.Config, name)})
     return settings
 
 
-@functools.cache
+_ENGINE: list = []  # the one engine, made at first use
+_ENGINE_LOCK = threading.Lock()  # (threads loading their first policies at once share it)
+
+
 def engine() -> wasmtime.Engine:
     """The process's one deterministic engine (fuel on, NaNs canonical, no threads/SIMD)."""
-    config = wasmtime.Config()
-    for name, value in config_settings().items():
-        setattr(config, name, value)
-    return wasmtime.Engine(config)
+    if not _ENGINE:
+        with _ENGINE_LOCK:
+            if not _ENGINE:
+                config = wasmtime.Config()
+                for name, value in config_settings().items():
+                    setattr(config, name, value)
+                _ENGINE.append(wasmtime.Engine(config))
+    return _ENGINE[0]
 
 
-#: The watchdog's period: a call over its machine-time allowance is interrupted within this.
-EPOCH_TICK_S = 0.005
-
-
-class Watchdog:
-    """The in-call half of the machine-time guard. A guarded call runs with an epoch deadline
-    one tick ahead; a daemon thread reads the calling thread's CPU clock every `EPOCH_TICK_S`
-    and advances the engine's epoch (interrupting the call: ``TrapCode.INTERRUPT``) only once
-    the call is over its allowance. One guarded call per thread; calls on other threads of the
-    process are interrupted too when one trips (`tripped` says which call asked for it)."""
-
-    def __init__(self):
-        self._calls: dict = {}  # thread id -> [cpu clock id or None, cpu limit, tripped]
-        self._lock = threading.Lock()
-        self._stop = threading.Event()
-        self._thread = None
-
-    def begin(self, store: wasmtime.Store, allowance_s: float) -> None:
-        """Arm ``store`` for a call on this thread allowed ``allowance_s`` more CPU seconds."""
-        ident = threading.get_ident()
-        try:
-            clock = time.pthread_getcpuclockid(ident)
-        except (AttributeError, OSError):  # no per-thread CPU clocks here: wall time instead
-            clock = None
-        now = time.thread_time() if clock is not None else time.perf_counter()
-        self._calls[ident] = [clock, now + max(0.0, allowance_s), False]
-        store.set_epoch_deadline(1)
-        with self._lock:
-            if self._thread is None:
-                self._thread = threading.Thread(target=self._run, daemon=True,
-                                                name="holdemjax-watchdog")
-                self._thread.start()
-
-    def extend(self, seconds: float) -> None:
-        """Allow this thread's call ``seconds`` more (a host import's share)."""
-        entry = self._calls.get(threading.get_ident())
-        if entry is not None:
-            entry[1] += seconds
-
-    def end(self) -> bool:
-        """Disarm this thread's call; whether the watchdog interrupted it."""
-        entry = self._calls.pop(threading.get_ident(), None)
-        return bool(entry and entry[2])
-
-    def stop(self) -> None:
-        """Stop the thread (before the engine is closed at exit)."""
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join(timeout=1.0)
-
-    def _run(self) -> None:
-        eng = engine()
-        while not self._stop.wait(EPOCH_TICK_S):
-            for entry in list(self._calls.values()):
-                clock, limit, tripped = entry
-                try:
-                    now = time.clock_gettime(clock) if clock is not None else time.perf_counter()
-                except OSError:  # the thread is gone
-                    continue
-                if not tripped and now > limit:
-                    entry[2] = True
-                    eng.increment_epoch()
-
-
-WATCHDOG = Watchdog()
-
-
-class MachineGuard:
-    """One policy's account with the machine-time guard (PROTOCOL §3): CPU seconds its calls
-    used (``used_s``) against what it is allowed so far (``allowed_s``: the slack, plus per call
-    its share and `MACHINE_PER_VIRTUAL` times the fuel it used, plus per host import call)."""
-
-    def __init__(self):
-        self.used_s, self.allowed_s = 0.0, MACHINE_SLACK_S
-        self.imports = 0  # host import calls in the current call
-        self.call_s = 0.0  # CPU seconds of guest code in the current call (`guest`)
-
-    def arm(self, store: wasmtime.Store, budget: int) -> None:
-        """Before a call on ``budget`` fuel: the watchdog gets what is left for it."""
-        self.imports, self.call_s = 0, 0.0
-        WATCHDOG.begin(store, self.allowed_s - self.used_s + MACHINE_PER_CALL_S
-                       + MACHINE_PER_VIRTUAL * budget * 1e-9)
-
-    def guest(self, call, *args):
-        """Call guest code, adding its CPU time (with the host imports it calls) to the current
-        call's: the host's own work (writing the message, reading the reply) is not charged."""
-        t0 = time.thread_time()
-        try:
-            return call(*args)
-        finally:
-            self.call_s += time.thread_time() - t0
-
-    def import_call(self) -> None:
-        self.imports += 1
-        WATCHDOG.extend(MACHINE_PER_IMPORT_S)
-
-    def settle(self, used_ns: int) -> str:
-        """After a call (the watchdog already disarmed): charge its guest CPU time; why the
-        policy is over the guard, or ""."""
-        self.used_s += self.call_s
-        self.allowed_s += (MACHINE_PER_CALL_S + MACHINE_PER_VIRTUAL * used_ns * 1e-9
-                           + MACHINE_PER_IMPORT_S * self.imports)
-        if self.used_s <= self.allowed_s:
-            return ""
-        return (f"{self.used_s:.3f} s of machine time, more than the {self.allowed_s:.3f} s "
-                "allowed for the virtual time it was charged")
+def close_engine() -> None:
+    """Free the engine (at exit, after every store); a later `engine()` makes a new one."""
+    with _ENGINE_LOCK:
+        if _ENGINE:
+            _ENGINE.pop().close()
 
 
 class GuestMemory:
@@ -212,10 +115,10 @@ class GuestMemory:
 
 
 def new_store() -> wasmtime.Store:
-    """A store of the one engine (epoch interruption on: arm it with `WATCHDOG.begin` before a
-    call; until then its deadline is far away)."""
+    """A store of the one engine (epoch interruption on: its `guard.MachineGuard` arms it
+    before a call; until then its deadline is far away)."""
     store = wasmtime.Store(engine())
-    store.set_epoch_deadline(2**62)
+    store.set_epoch_deadline(FAR_DEADLINE)
     return store
 
 
@@ -316,6 +219,23 @@ def wasmtime_message(exc: Exception) -> str:
     return ": ".join(line for line in lines if line and line != "Caused by:")
 
 
+STAGES = ("compile", "instantiate", "start")
+
+
+class PolicyLoadError(Exception):
+    """A policy failed to ``compile``, ``instantiate`` or ``start``: the series fails (exit 2).
+
+    ``str(error)`` is meant for the bot's author: ``policy bot.wasm: imports
+    wasi_snapshot_preview1.fd_write, only holdem.log and holdem.time_left_ns are granted``.
+    """
+
+    def __init__(self, policy: str, stage: str, cause: str):
+        if stage not in STAGES:
+            raise ValueError(f"stage must be one of {STAGES}, got {stage!r}")
+        super().__init__(f"policy {policy}: {cause}")
+        self.policy, self.stage, self.cause = policy, stage, cause
+
+
 # ------------------------------------------------------------------------- the module checks
 def _sig(ty: wasmtime.FuncType) -> str:
     return f"({', '.join(map(str, ty.params))}) -> ({', '.join(map(str, ty.results))})"
@@ -330,6 +250,19 @@ GRANTED = {("holdem", "log"): "(i32, i32) -> ()", ("holdem", "time_left_ns"): "(
 REQUIRED = {"holdem_abi_version": "() -> (i32)", "holdem_alloc": "(i32) -> (i32)",
              "holdem_on_message": "(i32, i32) -> (i64)"}
 OPTIONAL = {"_initialize": "() -> ()", "holdem_start": "() -> ()"}
+
+
+def protocol_linker(log, time_left_ns) -> wasmtime.Linker:
+    """A linker of the one engine that grants the protocol's imports (`GRANTED`) and nothing
+    else: ``holdem.log`` calls ``log(caller, ptr, length)``, ``holdem.time_left_ns`` calls
+    ``time_left_ns(caller)``."""
+    linker = wasmtime.Linker(engine())
+    i32, i64 = wasmtime.ValType.i32(), wasmtime.ValType.i64()
+    linker.define_func("holdem", "log", wasmtime.FuncType([i32, i32], []), log,
+                       access_caller=True)
+    linker.define_func("holdem", "time_left_ns", wasmtime.FuncType([], [i64]), time_left_ns,
+                       access_caller=True)
+    return linker
 
 
 def check_imports(module: wasmtime.Module) -> str | None:
@@ -386,11 +319,6 @@ def read_module(path: pathlib.Path) -> tuple[bytes | None, str]:
             return f.read(MAX_MODULE_BYTES + 1), ""  # at most one byte more, if it grew
     except OSError as exc:
         return None, f"cannot be read ({exc})"
-
-
-def interrupted(trap: wasmtime.Trap) -> bool:
-    """The trap is the machine-time watchdog's (wasmtime's epoch interruption)."""
-    return trap.trap_code == wasmtime.TrapCode.INTERRUPT
 
 
 def trap_text(trap: wasmtime.Trap) -> str:

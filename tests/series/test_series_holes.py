@@ -304,7 +304,8 @@ def test_the_wall_time_limit_bounds_the_whole_series_in_workers():
 
     from holdemjax.series.policies import bundled
 
-    job = dict(variant="certify-series", seed=1, count=4, shot_ns=None, bank_ns=None, cut=None)
+    job = dict(variant="certify-series", seed=1, count=4, shot_ns=None, bank_ns=None, cut=None,
+               trips={})
     part = runner._block_worker([bundled("random")] * 6, 1, range(2, 4), time.time() - 1, job)
     assert part["stopped_early"] and part["replays"] == []
 
@@ -347,12 +348,12 @@ def test_the_guard_still_faults_a_call_over_its_allowance(tmp_path, monkeypatch)
     runs out) and the benched policy's store is freed at once."""
     import wasmtime
 
-    from holdemjax.series import wasm_module
+    from holdemjax.series import guard
 
     spin = tmp_path / "spin.wasm"
     spin.write_bytes(bytes(wasmtime.wat2wasm(_SPIN)))
-    monkeypatch.setattr(wasm_module, "MACHINE_PER_VIRTUAL", 0.01)
-    monkeypatch.setattr(wasm_module, "MACHINE_SLACK_S", 0.0)
+    monkeypatch.setattr(guard, "MACHINE_PER_VIRTUAL", 0.01)
+    monkeypatch.setattr(guard, "MACHINE_SLACK_S", 0.0)
     policy = load_policy(spin)
     policy.start(b"")
     budget = P.SHOT_NS + P.DECISION_MAX_NS

@@ -125,11 +125,11 @@ def test_cli_failures_exit_2(tmp_path, capsys):
     bad = tmp_path / "wasi.wasm"
     bad.write_bytes(bytes(wasmtime.wat2wasm((ZOO / "wasi_import.wat").read_text())))
     assert main(["series", str(bad), "--variant", "certify-series"]) == 2
-    assert "imports wasi_snapshot_preview1" in capsys.readouterr().out
+    assert "imports wasi_snapshot_preview1" in capsys.readouterr().err
     start = tmp_path / "start.wasm"
     start.write_bytes(bytes(wasmtime.wat2wasm((ZOO / "trap_start.wat").read_text())))
     assert main(["series", str(start), "--variant", "certify-series"]) == 2
-    assert "slot 0" in capsys.readouterr().out
+    assert "slot 0" in capsys.readouterr().err
     assert main(["series", str(tmp_path / "missing.wasm")]) == 2
     assert main(["series", "--variant", "series-7"]) == 2
     assert main(["series"] + [str(bad)] * 7) == 2
