@@ -108,14 +108,21 @@ def _calling(env, state, key):
     return jnp.int32(CHECK_CALL)
 
 
-@functools.cache
 def opponent(name: str, greedy: bool = False) -> Opponent:
     """The frozen policy ``name``: one of `OPPONENTS` or a PPO checkpoint path (its sampled
     policy, `ppo.policy`, and `ppo.action_probs`; ``greedy``: its most likely action, with all
     its probability there, as the panel's ``--greedy`` plays it; the name then ends in
     ``GREEDY_SUFFIX``). A bot's probabilities are the frequencies of its action over
     `BOT_PROB_KEYS` fixed keys (exact for a deterministic bot); ``greedy`` is an error for a bot
-    (it has no network to take the most likely action of)."""
+    (it has no network to take the most likely action of).
+
+    One object per (name, greedy) in a process, however the arguments are passed: the
+    programs that play it (`measure`, the exploiter) are cached by it and compile once."""
+    return _opponent(name, bool(greedy))
+
+
+@functools.cache
+def _opponent(name: str, greedy: bool) -> Opponent:
     env = make_env()
     if greedy and name in OPPONENTS:
         raise ValueError(f"greedy play is for checkpoints; {name!r} is a bot")
