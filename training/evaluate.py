@@ -45,7 +45,7 @@ import holdemjax
 from holdemjax.bots import baseline, random_bot
 from holdemjax.validate import require_int
 
-__all__ = ["EvalResult", "SCORE_RESOLUTION", "evaluate", "mean_se", "z_score",
+__all__ = ["EvalResult", "SCORE_RESOLUTION", "evaluate", "mean_se", "stateless", "z_score",
            "baseline_opponent", "make_env", "main"]
 
 ENV_IDS = ("sng-6", "sng-6-turbo", "certify")
@@ -197,13 +197,13 @@ def evaluate(policy: Callable, params=None, *, deals: int = 1000, env_id: str = 
         raise ValueError(f"policy must be callable, got {policy!r}")
     env = make_env(env_id)
     if params is None:
-        fn = _stateless(policy)
+        fn = stateless(policy)
         params = jnp.zeros(())
     else:
         fn = policy
     opponent = baseline_opponent(env) if opponent is None else opponent
     _check_policy(env, fn, params, "policy")
-    _check_policy(env, _stateless(opponent), jnp.zeros(()), "opponent")
+    _check_policy(env, stateless(opponent), jnp.zeros(()), "opponent")
     chunk = min(chunk, deals)
     run = _program(env, fn, opponent, chunk, max_steps)
     start = time.perf_counter()
@@ -247,8 +247,9 @@ def z_score(diff: float, se: float) -> float:
 
 
 @functools.cache
-def _stateless(fn):
-    """``fn(state, key)`` as ``(params, state, key)`` (cached: one wrapper, one compile)."""
+def stateless(fn):
+    """``fn(state, key)`` as ``(params, state, key)`` (cached: one wrapper per function, so
+    the programs cached by the policy compile once)."""
     return lambda params, state, key: fn(state, key)
 
 

@@ -38,6 +38,7 @@ import holdemjax
 from holdemjax.bots import baseline
 from holdemjax.poker import table as tb
 from holdemjax.poker.actions import FOLD, MIN_RAISE
+from holdemjax.training.evaluate import stateless
 from holdemjax.validate import require_int
 
 __all__ = ["POSITIONS", "RANKS", "PreflopGrid", "cell_class", "cell_label", "class_combos",
@@ -161,33 +162,16 @@ def _env():
     return holdemjax.make(ENV_ID)
 
 
-def preflop_grid(policy: Callable, params=None, *, stack_bb: int = 50, num_keys: int = 32,
-                 seed: int = 0) -> PreflopGrid:
-    """The first-in grid of ``policy`` on `sng-6`.
-
-    ``policy(state, key)`` (or ``policy(params, state, key)`` with ``params``) returns either
-    a menu action id (int32 scalar; sampled with ``num_keys`` keys per combo) or probabilities
-    over the menu (``# [A]`` float). ``stack_bb``: every stack, in big blinds (50 = the start of a
-    tournament).
-    """
-    for name, value in (("stack_bb", stack_bb), ("num_keys", num_keys)):
-        require_int(name, value, 1, what="an int >= 1")
-    env = _env()
-    if params is None:
-        fn, params = (lambda p, s, k: policy(s, k)), jnp.zeros(())
-    else:
-        fn = policy
-    mode = _probe(env, fn, params)
-    cards, rows, cols = _combo_table()
+@functools.lru_cache(maxsize=16)
+def _grid_program(env, fn, mode: str, num_keys: int):
+    """Jitted ``(params, keys, stack) -> # [positions x combos, A]`` probabilities: one compile
+    per policy (seed, stack and params are data)."""
+    cards, _, _ = _combo_table()
     positions = np.repeat(np.arange(len(POSITIONS)), len(cards))
     all_cards = np.tile(cards, (len(POSITIONS), 1))
-    base = jax.random.key(seed)
-    keys = jax.vmap(lambda i: jax.random.fold_in(base, i))(jnp.arange(len(positions)))
-    stack = stack_bb * 20  # the first level's big blind
-    samples = num_keys if mode == "action" else 1
 
     @jax.jit
-    def run(params):
+    def run(params, keys, stack):
         states = jax.vmap(_first_in_state, in_axes=(None, 0, 0, 0, None))(
             env, keys, jnp.asarray(positions), jnp.asarray(all_cards), stack)
         if mode == "probs":
@@ -201,7 +185,34 @@ def preflop_grid(policy: Callable, params=None, *, stack_bb: int = 50, num_keys:
 
         return jax.lax.map(one_key, jnp.arange(num_keys) + 7).mean(0)
 
-    probs = np.asarray(run(params), np.float64).reshape(len(POSITIONS), len(cards), -1)
+    return run
+
+
+def preflop_grid(policy: Callable, params=None, *, stack_bb: int = 50, num_keys: int = 32,
+                 seed: int = 0) -> PreflopGrid:
+    """The first-in grid of ``policy`` on `sng-6`.
+
+    ``policy(state, key)`` (or ``policy(params, state, key)`` with ``params``) returns either
+    a menu action id (int32 scalar; sampled with ``num_keys`` keys per combo) or probabilities
+    over the menu (``# [A]`` float). ``stack_bb``: every stack, in big blinds (50 = the start of a
+    tournament).
+    """
+    for name, value in (("stack_bb", stack_bb), ("num_keys", num_keys)):
+        require_int(name, value, 1, what="an int >= 1")
+    env = _env()
+    if params is None:
+        fn, params = stateless(policy), jnp.zeros(())
+    else:
+        fn = policy
+    mode = _probe(env, fn, params)
+    cards, rows, cols = _combo_table()
+    base = jax.random.key(seed)
+    keys = jax.vmap(lambda i: jax.random.fold_in(base, i))(jnp.arange(len(POSITIONS)
+                                                                       * len(cards)))
+    stack = jnp.int32(stack_bb * 20)  # the first level's big blind
+    samples = num_keys if mode == "action" else 1
+    run = _grid_program(env, fn, mode, num_keys)
+    probs = np.asarray(run(params, keys, stack), np.float64).reshape(len(POSITIONS), len(cards), -1)
     play = 1.0 - probs[..., FOLD]
     raised = probs[..., MIN_RAISE:].sum(-1)
     grid_play = np.zeros((len(POSITIONS), 13, 13))

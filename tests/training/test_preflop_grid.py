@@ -11,6 +11,7 @@ import pytest
 from holdemjax.bots import baseline
 from holdemjax.envs import sng_obs
 from holdemjax.poker.actions import CHECK_CALL, FOLD, MIN_RAISE
+from holdemjax.testing import CompileCounter
 from holdemjax.training import preflop_grid as pg
 
 LAYOUT = sng_obs.layout(6)
@@ -80,6 +81,15 @@ def test_the_grid_of_a_known_policy_puts_cards_and_seats_right(grids):
     others = [i for i in range(len(g.positions)) if i != btn]
     assert g.play[others].max() == 0
     assert g.range_size()[btn] == pytest.approx((78 + 312) / 1326)
+
+
+def test_another_grid_of_the_policy_compiles_nothing(grids):
+    """Params, seed and stack are data: the fixture's program serves them (a notebook drawing
+    grids of many checkpoints compiles once)."""
+    with CompileCounter() as counted:
+        g = pg.preflop_grid(switch_policy, jnp.int32(0), num_keys=2, seed=3, stack_bb=20)
+    assert counted.count == 0
+    np.testing.assert_array_equal(g.play, grids[0].play)  # the toy policy ignores both
 
 
 def test_the_baseline_utg_range_is_its_open_threshold(grids):

@@ -58,10 +58,12 @@ def facts(states):
     return jax.vmap(one)(states)
 
 
+_PLAY = jax.jit(jax.vmap(ACT, in_axes=(None, 0, 0)))  # one program per batch size
+
+
 def play(params, states):
     key = jnp.zeros((len(states.current_player), 2), jnp.uint32)
-    return np.asarray(jax.jit(jax.vmap(ACT, in_axes=(None, 0, 0)))(
-        jnp.asarray(params, jnp.int32), states, key))
+    return np.asarray(_PLAY(jnp.asarray(params, jnp.int32), states, key))
 
 
 def test_all_zero_thresholds_are_the_passive_bot(states):
