@@ -121,9 +121,15 @@ def collect(teacher_params, env, key, *, bots=PANEL_BOTS, tables: int = 512, ste
     return jax.device_get(run(jnp.asarray(teacher_params, jnp.int32), key))
 
 
+@functools.lru_cache(maxsize=4)
+def _greedy(net):
+    """Jitted ``(params, obs, mask) -> the network's most likely legal action`` (one per net)."""
+    return jax.jit(lambda p, o, m: jnp.argmax(masked_logits(net.apply(p, o)[0], m), -1))
+
+
 def _agreement(net, params, obs, mask, label, chunk=8192):
     pred = []
-    apply = jax.jit(lambda p, o, m: jnp.argmax(masked_logits(net.apply(p, o)[0], m), -1))
+    apply = _greedy(net)
     for lo in range(0, len(obs), chunk):
         pred.append(np.asarray(apply(params, obs[lo:lo + chunk], mask[lo:lo + chunk])))
     pred = np.concatenate(pred)

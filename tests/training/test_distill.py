@@ -15,6 +15,11 @@ from holdemjax.training import evaluate as ev
 TEACHER = np.array([push_fold.ALWAYS] * 4 + [67] * 8, np.int32)  # heads-up: all; else KK+
 SMALL = dict(env_id="certify", hidden=(64,), bots=("baseline", "passive"), tables=96,
              steps=96, test_tables=64, batch=512, learning_rate=3e-3, seed=1)
+# The collector distill runs for SMALL (training and held-out tables in one batch): the tests'
+# own collections use it too, one compiled program for all.
+COLLECT = dict(bots=SMALL["bots"], tables=SMALL["tables"] + SMALL["test_tables"],
+               steps=SMALL["steps"])
+ROWS = COLLECT["tables"] * COLLECT["steps"]
 
 
 @pytest.fixture(scope="module")
@@ -24,15 +29,14 @@ def trained():
 
 def test_the_labels_are_the_teachers_actions():
     env = ev.make_env("certify")
-    obs, mask, label = distill.collect(TEACHER, env, jax.random.key(5), bots=("baseline",),
-                                       tables=8, steps=40)
-    assert obs.shape == (320, env.observation_shape[0]) and mask.shape == (320, env.num_actions)
-    assert mask[np.arange(320), label].all()  # always a legal action
+    obs, mask, label = distill.collect(TEACHER, env, jax.random.key(5), **COLLECT)
+    assert obs.shape == (ROWS, env.observation_shape[0])
+    assert mask.shape == (ROWS, env.num_actions)
+    assert mask[np.arange(ROWS), label].all()  # always a legal action
     passive = np.asarray(panel.passive_move(mask))
     assert (label != passive).any() and (label == passive).any()
     # The same decisions from a passive teacher: every label is the passive move.
-    _, mask0, label0 = distill.collect(push_fold.PASSIVE, env, jax.random.key(5),
-                                       bots=("baseline",), tables=8, steps=40)
+    _, mask0, label0 = distill.collect(push_fold.PASSIVE, env, jax.random.key(5), **COLLECT)
     np.testing.assert_array_equal(label0, np.asarray(panel.passive_move(mask0)))
 
 
@@ -55,7 +59,7 @@ def test_the_result_is_a_ppo_checkpoint_that_plays_greedily_as_taught(trained, t
     # New decisions (key 9) from the first test's collector (one compiled program for both;
     # the zero-sum option of the checkpoint's env changes rewards, not observations).
     obs, mask, label = distill.collect(TEACHER, ev.make_env(config.env_id), jax.random.key(9),
-                                       bots=("baseline",), tables=8, steps=40)
+                                       **COLLECT)
     act = ppo.policy(config, greedy=True)
 
     class S:  # the fields ppo.policy reads
