@@ -59,6 +59,9 @@ __all__ = [
     "CHECK",
     "CALL",
     "RAISE",
+    "KIND_OF",
+    "kind_of",
+    "code_of",
     "encode",
     "slot_seed",
     "format_info",
@@ -218,6 +221,28 @@ class Code(enum.IntEnum):
 
 FOLD, CHECK, CALL, RAISE = Code
 ACTIONS = tuple(c.name.lower() for c in Code)  # ("fold", "check", "call", "raise")
+
+#: The one map between the wire and the engine: the engine's `table.Kind` each wire code is
+#: played as (a check and a call are both CHECK_CALL; `code_of` goes the other way).
+KIND_OF = {FOLD: tb.FOLD, CHECK: tb.CHECK_CALL, CALL: tb.CHECK_CALL, RAISE: tb.RAISE}
+
+
+def kind_of(action) -> int:
+    """The engine kind (`KIND_OF`) of a wire code (``0..3``) or a reply's ``action`` word
+    (`ACTIONS`); ValueError for anything else, naming it."""
+    if isinstance(action, str) and action in ACTIONS:
+        return KIND_OF[Code(ACTIONS.index(action))]
+    if is_int(action) and action in KIND_OF:
+        return KIND_OF[Code(int(action))]
+    raise ValueError(f"not a wire code or action word: {action!r}; expected one of "
+                     f"{', '.join(ACTIONS)} or 0..{len(Code) - 1}")
+
+
+def code_of(folded: bool, raised: bool, added: int) -> Code:
+    """The wire code of a decision the engine played (`KIND_OF` backwards, read from what
+    happened): FOLD when the seat folded, RAISE when it bet or raised, else CALL when it put
+    chips in and CHECK when it did not."""
+    return FOLD if folded else RAISE if raised else CALL if added > 0 else CHECK
 
 
 def encode(message: dict) -> bytes:
@@ -418,23 +443,20 @@ def parse_reply(data: bytes | None, legal: dict | None) -> Reply:
         return Reply(outcome, detail=detail, **side,
                      dropped=drops + ("say_not_admitted",) * (say is not None))
 
-    if action == "fold":
-        return Reply("ok", tb.FOLD, 0, say, **side, dropped=drops)
-    if action == "check":
-        if not legal["check"]:
-            return refused("illegal_action", "check facing a bet")
-        return Reply("ok", tb.CHECK_CALL, 0, say, **side, dropped=drops)
-    if action == "call":
-        if legal["check"] or legal["call"] <= 0:
-            return refused("illegal_action", "call with nothing to call")
-        return Reply("ok", tb.CHECK_CALL, 0, say, **side, dropped=drops)
+    kind = kind_of(action)
+    if action == "check" and not legal["check"]:
+        return refused("illegal_action", "check facing a bet")
+    if action == "call" and (legal["check"] or legal["call"] <= 0):
+        return refused("illegal_action", "call with nothing to call")
+    if action != "raise":
+        return Reply("ok", kind, 0, say, **side, dropped=drops)
     if legal["raise"] is None:
         return refused("illegal_action", "raise when raising is closed")
     lo, hi = legal["raise"]
     amount = obj.get("amount")
     if amount is None or not lo <= amount <= hi:
         return refused("bad_amount", f"raise to {amount!r} outside {lo}..{hi}")
-    return Reply("ok", tb.RAISE, int(amount), say, **side, dropped=drops)
+    return Reply("ok", kind, int(amount), say, **side, dropped=drops)
 
 
 def _talk(obj: dict) -> tuple[str, ...]:

@@ -21,7 +21,8 @@ from holdemjax.series.hand import (
     default_action,
     is_exact,
 )
-from holdemjax.series.wasm import FAULTS, CallResult
+from holdemjax.series.protocol import FAULTS
+from holdemjax.series.wasm import CallResult
 
 FACING = {"fold": True, "check": False, "call": 20, "raise": [40, 1000]}
 FREE = {"fold": True, "check": True, "call": 0, "raise": None}
@@ -115,8 +116,9 @@ def test_board_events_show_each_street_once_with_its_cards():
 
 
 def test_the_street_map_and_the_fault_causes_are_written_once():
-    """Issue 14: one definition each (`hand.STREET_OF_BOARD`, `protocol.FAULTS` re-exported as
-    `wasm.FAULTS`), found by reading every source file of the library."""
+    """Issue 14: one definition each (`hand.STREET_OF_BOARD`, `protocol.FAULTS`), found by
+    reading every source file of the library; the hand driver takes FAULTS from the protocol,
+    not from the wasm host (issue 35: no wasmtime in code that needs only the protocol)."""
     import ast
     import pathlib
 
@@ -133,3 +135,7 @@ def test_the_street_map_and_the_fault_causes_are_written_once():
                     streets.append(path.name)
     assert faults == ["protocol.py"] and streets == ["hand.py"]
     assert P.FAULTS is FAULTS
+    hand_imports = {node.module for node in ast.walk(ast.parse(
+        (root / "holdemjax" / "series" / "hand.py").read_text()))
+        if isinstance(node, ast.ImportFrom)}
+    assert "holdemjax.series.wasm" not in hand_imports
