@@ -42,7 +42,6 @@ __all__ = ["SeatView", "seat_view", "from_menu_bot", "BASELINE", "RANDOM", "BOT_
            "play_rotations", "evaluate", "host_hand", "play_host_hand", "host_player"]
 
 BOT_KEY_DATUM = 0xFFFFFFFF  # the bots' key is fold_in(key, this); deal indices stay below 2**31
-NUM_STREETS = tb.NUM_STREETS
 
 
 @struct.dataclass
@@ -129,29 +128,23 @@ def _rotations(policies, seats, batch, max_decisions, key, first_deal, tested, o
         button, sb, bb, sb_posts = tb.first_positions(alive, deal % seats)
         table = tb.start_hand(jnp.full(seats, stack, jnp.int32), alive, button, sb, bb,
                               sb_posts, small_blind, big_blind, ante, deck)
-        zeros = jnp.zeros(seats, jnp.int32)
-        carry = (table, zeros, jnp.zeros((NUM_STREETS, seats), jnp.int32),
-                 jnp.zeros(len(policies), jnp.int32), jnp.int32(0))
+        # the per-hand counters (decisions, bets/raises per street) are the engine's
+        carry = (tn.lone_hand(table, deal), jnp.zeros(len(policies), jnp.int32), jnp.int32(0))
 
         def body(c):
-            t, decisions, raises, illegal, steps = c
-            view = seat_view(t, deal, decisions, raises)
+            t, illegal, steps = c
+            view = seat_view(t.table, deal, t.decisions, t.street_raises)
             kinds, amounts = _policy_actions(policies, view, bot_key)
-            live = ~t.hand_over
+            live = ~t.table.hand_over
             illegal = illegal + (~_exactly_legal(kinds, amounts, view.legal) & live)
             who = jnp.where(view.seat == rotation, tested, opponent)
-            kind, amount = kinds[who], amounts[who]
-            raised = (jnp.clip(kind, tb.FOLD, tb.RAISE) == tb.RAISE) & view.legal.can_raise
-            street = jnp.clip(t.street, 0, NUM_STREETS - 1)
-            decisions = decisions.at[view.seat].add(live.astype(jnp.int32))
-            raises = raises.at[street, view.seat].add((raised & live).astype(jnp.int32))
-            return tb.act(t, kind, amount), decisions, raises, illegal, steps + 1
+            return tn.act(t, kinds[who], amounts[who]), illegal, steps + 1
 
         def cond(c):
-            return ~c[0].hand_over & (c[4] < max_decisions)
+            return ~c[0].table.hand_over & (c[2] < max_decisions)
 
-        t, _, _, illegal, _ = jax.lax.while_loop(cond, body, carry)
-        return t.stacks - stack, ~t.hand_over, illegal
+        t, illegal, _ = jax.lax.while_loop(cond, body, carry)
+        return t.table.stacks - stack, ~t.table.hand_over, illegal
 
     deals = first_deal + jnp.arange(batch, dtype=jnp.int32)
     per_row = jax.vmap(jax.vmap(one, in_axes=(None, 0)), in_axes=(0, None))
