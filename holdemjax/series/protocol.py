@@ -78,7 +78,7 @@ CHAT_CHARS = 140
 CHAT_LINES_PER_HAND = 2
 EMOTES = ("applause", "facepalm", "gg", "laugh", "sigh", "thumbs_up", "tip_hat", "wave")
 
-#: Outcomes of a call that bench the policy for the rest of the series (`wasm.FAULTS`).
+#: Outcomes of a call that bench the policy for the rest of the series.
 FAULTS = ("trap", "memory", "wall_clock")
 #: the module trapped; its memory went over MEMORY_LIMIT_BYTES; it took more machine time than
 #: the guard allows (MACHINE_PER_VIRTUAL)
