@@ -139,3 +139,40 @@ def test_the_street_map_and_the_fault_causes_are_written_once():
         (root / "holdemjax" / "series" / "hand.py").read_text()))
         if isinstance(node, ast.ImportFrom)}
     assert "holdemjax.series.wasm" not in hand_imports
+
+
+def test_a_lone_hand_is_driven_through_the_engine_with_the_engines_counters():
+    """Issue 35: the one driver (`hand.HostHand`) on a lone hand: each decision goes through
+    `tournament.act`, whose per-hand counters the view reads (none are kept on the host)."""
+    from holdemjax.series.hand import lone_hand
+
+    h = lone_hand(7, np.arange(52), [2000, 2000, 2000], button=0, blinds=(10, 20, 0))
+    assert (int(h.table.sb), int(h.table.bb), h.to_act, h.index) == (1, 2, 0, 7)
+    event = h.apply(tb.RAISE, 60)
+    assert (event["code"], event["to"], event["added"]) == (P.RAISE, 60, 60)
+    assert h.decisions.tolist() == [1, 0, 0] and h.state.street_raises[0].tolist() == [1, 0, 0]
+    view = h.view()
+    assert (view["seat"], view["decision"], view["hand"], view["history"]) == \
+        (1, 0, 7, [[0, 0, P.RAISE, 60]])
+    h.apply(tb.CHECK_CALL)  # the small blind calls 50 more
+    h.apply(tb.FOLD)
+    assert h.history[1:] == [[0, 1, P.CALL, 60], [0, 2, P.FOLD, 20]]
+    assert h.decisions.tolist() == [1, 1, 1] and not h.over
+    while not h.over:
+        h.apply(tb.CHECK_CALL)
+    assert sum(np.asarray(h.table.stacks).tolist()) == 6000
+    assert h.end()[-1]["type"] == "result"
+    with pytest.raises(ValueError, match="hand 7 is over"):
+        h.apply(tb.FOLD)
+    with pytest.raises(ValueError, match="permutation"):
+        lone_hand(0, np.zeros(52), [2000, 2000], button=0)
+
+
+def test_wire_codes_and_words_map_to_engine_kinds_in_one_place():
+    assert P.kind_of("call") == P.kind_of(P.CALL) == P.kind_of(2) == tb.CHECK_CALL
+    assert P.kind_of("raise") == tb.RAISE and P.kind_of(P.FOLD) == tb.FOLD
+    for bad in ("allin", 4, True, None, 1.0):
+        with pytest.raises(ValueError, match="not a wire code or action word"):
+            P.kind_of(bad)
+    assert [P.code_of(True, False, 0), P.code_of(False, True, 40), P.code_of(False, False, 20),
+            P.code_of(False, False, 0)] == [P.FOLD, P.RAISE, P.CALL, P.CHECK]
