@@ -1,5 +1,6 @@
-"""docs/architecture.md stays true: every module and file it names exists, and the rooms import
-only what its "Rooms and arrows" table allows (the rooms of tests/test_rooms.py)."""
+"""docs/architecture.md stays true: every module and file it names exists, it names every module
+of the package, and every room imports only what its "Rooms and arrows" table allows (the rooms
+of tests/test_rooms.py); the host has one hand driver and one wire-code -> engine-kind map."""
 
 from __future__ import annotations
 
@@ -10,9 +11,11 @@ import re
 from tests.test_rooms import ROOT, _files, _module_room, _room
 
 DOC = ROOT / "docs" / "architecture.md"
-#: Rooms whose imports are checked against the table (the tournament, host and training side).
-CHECKED = ("holdemjax.cli", "training", "holdemjax.duplicate", "holdemjax.series",
-           "holdemjax.bots", "envs", "holdemjax.render", "holdemjax.poker")
+
+
+def _rooms() -> set[str]:
+    """Every room of the package, read from its files (`tests.test_rooms._room`)."""
+    return {_room(path) for path in _files()}
 
 
 def _arrows() -> dict[str, set[str]]:
@@ -79,10 +82,21 @@ def _resolves(name: str) -> bool:
 
 
 def test_rooms_import_only_downward():
+    """Every room of the package (walked from its files) has its row in the table of arrows,
+    and imports only the rooms the row names."""
     allowed, actual = _arrows(), _imports()
-    assert set(CHECKED) <= set(allowed)
-    wrong = {room: sorted(actual.get(room, set()) - allowed[room]) for room in CHECKED}
+    assert _rooms() - set(allowed) == set(), "rooms without a row in docs/architecture.md"
+    wrong = {room: sorted(actual.get(room, set()) - allowed[room]) for room in _rooms()}
     assert not any(wrong.values()), wrong
+
+
+def test_every_module_is_on_the_map():
+    """Issue 35: docs/architecture.md names every module of the package (its path from the
+    repository root in backquotes, e.g. `envs/go.py`), walked from the package's files."""
+    text = DOC.read_text()
+    missing = [str(p.relative_to(ROOT)) for p in _files()
+               if f"`{p.relative_to(ROOT).as_posix()}`" not in text]
+    assert not missing, f"modules missing from docs/architecture.md: {missing}"
 
 
 def test_nothing_imports_the_top_rooms():
@@ -99,3 +113,132 @@ def test_no_source_file_over_450_lines():
     long = {str(p.relative_to(ROOT)): n for p in _files()
             if (n := len(p.read_text().splitlines())) > 450}
     assert not long, long
+
+
+# ------------------------------------------------------------ one host hand driver, one map
+#: Code that builds a `HandLog` without driving a hand through the engine, with the reason.
+LOG_READERS = {"training/export_parity.py": "rebuilds the protocol history of RL env states "
+                                            "(it plays the env, not a host hand)"}
+#: The host tables of issue 35 that play hands: each goes through the one driver.
+DRIVER_USERS = ("holdemjax/series/game.py", "holdemjax/duplicate/match.py",
+                "holdemjax/duplicate/rotation.py")
+WIRE_CODES = ("FOLD", "CHECK", "CALL", "RAISE")  # protocol.Code
+WIRE_WORDS = ("fold", "check", "call", "raise")  # protocol.ACTIONS
+ENGINE_KINDS = ("FOLD", "CHECK_CALL", "RAISE")  # table.Kind
+PROTOCOL, TABLE = "holdemjax.series.protocol", "holdemjax.poker.table"
+
+
+def _package_files(root=ROOT):
+    for top in ("holdemjax", "envs", "training"):
+        yield from sorted((root / top).rglob("*.py"))
+
+
+def _aliases(tree: ast.AST) -> dict[str, str]:
+    """Local name -> the dotted name it is bound to by the module's imports."""
+    names = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            for a in node.names:
+                names[a.asname or a.name] = f"{node.module}.{a.name}"
+        elif isinstance(node, ast.Import):
+            for a in node.names:
+                names[a.asname or a.name.split(".")[0]] = a.name if a.asname else \
+                    a.name.split(".")[0]
+    return names
+
+
+def _refers(node: ast.AST, names: dict, module: str, attrs, enum: str) -> bool:
+    """``node`` names one of ``module``'s constants ``attrs`` (``tb.RAISE``, ``RAISE``
+    imported from it, ``tb.Kind.RAISE``; inside ``module`` itself a bare ``RAISE``)."""
+    if isinstance(node, ast.Name):
+        return names.get(node.id) in {f"{module}.{a}" for a in attrs} or (
+            names.get("__module__") == module and node.id in attrs)
+    if isinstance(node, ast.Attribute) and node.attr in attrs:
+        base = node.value
+        if isinstance(base, ast.Attribute) and base.attr == enum:
+            base = base.value
+        elif isinstance(base, ast.Name) and base.id == enum:
+            return names.get(enum) == f"{module}.{enum}" or names.get("__module__") == module
+        return isinstance(base, ast.Name) and names.get(base.id) == module
+    return False
+
+
+def _wire(node, names) -> bool:
+    return (isinstance(node, ast.Constant) and node.value in WIRE_WORDS) or _refers(
+        node, names, PROTOCOL, WIRE_CODES, "Code")
+
+
+def _kind(node, names) -> bool:
+    return _refers(node, names, TABLE, ENGINE_KINDS, "Kind")
+
+
+def _module_name(path, root) -> str:
+    rel = path.relative_to(root).with_suffix("")
+    parts = list(rel.parts)
+    if parts[0] in ("envs", "training"):
+        parts.insert(0, "holdemjax")
+    return ".".join(p for p in parts if p != "__init__")
+
+
+def wire_kind_maps(root=ROOT) -> list[str]:
+    """Where the package writes wire codes (or reply words) -> engine kinds: a dict display
+    with a wire key and an engine-kind value, or a function outside the protocol that compares
+    or maps the protocol's codes and names the engine's CHECK_CALL (``file:line``)."""
+    found = []
+    for path in _package_files(root):
+        tree = ast.parse(path.read_text())
+        names = {**_aliases(tree), "__module__": _module_name(path, root)}
+        rel = path.relative_to(root)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Dict) and any(k is not None and _wire(k, names)
+                                                  for k in node.keys) \
+                    and any(_kind(v, names) for v in node.values):
+                found.append(f"{rel}:{node.lineno}")
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) \
+                    and names["__module__"] != PROTOCOL:
+                inner = list(ast.walk(node))
+                if any(_refers(n, names, PROTOCOL, WIRE_CODES, "Code") for n in inner) and any(
+                        _refers(n, names, TABLE, ("CHECK_CALL",), "Kind") for n in inner):
+                    found.append(f"{rel}:{node.lineno}")
+    return found
+
+
+def hand_log_builders(root=ROOT) -> list[str]:
+    """``file::scope`` of every top-level class or function that builds a `HandLog` (the record
+    a host hand driver keeps of the hand it plays), `LOG_READERS` left out."""
+    found = []
+    for path in _package_files(root):
+        rel = str(path.relative_to(root))
+        if rel in LOG_READERS:
+            continue
+        for top in ast.parse(path.read_text()).body:
+            if any(isinstance(n, ast.Call) and getattr(n.func, "id", getattr(n.func, "attr",
+                                                                               None)) == "HandLog"
+                   for n in ast.walk(top)):
+                found.append(f"{rel}::{getattr(top, 'name', type(top).__name__)}")
+    return found
+
+
+def test_one_host_hand_driver():
+    """Issue 35: one host hand driver (`holdemjax.series.hand.HostHand`). No other class or
+    function builds the record of a hand it drives through the engine, and the series, the
+    duplicate lines (reference lines included) and seat rotation import the driver."""
+    assert hand_log_builders() == ["holdemjax/series/hand.py::HostHand"]
+    for rel in DRIVER_USERS:
+        names = _aliases(ast.parse((ROOT / rel).read_text()))
+        used = {v for v in names.values() if v.startswith("holdemjax.series.hand.")}
+        assert used & {"holdemjax.series.hand.HostHand", "holdemjax.series.hand.lone_hand",
+                       "holdemjax.series.hand.lone_start"}, (rel, used)
+
+
+def test_one_wire_code_to_engine_kind_map():
+    """Issue 35: the wire codes (and reply words) map to the engine's kinds in one place,
+    `protocol.KIND_OF` (`protocol.kind_of`, `protocol.code_of`); nobody else writes the map."""
+    from holdemjax.poker import table as tb
+    from holdemjax.series import protocol as P
+
+    line = next(i for i, text in enumerate((ROOT / "holdemjax/series/protocol.py").read_text()
+                                           .splitlines(), 1) if text.startswith("KIND_OF = "))
+    assert wire_kind_maps() == [f"holdemjax/series/protocol.py:{line}"]
+    assert [P.kind_of(w) for w in P.ACTIONS] == [P.kind_of(c) for c in P.Code] == \
+        [tb.FOLD, tb.CHECK_CALL, tb.CHECK_CALL, tb.RAISE]

@@ -15,13 +15,10 @@ from __future__ import annotations
 import time
 
 from holdemjax.duplicate import match as M
-from holdemjax.poker import table as tb
+from holdemjax.series import protocol as P
 from holdemjax.series.hand import check_exact
 
-__all__ = ["ACTIONS", "LiveLine"]
-
-#: Wire names of the hero's actions -> engine kinds (``raise`` takes ``amount``, the raise-to).
-ACTIONS = {"fold": tb.FOLD, "check": tb.CHECK_CALL, "call": tb.CHECK_CALL, "raise": tb.RAISE}
+__all__ = ["LiveLine"]
 
 
 class LiveLine:
@@ -86,17 +83,18 @@ class LiveLine:
                 return self._status("finished")
 
     def act(self, action: str, amount: int = 0) -> dict:
-        """Play the hero's ``action`` (`ACTIONS`; ``raise`` to ``amount``), then `state`.
+        """Play the hero's ``action`` (a reply's word, `protocol.ACTIONS`; ``raise`` to
+        ``amount``), then `state`.
         ValueError for an action that is not legal now, naming it."""
         hand = self.hand
         if hand is None or hand.over or hand.to_act != self.spec.hero:
             raise ValueError("the hero is not to act: ask for the state first")
-        if action not in ACTIONS:
-            raise ValueError(f"action must be one of {', '.join(ACTIONS)}, got {action!r}")
+        if action not in P.ACTIONS:
+            raise ValueError(f"action must be one of {', '.join(P.ACTIONS)}, got {action!r}")
         legal = hand.legal_info()
         if action == "check" and not legal["check"]:
             raise ValueError(f"cannot check: {legal['call']} to call")
-        kind, amount = check_exact(ACTIONS[action], amount if action == "raise" else 0, legal,
+        kind, amount = check_exact(P.kind_of(action), amount if action == "raise" else 0, legal,
                                    f"{self.name!r}")
         if self.store.refresh(self.match_id, self.now()) != "open":
             return self._status("closed")

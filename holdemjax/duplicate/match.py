@@ -13,11 +13,11 @@ Every participant plays the hero seat of the same hand sequence:
   street, decision rank), so a line that adds a decision elsewhere never shifts them;
 * a wasm policy in the hero seat gets the hero seat's key words as its ``seed``.
 
-`Hand` drives one hand through the one rules engine (`holdemjax.poker.table`, exact amounts;
-jitted once per process) and keeps the protocol's view of it: the history, the events and the
-``act`` message of `holdemjax.series.protocol`. `play_line` plays or resumes one participant's
-line through its `seat.Seat` (the store deals it; the seed stays there), saving every action as
-it is taken.
+`Hand` is one hand of a line on the host hand driver (`holdemjax.series.hand.HostHand`: the one
+rules engine with exact amounts, jitted once per process; the protocol's history, events and
+``act`` message of `holdemjax.series.protocol`), with what the line stores of it. `play_line`
+plays or resumes one participant's line through its `seat.Seat` (the store deals it; the seed
+stays there), saving every action as it is taken.
 
 The definition and the deals live in `holdemjax.duplicate.spec` (re-exported here).
 """
@@ -28,7 +28,6 @@ import datetime as dt
 import functools
 from collections.abc import Callable
 
-import jax
 import numpy as np
 
 from holdemjax.duplicate.spec import (
@@ -46,7 +45,6 @@ from holdemjax.duplicate.spec import (
     bot_names,
     commitment,
     deck,
-    engine,
     new_salt,
     new_seed,
     parse_time,
@@ -59,8 +57,7 @@ from holdemjax.duplicate.spec import (
 from holdemjax.poker import table as tb
 from holdemjax.poker import tournament as tn
 from holdemjax.series import protocol as P
-from holdemjax.series.hand import HandLog, check_exact
-from holdemjax.validate import require_int
+from holdemjax.series.hand import HostHand, check_exact, lone_start
 
 __all__ = ["MIN_SEATS", "MAX_SEATS", "DEAL_DOMAIN", "BOT_DOMAIN", "RANDOM", "MatchSpec",
            "MatchError", "Quit", "tier_names", "bot_names", "commitment", "new_salt", "deck",
@@ -89,46 +86,26 @@ def jax_bot_decide(name: str, view: tn.Decision, key) -> tuple[int, int]:
     return int(kind), int(amount)
 
 
-def _host(tree):
-    return jax.tree.map(np.asarray, tree)
-
-
 # ------------------------------------------------------------------------------- one hand
-class Hand:
-    """One hand of a line, driven through the engine and recorded by the host hand driver
-    (`holdemjax.series.hand.HandLog`); ``actions`` are ``[street, seat, code, to, added,
-    auto]`` (codes of PROTOCOL §5, ``auto`` why the table acted, or None)."""
+class Hand(HostHand):
+    """One hand of a line, driven through the engine by the host hand driver
+    (`holdemjax.series.hand.HostHand` on a lone hand), with what the line stores: ``actions``
+    are ``[street, seat, code, to, added, auto]`` (codes of PROTOCOL §5, ``auto`` why the table
+    acted, or None); ``events`` what the hero has seen (its own hole cards)."""
 
     def __init__(self, spec: MatchSpec, seed: int, index: int):
-        self.spec, self.index = spec, index
-        n = spec.seats
+        self.spec = spec
         self.deck = deck(seed, index)
-        button, sb, bb = positions(n, index)
-        start = engine()[0]
-        self._dev = start(np.full(n, spec.stack, np.int32), np.int32(button), np.int32(sb),
-                          np.int32(bb), np.int32(spec.small_blind), np.int32(spec.big_blind),
-                          np.int32(spec.ante), self.deck)
-        self.table, self.legal = _host(self._dev)
+        button, _, _ = positions(spec.seats, index)
+        super().__init__(*lone_start(index, self.deck, np.full(spec.seats, spec.stack),
+                                     button=button,
+                                     blinds=(spec.small_blind, spec.big_blind, spec.ante)))
         self.actions: list[list] = []
-        self.log = HandLog(self.table, index)
         self.events: list[dict] = [{**self.log.start_event(),
                                     "hole": self.log.hole()[spec.hero]}]
         self._after_change()
 
     # ---------------------------------------------------------------------------- reading
-    @property
-    def over(self) -> bool:
-        return bool(self.table.hand_over)
-
-    @property
-    def to_act(self) -> int:
-        return int(self.table.to_act)
-
-    @property
-    def decisions(self) -> np.ndarray:
-        """``# [seats] int32`` decisions each seat made in this hand (a bot's action rank)."""
-        return self.log.decisions
-
     def hole_text(self) -> list[list[str]]:
         return self.log.hole()
 
@@ -138,28 +115,11 @@ class Hand:
     def legal_info(self) -> dict:
         return P.legal_info(self.legal)
 
-    def decision(self) -> tn.Decision:
-        """The `tournament.Decision` view of the seat to act (host arrays)."""
-        return tn.decision_at(self.table, np.int32(self.index), self.log.decisions,
-                              self.log.street_raises, legal=self.legal)
-
-    def view(self, events=(), **clock) -> dict:
-        """The ``act`` message of the seat to act (PROTOCOL §5): ``tournament`` 0, ``hand`` the
-        match's hand index; ``clock`` takes ``budget_ns``, ``bank_ns``, ``away``."""
-        return P.act_message(self.decision(), tournament=0, events=events,
-                             history=self.log.history, **clock)
-
     # ---------------------------------------------------------------------------- playing
     def apply(self, kind: int, amount: int = 0, auto: str | None = None) -> list:
-        """Play one decision of the seat to act (engine rules: a closed raise is a check/call,
-        a raise-to is clipped to the legal range); returns the recorded action."""
-        if self.over:
-            raise ValueError(f"hand {self.index} is over: nobody is to act")
-        kind = require_int("action kind", kind, tb.FOLD, tb.RAISE)
-        before, legal = self.table, self.legal
-        self._dev = engine()[1](self._dev[0], np.int32(kind), np.int32(amount))
-        self.table, self.legal = _host(self._dev)
-        event = self.log.action(before, legal, self.table, kind, auto)
+        """Play one decision of the seat to act (`HostHand.apply`); returns the recorded
+        action."""
+        event = super().apply(kind, amount, auto)
         action = [event["street"], event["seat"], event["code"], event["to"], event["added"],
                   auto]
         self.actions.append(action)
@@ -174,16 +134,15 @@ class Hand:
             raise MatchError(f"stored line does not replay: hand {self.index} action "
                              f"{len(self.actions)} is {list(action[:4])}, but the engine waits "
                              f"for street {int(self.table.street)} seat {self.to_act}")
-        kind = {P.FOLD: tb.FOLD, P.CHECK: tb.CHECK_CALL, P.CALL: tb.CHECK_CALL}.get(code, tb.RAISE)
-        got = self.apply(kind, to, action[5] if len(action) > 5 else None)
+        got = self.apply(P.kind_of(code), to, action[5] if len(action) > 5 else None)
         if got[:4] != [street, seat, code, to]:
             raise MatchError(f"stored line does not replay: hand {self.index} action "
                              f"{list(action[:4])} plays as {got[:4]}")
 
     def _after_change(self) -> None:
-        self.events += self.log.board(self.table)
+        self.events += self.board()
         if self.over:
-            self.events += self.log.end(self.table)
+            self.events += self.end()
 
     def record(self) -> dict:
         """The finished hand as stored: cards, actions, chips won per seat (``net``), and what

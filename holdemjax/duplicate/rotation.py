@@ -1,7 +1,8 @@
 """Seat rotation: every deal played once with the tested policy in every seat, on single hands
 with stacks reset every hand, in JAX (``jit(vmap(...))`` with a ``lax.while_loop`` over the
-decisions); and a small host-side hand loop (`HostHand`, `play_host_hand`) for host bots such
-as the tiers of `holdemjax.duplicate.tiers`.
+decisions); and a small host-side hand loop (`host_hand`, `play_host_hand`, on the host hand
+driver `holdemjax.series.hand.HostHand`) for host bots such as the tiers of
+`holdemjax.duplicate.tiers`.
 
 **Deals.** Deal ``d`` deals ``cards.hand_deck(key, d)`` (the permutation of ``fold_in(key, d)``)
 with the button on seat ``d % seats`` and every stack at ``stack``. Bots draw at
@@ -35,14 +36,12 @@ from holdemjax.poker import table as tb
 from holdemjax.poker import tournament as tn
 from holdemjax.poker.actions import Menu
 from holdemjax.poker.cards import hand_deck
-from holdemjax.series import protocol
-from holdemjax.series.hand import HandLog, default_action, is_exact
+from holdemjax.series.hand import HostHand, default_action, is_exact, lone_hand
 
 __all__ = ["SeatView", "seat_view", "from_menu_bot", "BASELINE", "RANDOM", "BOT_KEY_DATUM",
-           "play_rotations", "evaluate", "HostHand", "play_host_hand", "host_player"]
+           "play_rotations", "evaluate", "host_hand", "play_host_hand", "host_player"]
 
 BOT_KEY_DATUM = 0xFFFFFFFF  # the bots' key is fold_in(key, this); deal indices stay below 2**31
-NUM_STREETS = tb.NUM_STREETS
 
 
 @struct.dataclass
@@ -129,29 +128,23 @@ def _rotations(policies, seats, batch, max_decisions, key, first_deal, tested, o
         button, sb, bb, sb_posts = tb.first_positions(alive, deal % seats)
         table = tb.start_hand(jnp.full(seats, stack, jnp.int32), alive, button, sb, bb,
                               sb_posts, small_blind, big_blind, ante, deck)
-        zeros = jnp.zeros(seats, jnp.int32)
-        carry = (table, zeros, jnp.zeros((NUM_STREETS, seats), jnp.int32),
-                 jnp.zeros(len(policies), jnp.int32), jnp.int32(0))
+        # the per-hand counters (decisions, bets/raises per street) are the engine's
+        carry = (tn.lone_hand(table, deal), jnp.zeros(len(policies), jnp.int32), jnp.int32(0))
 
         def body(c):
-            t, decisions, raises, illegal, steps = c
-            view = seat_view(t, deal, decisions, raises)
+            t, illegal, steps = c
+            view = seat_view(t.table, deal, t.decisions, t.street_raises)
             kinds, amounts = _policy_actions(policies, view, bot_key)
-            live = ~t.hand_over
+            live = ~t.table.hand_over
             illegal = illegal + (~_exactly_legal(kinds, amounts, view.legal) & live)
             who = jnp.where(view.seat == rotation, tested, opponent)
-            kind, amount = kinds[who], amounts[who]
-            raised = (jnp.clip(kind, tb.FOLD, tb.RAISE) == tb.RAISE) & view.legal.can_raise
-            street = jnp.clip(t.street, 0, NUM_STREETS - 1)
-            decisions = decisions.at[view.seat].add(live.astype(jnp.int32))
-            raises = raises.at[street, view.seat].add((raised & live).astype(jnp.int32))
-            return tb.act(t, kind, amount), decisions, raises, illegal, steps + 1
+            return tn.act(t, kinds[who], amounts[who]), illegal, steps + 1
 
         def cond(c):
-            return ~c[0].hand_over & (c[4] < max_decisions)
+            return ~c[0].table.hand_over & (c[2] < max_decisions)
 
-        t, _, _, illegal, _ = jax.lax.while_loop(cond, body, carry)
-        return t.stacks - stack, ~t.hand_over, illegal
+        t, illegal, _ = jax.lax.while_loop(cond, body, carry)
+        return t.table.stacks - stack, ~t.table.hand_over, illegal
 
     deals = first_deal + jnp.arange(batch, dtype=jnp.int32)
     per_row = jax.vmap(jax.vmap(one, in_axes=(None, 0)), in_axes=(0, None))
@@ -251,113 +244,20 @@ def evaluate(policy, opponent=None, deals: int = 512, key=0, *, pool=(), seats: 
 
 
 # ------------------------------------------------------------------ the host-side hand loop
-def _packed(t, lg):
-    """The device table, and the table and legal flattened into one int32 vector (one
-    transfer to the host per decision instead of one per field)."""
-    leaves = jax.tree.leaves((t, lg))
-    return t, jnp.concatenate([jnp.ravel(x).astype(jnp.int32) for x in leaves])
+_deck_jit = jax.jit(hand_deck)
 
 
-def _start(stacks, button, small, big, ante, deck):
-    alive = jnp.ones(stacks.shape[-1], bool)
-    b, sb, bb, sb_posts = tb.first_positions(alive, button)
-    t = tb.start_hand(stacks, alive, b, sb, bb, sb_posts, small, big, ante, deck)
-    return _packed(t, tb.legal(t))
-
-
-def _advance(t, kind, amount):
-    new = tb.act(t, kind, amount)
-    return _packed(new, tb.legal(new))
-
-
-_start_jit, _advance_jit, _deck_jit = jax.jit(_start), jax.jit(_advance), jax.jit(hand_deck)
-
-
-@functools.cache
-def _layout(seats: int):
-    """(treedef, [(shape, dtype, size)]) of ``(Table, Legal)`` at ``seats`` seats."""
-    shapes = jax.eval_shape(_start, jnp.zeros(seats, jnp.int32), 0, 0, 0, 0,
-                            jnp.arange(52, dtype=jnp.int32))[0]
-    out = jax.eval_shape(lambda t: (t, tb.legal(t)), shapes)
-    leaves, treedef = jax.tree.flatten(out)
-    return treedef, [(x.shape, x.dtype, int(np.prod(x.shape, dtype=np.int64))) for x in leaves]
-
-
-def _unpack(flat, seats: int):
-    """Host numpy ``(Table, Legal)`` from `_packed`'s vector."""
-    treedef, specs = _layout(seats)
-    flat, leaves, i = np.asarray(flat), [], 0
-    for shape, dtype, size in specs:
-        leaves.append(flat[i:i + size].reshape(shape).astype(dtype))
-        i += size
-    return jax.tree.unflatten(treedef, leaves)
-
-
-class HostHand:
-    """One hand played decision by decision from the host (numpy tables between jitted engine
-    calls), recorded by the host hand driver (`holdemjax.series.hand.HandLog`), with the
-    protocol's view of each decision.
-
-    ``HostHand(key, hand, seats=6, stack=2000, blinds=(10, 20, 0))``: deck
-    ``hand_deck(key, hand)`` (or ``deck``, 52 card ids), button ``hand % seats`` (or
-    ``button``), every stack at ``stack`` (an int, or one per seat).
-    """
-
-    def __init__(self, key, hand: int, *, seats: int = 6, stack=2000, blinds=(10, 20, 0),
-                 button: int | None = None, deck=None):
-        small, big, ante = (int(b) for b in blinds)
-        button = hand % seats if button is None else button
-        stacks = np.broadcast_to(np.asarray(stack, np.int32), (seats,)).copy()
-        i32 = np.int32
-        if deck is None:
-            deck = _deck_jit(_as_key(key), i32(hand))
-        deck = np.asarray(deck, np.int32)
-        if sorted(deck.tolist()) != list(range(52)):
-            raise ValueError(f"deck must be a permutation of the 52 card ids, got {deck}")
-        self._device, flat = _start_jit(stacks, i32(button), i32(small), i32(big), i32(ante),
-                                        deck)
-        self.table, self.legal = _unpack(flat, seats)
-        self.hand, self.start, self.seats = hand, stacks.astype(np.int64), seats
-        self.log = HandLog(self.table, hand)
-        self.saw_flop = np.zeros(seats, bool)
-
-    @property
-    def over(self) -> bool:
-        """The hand is finished and paid."""
-        return bool(self.table.hand_over)
-
-    @property
-    def history(self) -> list[list[int]]:
-        """``[street, seat, code, to]`` of each decision so far (PROTOCOL §5)."""
-        return self.log.history
-
-    def decision(self) -> tn.Decision:
-        """The `tournament.Decision` view of the seat to act (host arrays): what
-        `protocol.act_message` and the JAX bots read."""
-        return tn.decision_at(self.table, np.int32(self.hand), self.log.decisions,
-                              self.log.street_raises, legal=self.legal)
-
-    def view(self) -> dict:
-        """The protocol ``act`` message of the seat to act (PROTOCOL §5)."""
-        return protocol.act_message(self.decision(), tournament=0, history=self.history)
-
-    def apply(self, kind: int, amount: int = 0) -> list[int]:
-        """Play one exact action of the seat to act (the engine clamps what is out of range);
-        returns its history entry."""
-        t, legal = self.table, self.legal
-        street = int(t.street)
-        self._device, flat = _advance_jit(self._device, np.int32(kind), np.int32(amount))
-        new, lg = _unpack(flat, self.seats)
-        self.log.action(t, legal, new, int(kind))
-        if street == tb.PREFLOP and (int(new.street) >= tb.FLOP and not bool(new.hand_over)
-                                     or bool(new.showdown)):
-            self.saw_flop = np.asarray(new.in_hand & ~new.folded)
-        self.table, self.legal = new, lg
-        return self.history[-1]
-
-    def net(self) -> np.ndarray:
-        """``# [seats]`` chips won (negative: lost) in the finished hand."""
-        return np.asarray(self.table.stacks, np.int64) - self.start
+def host_hand(key, hand: int, *, seats: int = 6, stack=2000, blinds=(10, 20, 0),
+              button: int | None = None, deck=None) -> HostHand:
+    """One hand to play decision by decision from the host, on the host hand driver
+    (`holdemjax.series.hand.HostHand` of a lone hand): deck ``hand_deck(key, hand)`` (or
+    ``deck``, 52 card ids), button ``hand % seats`` (or ``button``), every stack at ``stack``
+    (an int, or one per seat), ``blinds`` = (small, big, ante)."""
+    button = hand % seats if button is None else button
+    stacks = np.broadcast_to(np.asarray(stack, np.int32), (seats,)).copy()
+    if deck is None:
+        deck = _deck_jit(_as_key(key), np.int32(hand))
+    return lone_hand(hand, deck, stacks, button=button, blinds=tuple(int(b) for b in blinds))
 
 
 @dataclasses.dataclass
@@ -378,8 +278,9 @@ def play_host_hand(players, key, hand: int, *, stack=2000, blinds=(10, 20, 0),
     ``view`` is the protocol's ``act`` dict, ``decision`` the `tournament.Decision` it was built
     from). A player that raises, returns something that is not an exactly legal action
     (`hand.is_exact`), or runs past ``max_decisions`` gets check-or-fold, recorded."""
-    h = HostHand(key, hand, seats=len(players), stack=stack, blinds=blinds)
+    h = host_hand(key, hand, seats=len(players), stack=stack, blinds=blinds)
     faults = []
+    saw_flop = np.zeros(len(players), bool)
     while not h.over:
         view = h.view()
         seat = view["seat"]
@@ -391,11 +292,17 @@ def play_host_hand(players, key, hand: int, *, stack=2000, blinds=(10, 20, 0),
         if not ok or len(h.history) >= max_decisions:
             faults.append((seat, f"{kind!r}, {amount!r}"))
             kind, amount = default_action(view["legal"])
+        preflop = int(h.table.street) == tb.PREFLOP
         h.apply(int(kind), int(amount))
+        new = h.table
+        if preflop and (int(new.street) >= tb.FLOP and not bool(new.hand_over)
+                        or bool(new.showdown)):
+            saw_flop = np.asarray(new.in_hand & ~new.folded)
     t = h.table
     live = np.asarray(t.in_hand & ~t.folded)
-    return HandRecord(history=h.history, net=h.net(), showdown=bool(t.showdown),
-                      saw_flop=h.saw_flop, went_to_showdown=live & bool(t.showdown),
+    net = np.asarray(t.stacks, np.int64) - np.asarray(t.start_stacks, np.int64)
+    return HandRecord(history=h.history, net=net, showdown=bool(t.showdown),
+                      saw_flop=saw_flop, went_to_showdown=live & bool(t.showdown),
                       faults=faults)
 
 

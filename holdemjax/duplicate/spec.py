@@ -12,17 +12,15 @@ import hashlib
 import secrets
 
 import jax
-import jax.numpy as jnp
 import numpy as np
 
 from holdemjax.poker import cards
-from holdemjax.poker import table as tb
 from holdemjax.validate import require_int
 
 __all__ = ["MIN_SEATS", "MAX_SEATS", "DEAL_DOMAIN", "BOT_DOMAIN", "RANDOM", "SEED_LIMIT",
            "JAX_BOTS", "MatchSpec", "MatchError", "Quit", "tier_names", "bot_names",
            "commitment", "new_salt", "deck", "bot_key", "positions", "utcnow", "parse_time",
-           "engine", "root_key", "new_seed", "versions", "LEGACY_SEED_LIMIT"]
+           "root_key", "new_seed", "versions", "LEGACY_SEED_LIMIT"]
 
 MIN_SEATS, MAX_SEATS = 2, 9
 DEAL_DOMAIN, BOT_DOMAIN = 0, 1  # fold_in(key(seed), domain): decks and bot keys never share keys
@@ -144,17 +142,6 @@ def new_salt() -> str:
 
 
 # ----------------------------------------------------------------------- keys, decks, seats
-def _start_fn(stacks, button, sb, bb, small, big, ante, deck_):
-    t = tb.start_hand(stacks, jnp.ones(stacks.shape, bool), button, sb, bb, True, small, big,
-                      ante, deck_)
-    return t, tb.legal(t)
-
-
-def _act_fn(t, kind, amount):
-    t = tb.act(t, kind, amount)
-    return t, tb.legal(t)
-
-
 def _deck_fn(root, hand):
     key = jax.random.wrap_key_data(root, impl="threefry2x32")
     return cards.hand_deck(jax.random.fold_in(key, DEAL_DOMAIN), hand)
@@ -191,22 +178,19 @@ def root_key(seed: int) -> tuple[int, int]:
     return key
 
 
-@functools.cache
-def engine():
-    """The jitted engine steps, built once per process (compiled once per seat count)."""
-    return (jax.jit(_start_fn), jax.jit(_act_fn), jax.jit(_deck_fn), jax.jit(_bot_key_fn))
+_deck_jit, _bot_key_jit = jax.jit(_deck_fn), jax.jit(_bot_key_fn)  # compiled at first use
 
 
 def deck(seed: int, hand: int) -> np.ndarray:
     """``# [52] int32``: the permutation hand ``hand`` of the match with ``seed`` deals from."""
-    return np.asarray(engine()[2](np.asarray(root_key(seed), np.uint32), np.int32(hand)))
+    return np.asarray(_deck_jit(np.asarray(root_key(seed), np.uint32), np.int32(hand)))
 
 
 @functools.lru_cache(maxsize=1024)
 def bot_key(seed: int, seat: int) -> tuple[int, int]:
     """The two uint32 key words of the bot in ``seat`` (and of a wasm policy in the hero seat)."""
     root = np.asarray(root_key(seed), np.uint32)
-    w0, w1 = np.asarray(engine()[3](root, np.int32(seat)), np.uint32).tolist()
+    w0, w1 = np.asarray(_bot_key_jit(root, np.int32(seat)), np.uint32).tolist()
     return int(w0), int(w1)
 
 

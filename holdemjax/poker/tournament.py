@@ -43,8 +43,8 @@ from holdemjax.poker.icm import icm
 from holdemjax.poker.structure import RING, Format, blinds_at
 from holdemjax.sparse import sparse_cond, sparse_while
 
-__all__ = ["NUM_STREETS", "Tournament", "Decision", "seat", "start", "first_hand_waits", "act",
-           "next_hand",
+__all__ = ["NUM_STREETS", "Tournament", "Decision", "seat", "lone_hand", "start",
+           "first_hand_waits", "act", "next_hand",
            "advance", "advance_one", "next_hand_if_over", "settle_if_due", "boundary_due",
            "stop", "places_of_busts", "open_payouts", "open_places_icm", "finish_by_icm",
            "player_scores", "final_places", "decision", "decision_at"]
@@ -156,6 +156,23 @@ def seat(key, fmt: Format) -> Tournament:
         finished=jnp.bool_(False),
         format=jax.tree.map(jnp.asarray, fmt),
     )
+
+
+def lone_hand(table: tb.Table, hand=0) -> Tournament:
+    """A `Tournament` that holds one dealt hand and nothing else, for hosts that play lone
+    hands (duplicate deals, seat rotation): `act` plays its decisions and counts them, its
+    chips and raises, as in a tournament. Every seat is its own player and still in, the
+    counters start at zero; there is no format, so `advance`, `stop` and the scores do not
+    apply."""
+    n = table.num_seats
+    zeros = jnp.zeros((NUM_STREETS, n), jnp.int32)
+    seats = jnp.arange(n, dtype=jnp.int32)
+    return Tournament(table=table, key=jnp.zeros(2, jnp.uint32), hand=jnp.asarray(hand, jnp.int32),
+                      player_at=seats, seat_of=seats, alive=jnp.ones(n, bool),
+                      score=jnp.zeros(n, jnp.float32), place=jnp.zeros(n, jnp.int32),
+                      street_chips=zeros, street_raises=zeros, decisions=jnp.zeros(n, jnp.int32),
+                      last_actor=jnp.int32(-1), icm_due=jnp.bool_(False),
+                      finished=jnp.bool_(False), format=None)
 
 
 def act(t: Tournament, kind, amount=0) -> Tournament:

@@ -153,7 +153,7 @@ class Layout:
         fmt_leaves = jax.tree.leaves(fmt)
         full, treedef = jax.tree.flatten((t.replace(format=fmt), legal),
                                          is_leaf=lambda x: x is marker)
-        fmt_at = next(i for i, x in enumerate(full) if x is not marker)
+        fmt_at = next((i for i, x in enumerate(full) if x is not marker), len(full))
         if any(x is not y for x, y in zip(full[fmt_at:], fmt_leaves, strict=False)):
             raise RuntimeError("the format's leaves are not together in the state's tree")
         plan = (treedef, fmt_at, fmt_leaves, (others, per_leaf))

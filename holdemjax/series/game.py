@@ -2,11 +2,12 @@
 
 Per decision: the tournament engine (`holdemjax.series.engine`: the jitted steps of
 `holdemjax.poker.tournament` on a packed device state, one call and one read per step, exact
-amounts) says who acts; the seat's ``act`` message is built from the decision's view
-(`protocol.act_message`); the policy runs on its fuel budget; `hand.apply_outcome` turns the
-call into the protocol's rule; the engine plays the action; `hand.HandLog` records it and the
-public events go to every seat that is not faulted. No JAX runs inside a policy call, and
-nothing a policy does can stop the series.
+amounts) says who acts; the host hand driver (`hand.HostHand`) builds the seat's ``act``
+message from the decision's view; the policy runs on its fuel budget; `hand.apply_outcome` turns
+the call into the protocol's rule; the driver plays the action through the engine and records
+it, and the public events go to every seat that is not faulted. Between hands this module
+drives the tournament's boundaries itself (`tournament.advance_one` as the engine's programs).
+No JAX runs inside a policy call, and nothing a policy does can stop the series.
 """
 
 from __future__ import annotations
@@ -17,10 +18,9 @@ import jax
 import numpy as np
 
 from holdemjax.poker import table as tb
-from holdemjax.poker import tournament as tn
 from holdemjax.series import protocol as P
 from holdemjax.series.engine import Engine, engine
-from holdemjax.series.hand import HandLog, apply_outcome, default_action
+from holdemjax.series.hand import HostHand, apply_outcome, default_action
 from holdemjax.series.results import SlotRecord
 
 __all__ = ["Engine", "engine", "Seat", "Game"]
@@ -106,6 +106,10 @@ class Game:
         views = self.eng.host(self._buf)
         self.timer["engine"] += time.perf_counter() - t0
         return views
+
+    def _act(self, kind: int, amount: int):
+        """The engine's decision step of the hand driver (`hand.HostHand`): `tournament.act`."""
+        return self._engine(self.eng.act, kind, amount)
 
     def _boundary(self, stop: bool = False):
         """`tournament.advance_one` (``stop``: `tournament.stop`) as the engine's programs:
@@ -226,7 +230,7 @@ class Game:
         self._current = (state, replay, self._buf)
         cut = False
         hand_index = -1
-        hand = log = None
+        hand = drv = None
         while not bool(state.finished):
             if int(state.hand) != hand_index:
                 hand_index = int(state.hand)
@@ -238,23 +242,20 @@ class Game:
                     state, legal = self._boundary(stop=True)
                     replay["stopped_early"] = cut = True
                     break
-                hand, log = self._start_hand(state, replay)
-            slot = player_at[int(state.table.to_act)]
-            kind, amount, auto = self._decide(state, legal, slot, log, hand)
-            mid, mid_legal = self._engine(eng.act, kind, amount)
-            event = log.action(state.table, legal, mid.table, kind, auto)
+                hand, drv = self._start_hand(state, legal, replay)
+            slot = player_at[drv.to_act]
+            kind, amount, auto = self._decide(drv, slot, hand)
+            event = drv.apply(kind, amount, auto)
             hand["actions"].append({**event, "used_ns": self._last_used})
             self._public(event, hand)
             self._after_action(hand)
-            if bool(mid.table.hand_over):
-                for e in log.board(mid.table):
-                    self._public(e, hand)
-                self._end_hand(mid, hand, log)
-                state, legal = self._next_hands(mid, hand, replay, progress, t)
+            for e in drv.board():
+                self._public(e, hand)
+            if drv.over:
+                self._end_hand(drv, hand)
+                state, legal = self._next_hands(drv.state, hand, replay, progress, t)
             else:  # nothing to advance inside a hand: the host reads only the table
-                state, legal = mid, mid_legal
-                for e in log.board(state.table):
-                    self._public(e, hand)
+                state, legal = drv.state, drv.legal
         if not cut:
             self.hands_played += 1
         if progress is not None:
@@ -282,10 +283,10 @@ class Game:
             self.hands_played += 1
             if progress is not None:
                 progress({"tournament": t, "hands": self.hands_played})
-            hand, log = self._start_hand(nxt, replay)  # dealt and already over: record it
-            for e in log.board(nxt.table):
+            hand, drv = self._start_hand(nxt, legal, replay)  # dealt and already over
+            for e in drv.board():
                 self._public(e, hand)
-            self._end_hand(nxt, hand, log)
+            self._end_hand(drv, hand)
             prev = nxt
 
     def finish_interrupted(self):
@@ -297,10 +298,11 @@ class Game:
         self._end_tournament(state, replay, None, notify=False)
         return replay, True
 
-    def _start_hand(self, state, replay) -> tuple[dict, HandLog]:
+    def _start_hand(self, state, legal, replay) -> tuple[dict, HostHand]:
         tbl = state.table
         self._text.clear()
-        log = HandLog(tbl, int(state.hand))
+        drv = HostHand(self._act, state, legal)
+        log = drv.log
         in_hand = np.asarray(tbl.in_hand).astype(bool)
         hole = log.hole()
         base = log.start_event()
@@ -317,21 +319,19 @@ class Game:
             s.events.append({**base, "hole": hand["hole"][seat]})
             if s.clock.away and in_hand[seat]:
                 s.record.away_hands += 1
-        return hand, log
+        return hand, drv
 
-    def _decide(self, state, legal, slot: int, log: HandLog, hand):
+    def _decide(self, drv: HostHand, slot: int, hand):
         """(kind, amount, auto) for the slot to act, running its policy when it may."""
         s = self.seats[slot]
-        lg = P.legal_info(legal)
+        lg = P.legal_info(drv.legal)
         self._last_used = 0
         if s.faulted:
             return (*default_action(lg), "fault")
         budget = s.clock.decision_budget()
         away = s.clock.away
-        view = tn.decision_at(state.table, state.hand, state.decisions, state.street_raises,
-                              alive=state.alive, legal=legal)
-        msg = P.act_message(view, tournament=self.t, history=log.history, events=s.events,
-                            budget_ns=budget, bank_ns=s.clock.bank_ns, away=away)
+        msg = drv.view(tournament=self.t, events=s.events, budget_ns=budget,
+                       bank_ns=s.clock.bank_ns, away=away)
         s.events = []
         result = self._call(slot, msg, budget)
         self._last_used = int(result.used_ns)
@@ -364,9 +364,9 @@ class Game:
             slot, reply = pending
             self._chat(slot, reply, reply.say, hand, reply.kind == tb.FOLD)
 
-    def _end_hand(self, mid, hand, log: HandLog) -> None:
-        m = mid.table
-        for e in log.end(m):
+    def _end_hand(self, drv: HostHand, hand) -> None:
+        m = drv.table
+        for e in drv.end():
             self._public(e, hand)
         winnings = np.asarray(m.winnings).astype(int).tolist()
         stacks = np.asarray(m.stacks).astype(int).tolist()

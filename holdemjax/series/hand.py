@@ -1,35 +1,45 @@
-"""The host hand driver: one room for what every host-side table (a series, a duplicate match,
-seat rotation's host loop) records about a hand and for how it reads a policy's call.
+"""The one host hand driver: what every host-side table (a series, a duplicate line, a reference
+line, seat rotation's host loop) does to play a hand through the rules engine and record it, and
+how it reads a policy's call.
 
+* `HostHand` drives one hand decision by decision through the engine's ``act`` (the series'
+  compiled `engine.Engine`, or the lone-hand programs of `lone_hand` for duplicate deals and
+  seat rotation) on host copies of its `tournament.Tournament` state: the decision's view
+  (`tournament.Decision`, whose per-hand counters the engine keeps), the protocol's ``act``
+  message, and every decision recorded by `HandLog`.
 * `HandLog` turns engine tables into the protocol's record of a hand (PROTOCOL.md §5): the
   ``hand_start`` event, each decision's history entry ``[street, seat, code, to]`` and public
   ``action`` event (read back from the tables before and after the engine's ``act``, so a
-  clamped amount is recorded as played), the ``board`` events of newly visible cards, the
-  ``showdown`` and ``result`` events, and the per-seat decision counters and bets/raises per
-  street (a bot's action rank and its street history).
+  clamped amount is recorded as played; the code is `protocol.code_of`), the ``board`` events
+  of newly visible cards, the ``showdown`` and ``result`` events.
 * `is_exact` / `check_exact`: an engine action the table would play as given (no clamping).
 * `apply_outcome` maps one policy call (`wasm.CallResult`) to the protocol's rule (§3-§4):
-  the clock's charge, away and sit-in, the fault causes `wasm.FAULTS` and ``out_of_compute``
-  of a notification, the bad-reply kinds and the reply's admitted action. Callers decide only
-  what they publish (events, chat) and count.
+  the clock's charge, away and sit-in, the fault causes `protocol.FAULTS` and
+  ``out_of_compute`` of a notification, the bad-reply kinds and the reply's admitted action.
+  Callers decide only what they publish (events, chat) and count.
 
-Host side only: numpy and plain Python on host copies of the engine's tables.
+Host side: numpy and plain Python on host copies of the engine's states; JAX runs only in the
+engine's programs.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 
+import jax
+import jax.numpy as jnp
 import numpy as np
 
 from holdemjax.poker import table as tb
+from holdemjax.poker import tournament as tn
 from holdemjax.poker.cards import card_text
 from holdemjax.series import protocol as P
-from holdemjax.series.wasm import FAULTS
-from holdemjax.validate import is_int
+from holdemjax.series.engine import Layout
+from holdemjax.validate import is_int, require_int
 
-__all__ = ["STREET_OF_BOARD", "HandLog", "default_action", "is_exact", "check_exact",
-           "Outcome", "apply_outcome"]
+__all__ = ["STREET_OF_BOARD", "HandLog", "HostHand", "lone_start", "lone_hand",
+           "default_action", "is_exact", "check_exact", "Outcome", "apply_outcome"]
 
 #: Board cards visible -> the street that shows them (the ``street`` of a ``board`` event).
 STREET_OF_BOARD = {3: tb.FLOP, 4: tb.TURN, 5: tb.RIVER}
@@ -43,11 +53,8 @@ class HandLog:
     """The protocol's record of one hand, fed with host copies of the engine's tables."""
 
     def __init__(self, table: tb.Table, hand: int):
-        n = int(np.shape(table.stacks)[-1])
         self.hand = int(hand)
         self.history: list[list[int]] = []  # [street, seat, code, to] per decision
-        self.decisions = np.zeros(n, np.int32)  # decisions per seat this hand
-        self.street_raises = np.zeros((tb.NUM_STREETS, n), np.int32)  # bets/raises per street
         self.shown = 0  # board cards announced so far
         self.start = table
 
@@ -71,19 +78,15 @@ class HandLog:
     def action(self, before: tb.Table, legal: tb.Legal, after: tb.Table, kind: int,
                auto: str | None = None) -> dict:
         """The ``action`` event of the decision that took ``before`` to ``after`` (``legal``:
-        what the seat could do; ``kind``: the engine action given), recorded in the history and
-        the counters."""
+        what the seat could do; ``kind``: the engine action given), recorded in the history."""
         seat, street = int(before.to_act), int(before.street)
         added = int(before.stacks[seat]) - int(after.stacks[seat])
         added += int(after.winnings[seat]) if bool(after.hand_over) else 0
         raised = int(kind) == tb.RAISE and bool(legal.can_raise)
         folded = bool(after.folded[seat]) and not bool(before.folded[seat])
-        code = (P.FOLD if folded else P.RAISE if raised
-                else P.CALL if added > 0 else P.CHECK)
+        code = P.code_of(folded, raised, added)
         to = int(before.bets[seat]) + added
         self.history.append([street, seat, code, to])
-        self.decisions[seat] += 1
-        self.street_raises[street, seat] += int(raised)
         return {"type": "action", "street": street, "seat": seat, "code": code, "to": to,
                 "added": added, "auto": auto}
 
@@ -111,6 +114,146 @@ class HandLog:
                        "winnings": np.asarray(table.winnings).astype(int).tolist(),
                        "stacks": np.asarray(table.stacks).astype(int).tolist()})
         return events
+
+
+# ---------------------------------------------------------------------------- the driver
+class HostHand:
+    """One hand driven through the engine from the host, decision by decision, and recorded
+    (`HandLog`): the one host hand driver of the series, duplicate and reference lines and
+    seat rotation.
+
+    ``act(kind, amount)`` is the engine's decision step: it plays one exact action of the seat
+    to act on the engine's state and returns host views ``(Tournament, Legal)`` of the state
+    it reaches (`tournament.act`: the hand may be over, nothing is advanced). ``state`` /
+    ``legal``: host views of the state at the start of the hand (dealt; it may be over
+    already). The per-hand counters (decisions, bets and raises per street) are the engine's
+    (``state.decisions``, ``state.street_raises``), never counted here.
+    """
+
+    def __init__(self, act, state: tn.Tournament, legal: tb.Legal):
+        self._act = act
+        self.state, self.legal = state, legal
+        self.log = HandLog(state.table, int(state.hand))
+
+    @property
+    def table(self) -> tb.Table:
+        """The hand's table now (host arrays)."""
+        return self.state.table
+
+    @property
+    def index(self) -> int:
+        """The hand's index (the ``hand`` of the protocol's messages and of a bot's draws)."""
+        return self.log.hand
+
+    @property
+    def over(self) -> bool:
+        """The hand is finished and paid."""
+        return bool(self.state.table.hand_over)
+
+    @property
+    def to_act(self) -> int:
+        return int(self.state.table.to_act)
+
+    @property
+    def history(self) -> list[list[int]]:
+        """``[street, seat, code, to]`` of each decision so far (PROTOCOL §5)."""
+        return self.log.history
+
+    @property
+    def decisions(self) -> np.ndarray:
+        """``# [seats] int32`` decisions each seat made in this hand (a bot's action rank)."""
+        return self.state.decisions
+
+    def decision(self) -> tn.Decision:
+        """The `tournament.Decision` view of the seat to act (host arrays, no JAX call): what
+        `protocol.act_message` and the JAX bots read."""
+        s = self.state
+        return tn.decision_at(s.table, s.hand, s.decisions, s.street_raises, alive=s.alive,
+                              legal=self.legal)
+
+    def view(self, *, tournament: int = 0, events=(), **clock) -> dict:
+        """The protocol's ``act`` message of the seat to act (PROTOCOL §5); ``clock`` takes
+        ``budget_ns``, ``bank_ns``, ``away``."""
+        return P.act_message(self.decision(), tournament=tournament, history=self.log.history,
+                             events=events, **clock)
+
+    def apply(self, kind: int, amount: int = 0, auto: str | None = None) -> dict:
+        """Play one engine action of the seat to act (engine rules: a closed raise is a
+        check/call, a raise-to is clipped to the legal range); returns its ``action`` event
+        (``auto``: why the table acted for the seat, or None), recorded in the history."""
+        if self.over:
+            raise ValueError(f"hand {self.index} is over: nobody is to act")
+        kind = require_int("action kind", kind, tb.FOLD, tb.RAISE)
+        before, legal = self.state.table, self.legal
+        self.state, self.legal = self._act(kind, amount)
+        return self.log.action(before, legal, self.state.table, kind, auto)
+
+    def board(self) -> list[dict]:
+        """``board`` events of the cards visible since the last call."""
+        return self.log.board(self.state.table)
+
+    def end(self) -> list[dict]:
+        """The ``showdown`` and ``result`` events of the finished hand."""
+        return self.log.end(self.state.table)
+
+
+@functools.cache
+def _lone_programs(seats: int):
+    """(layout, start, act): the lone-hand programs at ``seats`` seats, jitted once per process,
+    on packed states (`engine.Layout`: one read of a few chunks per step)."""
+    def dealt(stacks, button, small, big, ante, deck, hand):
+        alive = jnp.ones(seats, bool)
+        b, sb, bb, sb_posts = tb.first_positions(alive, button)
+        table = tb.start_hand(stacks, alive, b, sb, bb, sb_posts, small, big, ante, deck)
+        t = tn.lone_hand(table, hand)
+        return t, tb.legal(t.table)
+
+    i32 = jax.ShapeDtypeStruct((), jnp.int32)
+    layout = Layout(jax.eval_shape(dealt, jax.ShapeDtypeStruct((seats,), jnp.int32), i32, i32,
+                                   i32, i32, jax.ShapeDtypeStruct((52,), jnp.int32), i32))
+
+    def act(state, kind, amount):
+        t = tn.act(layout.unpack(state, None), kind, amount)
+        return layout.pack((t, tb.legal(t.table)))
+
+    return layout, jax.jit(lambda *args: layout.pack(dealt(*args))), jax.jit(act)
+
+
+class _LoneEngine:
+    """The engine's ``act`` of one lone hand for `HostHand`: the device state between calls."""
+
+    def __init__(self, seats: int, stacks, button, blinds, deck, hand):
+        self.layout, start, self._act = _lone_programs(seats)
+        i32 = np.int32
+        small, big, ante = (i32(b) for b in blinds)
+        self.device = start(stacks, i32(button), small, big, ante, deck, i32(hand))
+
+    def host(self):
+        return self.layout.host(np.concatenate([np.asarray(c) for c in self.device]), None)
+
+    def __call__(self, kind, amount):
+        self.device = self._act(self.device, np.int32(kind), np.int32(amount))
+        return self.host()
+
+
+def lone_start(hand: int, deck, stacks, *, button: int, blinds=(10, 20, 0)) -> tuple:
+    """``(act, state, legal)`` of a lone hand (duplicate deals, seat rotation), the arguments of
+    `HostHand`: every seat dealt in with its stack (``stacks``, one int per seat), the button on
+    ``button`` and the blinds of a first hand around it (`table.first_positions`: heads-up the
+    button posts the small blind), ``blinds`` = (small, big, ante), the 52 card ids of ``deck``
+    dealt by index. The engine is `tournament.act` on a `tournament.lone_hand` (jitted once per
+    process and seat count)."""
+    stacks = np.asarray(stacks, np.int32)
+    deck = np.asarray(deck, np.int32)
+    if sorted(deck.tolist()) != list(range(52)):
+        raise ValueError(f"deck must be a permutation of the 52 card ids, got {deck}")
+    engine = _LoneEngine(len(stacks), stacks, button, blinds, deck, hand)
+    return (engine, *engine.host())
+
+
+def lone_hand(hand: int, deck, stacks, *, button: int, blinds=(10, 20, 0)) -> HostHand:
+    """`HostHand` of a lone hand (`lone_start`)."""
+    return HostHand(*lone_start(hand, deck, stacks, button=button, blinds=blinds))
 
 
 # -------------------------------------------------------------------------- exact actions
@@ -171,7 +314,7 @@ def apply_outcome(result, legal: dict | None = None, clock: P.Clock | None = Non
     """The rule for one call's `wasm.CallResult` (or an object with ``outcome``, ``reply``,
     ``used_ns``, ``detail``).
 
-    * A notification (``notify`` = its message type): a fault (`wasm.FAULTS`) benches the
+    * A notification (``notify`` = its message type): a fault (`protocol.FAULTS`) benches the
       policy, so does running out of its budget (``out_of_compute``); an "ok" reply's chat may
       be read, and its ``sit_in`` brings an away seat back (when ``clock`` is given). ``legal``
       is unused.
@@ -187,7 +330,7 @@ def apply_outcome(result, legal: dict | None = None, clock: P.Clock | None = Non
     """
     o = result.outcome
     if notify is not None:
-        if o in FAULTS:
+        if o in P.FAULTS:
             return Outcome(fault=_cause(o, result.detail))
         if o == "timeout":
             return Outcome(fault=_cause("out_of_compute", f"{notify} used its {P.NOTIFY_NS} ns"))
@@ -201,7 +344,7 @@ def apply_outcome(result, legal: dict | None = None, clock: P.Clock | None = Non
         return Outcome()
     kind, amount = default_action(legal)
     if clock.away:
-        if o in FAULTS:
+        if o in P.FAULTS:
             return Outcome(kind, amount, "away", fault=_cause(o, result.detail))
         if o == "ok":
             reply = P.parse_reply(result.reply, None)
@@ -213,7 +356,7 @@ def apply_outcome(result, legal: dict | None = None, clock: P.Clock | None = Non
     went_away = clock.record_decision(o, result.used_ns)  # charges the bank
     if o == "timeout":
         return Outcome(kind, amount, "timeout", "timeout", went_away=went_away)
-    if o in FAULTS:
+    if o in P.FAULTS:
         return Outcome(kind, amount, "fault", o, _cause(o, result.detail), went_away=went_away)
     if o != "ok":  # no_reply, bad_alloc, bad_pointer, reply_too_long
         return Outcome(kind, amount, "bad_reply", o, went_away=went_away)

@@ -21,55 +21,15 @@ from holdemjax.poker import table as tb
 from holdemjax.poker.cards import card_text
 from holdemjax.validate import is_int, require_int
 
-__all__ = [
-    "PROTOCOL_VERSION",
-    "ABI_VERSION",
-    "Clock",
-    "OUTCOMES",
-    "FAULTS",
-    "TRAP",
-    "MEMORY",
-    "WALL_CLOCK",
-    "SeriesVoid",
-    "MACHINE_PER_VIRTUAL",
-    "MACHINE_PER_CALL_S",
-    "MACHINE_SLACK_S",
-    "MACHINE_PER_IMPORT_S",
-    "HOST_CALL_NS",
-    "RUNTIME_CALL_NS",
-    "MEMORY_LIMIT_BYTES",
-    "STORE_MEMORY_BYTES",
-    "REPLY_MAX_BYTES",
-    "LOG_LINE_BYTES",
-    "LOG_LINES_PER_TOURNAMENT",
-    "START_LOG_CHARS",
-    "MAX_MODULE_BYTES",
-    "SHOT_NS",
-    "BANK_NS",
-    "DECISION_MAX_NS",
-    "NOTIFY_NS",
-    "START_NS",
-    "AWAY_NS",
-    "CHAT_CHARS",
-    "CHAT_LINES_PER_HAND",
-    "EMOTES",
-    "ACTIONS",
-    "Code",
-    "FOLD",
-    "CHECK",
-    "CALL",
-    "RAISE",
-    "encode",
-    "slot_seed",
-    "format_info",
-    "start_message",
-    "legal_info",
-    "act_message",
-    "Reply",
-    "parse_reply",
-    "clean_line",
-    "CHAT_DROPS",
-]
+__all__ = ["PROTOCOL_VERSION", "ABI_VERSION", "Clock", "OUTCOMES", "FAULTS", "TRAP", "MEMORY",
+           "WALL_CLOCK", "SeriesVoid", "MACHINE_PER_VIRTUAL", "MACHINE_PER_CALL_S",
+           "MACHINE_SLACK_S", "MACHINE_PER_IMPORT_S", "HOST_CALL_NS", "RUNTIME_CALL_NS",
+           "MEMORY_LIMIT_BYTES", "STORE_MEMORY_BYTES", "REPLY_MAX_BYTES", "LOG_LINE_BYTES",
+           "LOG_LINES_PER_TOURNAMENT", "START_LOG_CHARS", "MAX_MODULE_BYTES", "SHOT_NS",
+           "BANK_NS", "DECISION_MAX_NS", "NOTIFY_NS", "START_NS", "AWAY_NS", "CHAT_CHARS",
+           "CHAT_LINES_PER_HAND", "EMOTES", "ACTIONS", "Code", "FOLD", "CHECK", "CALL", "RAISE",
+           "KIND_OF", "kind_of", "code_of", "encode", "slot_seed", "format_info", "start_message",
+           "legal_info", "act_message", "Reply", "parse_reply", "clean_line", "CHAT_DROPS"]
 
 PROTOCOL_VERSION = 1
 ABI_VERSION = PROTOCOL_VERSION  # holdem_abi_version() must return this
@@ -118,7 +78,7 @@ CHAT_CHARS = 140
 CHAT_LINES_PER_HAND = 2
 EMOTES = ("applause", "facepalm", "gg", "laugh", "sigh", "thumbs_up", "tip_hat", "wave")
 
-#: Outcomes of a call that bench the policy for the rest of the series (`wasm.FAULTS`).
+#: Outcomes of a call that bench the policy for the rest of the series.
 FAULTS = ("trap", "memory", "wall_clock")
 #: the module trapped; its memory went over MEMORY_LIMIT_BYTES; it took more machine time than
 #: the guard allows (MACHINE_PER_VIRTUAL)
@@ -218,6 +178,28 @@ class Code(enum.IntEnum):
 
 FOLD, CHECK, CALL, RAISE = Code
 ACTIONS = tuple(c.name.lower() for c in Code)  # ("fold", "check", "call", "raise")
+
+#: The one map between the wire and the engine: the engine's `table.Kind` each wire code is
+#: played as (a check and a call are both CHECK_CALL; `code_of` goes the other way).
+KIND_OF = {FOLD: tb.FOLD, CHECK: tb.CHECK_CALL, CALL: tb.CHECK_CALL, RAISE: tb.RAISE}
+
+
+def kind_of(action) -> int:
+    """The engine kind (`KIND_OF`) of a wire code (``0..3``) or a reply's ``action`` word
+    (`ACTIONS`); ValueError for anything else, naming it."""
+    if isinstance(action, str) and action in ACTIONS:
+        return KIND_OF[Code(ACTIONS.index(action))]
+    if is_int(action) and action in KIND_OF:
+        return KIND_OF[Code(int(action))]
+    raise ValueError(f"not a wire code or action word: {action!r}; expected one of "
+                     f"{', '.join(ACTIONS)} or 0..{len(Code) - 1}")
+
+
+def code_of(folded: bool, raised: bool, added: int) -> Code:
+    """The wire code of a decision the engine played (`KIND_OF` backwards, read from what
+    happened): FOLD when the seat folded, RAISE when it bet or raised, else CALL when it put
+    chips in and CHECK when it did not."""
+    return FOLD if folded else RAISE if raised else CALL if added > 0 else CHECK
 
 
 def encode(message: dict) -> bytes:
@@ -418,23 +400,20 @@ def parse_reply(data: bytes | None, legal: dict | None) -> Reply:
         return Reply(outcome, detail=detail, **side,
                      dropped=drops + ("say_not_admitted",) * (say is not None))
 
-    if action == "fold":
-        return Reply("ok", tb.FOLD, 0, say, **side, dropped=drops)
-    if action == "check":
-        if not legal["check"]:
-            return refused("illegal_action", "check facing a bet")
-        return Reply("ok", tb.CHECK_CALL, 0, say, **side, dropped=drops)
-    if action == "call":
-        if legal["check"] or legal["call"] <= 0:
-            return refused("illegal_action", "call with nothing to call")
-        return Reply("ok", tb.CHECK_CALL, 0, say, **side, dropped=drops)
+    kind = kind_of(action)
+    if action == "check" and not legal["check"]:
+        return refused("illegal_action", "check facing a bet")
+    if action == "call" and (legal["check"] or legal["call"] <= 0):
+        return refused("illegal_action", "call with nothing to call")
+    if action != "raise":
+        return Reply("ok", kind, 0, say, **side, dropped=drops)
     if legal["raise"] is None:
         return refused("illegal_action", "raise when raising is closed")
     lo, hi = legal["raise"]
     amount = obj.get("amount")
     if amount is None or not lo <= amount <= hi:
         return refused("bad_amount", f"raise to {amount!r} outside {lo}..{hi}")
-    return Reply("ok", tb.RAISE, int(amount), say, **side, dropped=drops)
+    return Reply("ok", kind, int(amount), say, **side, dropped=drops)
 
 
 def _talk(obj: dict) -> tuple[str, ...]:

@@ -80,8 +80,7 @@ from holdemjax.validate import require_int
 __all__ = [
     "ABI_VERSION", "SHOT_NS", "BANK_NS", "DECISION_MAX_NS", "NOTIFY_NS", "START_NS", "AWAY_NS",
     "HOST_CALL_NS", "MEMORY_LIMIT_BYTES", "STORE_MEMORY_BYTES", "REPLY_MAX_BYTES",
-    "LOG_LINE_BYTES", "LOG_LINES_PER_TOURNAMENT", "MAX_MODULE_BYTES", "OUTCOMES", "FAULTS",
-    "STAGES",
+    "LOG_LINE_BYTES", "LOG_LINES_PER_TOURNAMENT", "MAX_MODULE_BYTES", "OUTCOMES", "STAGES",
     "CallResult", "Clock", "PolicyLoadError", "SeriesVoid", "WasmPolicy", "load_policy",
     "engine", "wasmtime_version",
 ]

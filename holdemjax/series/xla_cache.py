@@ -1,4 +1,4 @@
-"""The series engine's compile cache: its four programs compiled once per machine, not once per
+"""The series engine's compile cache: its five programs compiled once per machine, not once per
 process (`use_compile_cache`; `holdemjax series`, `certify` and `replay` turn it on).
 
 The engine's executables as XLA serializes them (`load` / `save`), one file per format in

@@ -40,8 +40,8 @@ def _tournament(seed: int, max_hands: int):
         if len(stacks) < 2:
             return
         small, big = LADDER[min(hand // 5, len(LADDER) - 1)]
-        h = rotation.HostHand(jax.random.key(seed), hand, seats=len(stacks), stack=stacks,
-                              blinds=(small, big, 0), button=hand % len(stacks))
+        h = rotation.host_hand(jax.random.key(seed), hand, seats=len(stacks), stack=stacks,
+                               blinds=(small, big, 0), button=hand % len(stacks))
         while not h.over:
             view = h.view()
             host = [tuple(map(int, tiers.decide(t, view, KEY))) for t in tiers.TIERS]

@@ -3,7 +3,7 @@
 coordinate-addressed randomness, determinism across processes, the data file's checksum, the
 documented constants, and each tier's behaviour pinned by the rules of docs/tiers.md.
 
-Spots are built with the engine (`rotation.HostHand` on a stacked deck, six seats, button 0:
+Spots are built with the engine (`rotation.host_hand` on a stacked deck, six seats, button 0:
 SB 1, BB 2, UTG 3, HJ 4, CO 5; 100 BB at 10/20), so every view is a real protocol view.
 """
 
@@ -50,7 +50,7 @@ def stacked_deck(holes: dict, board: str = "") -> list[int]:
 
 def spot(holes: dict, script, board: str = "", stack=2000) -> dict:
     """The protocol view after the scripted ``(kind, amount)`` actions."""
-    h = rotation.HostHand(None, 0, deck=stacked_deck(holes, board), stack=stack, button=BTN)
+    h = rotation.host_hand(None, 0, deck=stacked_deck(holes, board), stack=stack, button=BTN)
     for kind, amount in script:
         h.apply(kind, amount)
     return h.view()

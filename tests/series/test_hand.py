@@ -21,7 +21,8 @@ from holdemjax.series.hand import (
     default_action,
     is_exact,
 )
-from holdemjax.series.wasm import FAULTS, CallResult
+from holdemjax.series.protocol import FAULTS
+from holdemjax.series.wasm import CallResult
 
 FACING = {"fold": True, "check": False, "call": 20, "raise": [40, 1000]}
 FREE = {"fold": True, "check": True, "call": 0, "raise": None}
@@ -115,8 +116,9 @@ def test_board_events_show_each_street_once_with_its_cards():
 
 
 def test_the_street_map_and_the_fault_causes_are_written_once():
-    """Issue 14: one definition each (`hand.STREET_OF_BOARD`, `protocol.FAULTS` re-exported as
-    `wasm.FAULTS`), found by reading every source file of the library."""
+    """Issue 14: one definition each (`hand.STREET_OF_BOARD`, `protocol.FAULTS`), found by
+    reading every source file of the library; the hand driver takes FAULTS from the protocol,
+    not from the wasm host (issue 35: no wasmtime in code that needs only the protocol)."""
     import ast
     import pathlib
 
@@ -133,3 +135,44 @@ def test_the_street_map_and_the_fault_causes_are_written_once():
                     streets.append(path.name)
     assert faults == ["protocol.py"] and streets == ["hand.py"]
     assert P.FAULTS is FAULTS
+    hand_imports = {node.module for node in ast.walk(ast.parse(
+        (root / "holdemjax" / "series" / "hand.py").read_text()))
+        if isinstance(node, ast.ImportFrom)}
+    assert "holdemjax.series.wasm" not in hand_imports
+
+
+def test_a_lone_hand_is_driven_through_the_engine_with_the_engines_counters():
+    """Issue 35: the one driver (`hand.HostHand`) on a lone hand: each decision goes through
+    `tournament.act`, whose per-hand counters the view reads (none are kept on the host)."""
+    from holdemjax.series.hand import lone_hand
+
+    h = lone_hand(7, np.arange(52), [2000, 2000, 2000], button=0, blinds=(10, 20, 0))
+    assert (int(h.table.sb), int(h.table.bb), h.to_act, h.index) == (1, 2, 0, 7)
+    event = h.apply(tb.RAISE, 60)
+    assert (event["code"], event["to"], event["added"]) == (P.RAISE, 60, 60)
+    assert h.decisions.tolist() == [1, 0, 0] and h.state.street_raises[0].tolist() == [1, 0, 0]
+    view = h.view()
+    assert (view["seat"], view["decision"], view["hand"], view["history"]) == \
+        (1, 0, 7, [[0, 0, P.RAISE, 60]])
+    h.apply(tb.CHECK_CALL)  # the small blind calls 50 more
+    h.apply(tb.FOLD)
+    assert h.history[1:] == [[0, 1, P.CALL, 60], [0, 2, P.FOLD, 20]]
+    assert h.decisions.tolist() == [1, 1, 1] and not h.over
+    while not h.over:
+        h.apply(tb.CHECK_CALL)
+    assert sum(np.asarray(h.table.stacks).tolist()) == 6000
+    assert h.end()[-1]["type"] == "result"
+    with pytest.raises(ValueError, match="hand 7 is over"):
+        h.apply(tb.FOLD)
+    with pytest.raises(ValueError, match="permutation"):
+        lone_hand(0, np.zeros(52), [2000, 2000], button=0)
+
+
+def test_wire_codes_and_words_map_to_engine_kinds_in_one_place():
+    assert P.kind_of("call") == P.kind_of(P.CALL) == P.kind_of(2) == tb.CHECK_CALL
+    assert P.kind_of("raise") == tb.RAISE and P.kind_of(P.FOLD) == tb.FOLD
+    for bad in ("allin", 4, True, None, 1.0):
+        with pytest.raises(ValueError, match="not a wire code or action word"):
+            P.kind_of(bad)
+    assert [P.code_of(True, False, 0), P.code_of(False, True, 40), P.code_of(False, False, 20),
+            P.code_of(False, False, 0)] == [P.FOLD, P.RAISE, P.CALL, P.CHECK]
