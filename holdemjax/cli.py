@@ -148,7 +148,7 @@ def _run_and_report(args, variant: str, sources: list, *, filler: str, title: st
             return fail(f"slot {slot}: the series fails: {exc}")
     count = spec.tournaments if args.tournaments is None else args.tournaments
     try:  # before the series runs: its results are never lost to an unwritable folder
-        out = output.check_writable(args.out or f"{variant}-seed{args.seed}")
+        out, created = output.check_writable(args.out or f"{variant}-seed{args.seed}")
     except OSError as exc:
         return fail(f"--out: {exc.strerror}")
     columns = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
@@ -166,9 +166,14 @@ def _run_and_report(args, variant: str, sources: list, *, filler: str, title: st
                                        max_wall=args.max_wall, tournaments=count, progress=tick,
                                        shot_ns=shot, bank_ns=bank, workers=args.workers)
     except (runner.SeriesFailed, ValueError) as exc:
+        output.discard_created(out, created)  # a failed series leaves no empty folder
         return fail(f"the series fails: {exc}")  # it quotes the policy's log
     except SeriesVoid as exc:
+        output.discard_created(out, created)
         return fail(f"the series is void: {exc}")
+    except BaseException:  # Ctrl-C
+        output.discard_created(out, created)
+        raise
     doc = R.summarize(series, planned=count)
     try:
         path = output.write_results(doc, out)

@@ -23,24 +23,48 @@ from holdemjax.series import replay as RP
 from holdemjax.series import viewer
 from holdemjax.series.variants import VARIANTS
 
-__all__ = ["RESULTS_NAME", "check_writable", "write_file", "write_results", "write_all",
-           "write_logs", "certify_verdict"]
+__all__ = ["RESULTS_NAME", "check_writable", "discard_created", "write_file", "write_results",
+           "write_all", "write_logs", "certify_verdict"]
 
 RESULTS_NAME = "results.json"
 
 
-def check_writable(out_dir) -> pathlib.Path:
+def check_writable(out_dir) -> tuple[pathlib.Path, pathlib.Path | None]:
     """Create the output folder ``out_dir`` (and its parents) if needed and write and remove a
     probe file in it, before a series runs; raises OSError naming the folder and why it cannot
-    be written (a file in the way, no permission, a read-only file system)."""
+    be written (a file in the way, no permission, a read-only file system). Returns the folder
+    and the outermost folder this call created (None if it existed): give both to
+    `discard_created` when the series then fails, so no empty folder is left behind."""
     out = pathlib.Path(out_dir)
+    created = None
+    for folder in (out, *out.parents):
+        if folder.exists():
+            break
+        created = folder
     try:
         out.mkdir(parents=True, exist_ok=True)
         write_file(out / ".holdemjax-write-check", b"").unlink()
     except OSError as exc:
+        discard_created(out, created)
         why = exc.strerror or str(exc)
         raise OSError(exc.errno, f"cannot write the outputs to {out}: {why}") from None
-    return out
+    return out, created
+
+
+def discard_created(out, created) -> None:
+    """Remove the folders `check_writable` created, from ``out`` up to ``created``, as long as
+    they are empty (nothing that was written is ever removed)."""
+    if created is None:
+        return
+    folder, created = pathlib.Path(out), pathlib.Path(created)
+    while True:
+        try:
+            folder.rmdir()
+        except OSError:  # not empty (or gone): keep it and what is above it
+            return
+        if folder == created or folder == folder.parent:
+            return
+        folder = folder.parent
 
 
 def write_file(path, data: bytes) -> pathlib.Path:

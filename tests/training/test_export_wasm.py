@@ -141,7 +141,7 @@ def test_a_series_at_another_table_size_fails_at_start(modules, tmp_path, capsys
     protocol's way (it logs why, then traps), so the series fails naming the policy and why."""
     code = cli.main(["series", str(modules[0]), "--variant", "ring-9-series",
                      "--out", str(tmp_path / "ring")])
-    out = " ".join(capsys.readouterr().out.split())  # rich wraps long lines
+    out = " ".join(capsys.readouterr().err.split())  # rich wraps long lines; errors: stderr
     assert code == 2
     assert (f"the series fails: slot 0 ({modules[0]}), tournament 0: policy greedy.wasm: "
             "trapped on the start message (UNREACHABLE); it logged "
