@@ -25,8 +25,12 @@ jax.config.update("jax_enable_compilation_cache", False)
 os.environ.setdefault("HOLDEMJAX_COMPILE_CACHE", os.path.join(_ROOT, ".jax_cache", "holdemjax"))
 
 # xdist runs each file on one worker (``--dist loadfile`` in pyproject): a file's module fixtures
-# and its cached compiled programs are built once, not once per worker (1,189 tests in 1,336 s
-# wall in a clean-clone .ci/run on a 2-core AMD EPYC, 2026-12-03, 23.5 min with the installs).
+# and its cached compiled programs are built once, not once per worker (1,209 tests in 1,135 s
+# wall in a clean-clone .ci/run on a 2-core AMD EPYC, 2026-12-03, 19 min 57 s with the
+# installs). A program is shared only by the calls that reach the same jitted function: a
+# library function that builds a new `jax.jit` or wrapper per call compiles again each time
+# (evaluate, preflop_grid and heads_up.opponent did; holdemjax.testing.CompileCounter counts
+# compiles and traces, for a test that a second call compiles nothing).
 # The list below orders the files longest first (CPU seconds, mostly compiling). By default
 # xdist 3.8's loadfile re-sorts the files by their number of tests, which sent these long
 # few-test files last (about 90 s of one worker alone at the end); ``--no-loadscope-reorder``
