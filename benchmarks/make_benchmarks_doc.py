@@ -71,7 +71,10 @@ prints the costliest XLA kernels of the benchmark's step):
   materialized blocks). Writing the observation in one fusion straight into its final layout
   (the rotation as one index map over seats, no concatenate), and fewer XLA kernels per engine
   `act` and menu mask (each kernel launch costs microseconds on this CPU, which is what bounds
-  batch 64, where a step has little work per kernel), are what the goal needs. (The
+  batch 64, where a step has little work per kernel), are what the goal needs. Two rewrites
+  that keep the observation bit for bit were measured against the encoding as it is and
+  dropped: one static index map per observer seat (a gather from one vector of every value)
+  ran slower, and the seat rotation as a one-hot matrix product no faster. (The
   2026-12-03 figures come from an AMD EPYC of family 23, without AVX-512; the 2026-12-02 ones,
   7.22x at 4,096, from an Intel Xeon with it. On the EPYC the same step's rate moved widely
   between runs and within one run, for the code before and after this session's engine changes
