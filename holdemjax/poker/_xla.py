@@ -3,8 +3,8 @@ that XLA's CPU backend handles badly, with exactly the values of the plain form.
 
 * `unfused`: a value computed once and stored (a performance hint against recomputation in
   fused consumers);
-* `threefry2x32`, `split_key_data`, `sort_keys`: ``jax.random``'s Threefry-2x32 draws with the
-  hash unrolled (one fused kernel instead of a rolled loop), bit for bit;
+* `split_key_data`, `sort_keys`: ``jax.random``'s Threefry-2x32 draws with the hash unrolled
+  (`holdemjax.threefry.hash2x32`: one fused kernel instead of a rolled loop), bit for bit;
 * `sort_rank`, `items_at`, `permutation`: ``jax.random.permutation`` computed from ranks
   (counting) instead of XLA's sort, with the same result (ties redone exactly).
 
@@ -21,7 +21,7 @@ import numpy as np
 
 from holdemjax.threefry import hash2x32
 
-__all__ = ["unfused", "threefry2x32", "fast_threefry", "split_key_data", "sort_keys",
+__all__ = ["unfused", "fast_threefry", "split_key_data", "sort_keys",
            "stable_rank_exact", "sort_rank", "items_at", "permutation"]
 
 
@@ -39,16 +39,6 @@ def unfused(x: jax.Array) -> jax.Array:
     return both.any(axis=0) if x.dtype == jnp.bool_ else both.sum(axis=0, dtype=x.dtype)
 
 
-def threefry2x32(k1, k2, x1, x2):
-    """The Threefry-2x32 hash (20 rounds) that ``jax.random``'s default PRNG uses, unrolled.
-
-    JAX lowers its own on the CPU as a rolled loop of five steps, each a few small kernels with
-    copies between them; unrolled, XLA fuses the whole hash into one elementwise kernel. The
-    arithmetic is the same (uint32, wrapping), so are the bits.
-    """
-    return hash2x32(k1, k2, x1, x2)
-
-
 def fast_threefry(key: jax.Array) -> bool:
     """Whether ``key`` uses the threefry PRNG under the counter layout `sort_keys` assumes."""
     if not jax.config.jax_threefry_partitionable:
@@ -60,13 +50,13 @@ def fast_threefry(key: jax.Array) -> bool:
 
 def split_key_data(key_data: jax.Array) -> tuple[jax.Array, jax.Array]:
     """``jax.random.split(key_data)`` (two keys) of raw key data of the default PRNG, the same
-    values, with the hash unrolled (`threefry2x32`): key i hashes the counter pair (0, i)."""
+    values, with the hash unrolled (`hash2x32`): key i hashes the counter pair (0, i)."""
     if not fast_threefry(key_data):
         first, second = jax.random.split(key_data)
         return first, second
     k1, k2 = key_data[0], key_data[1]
     zero = jnp.uint32(0)
-    b1, b2 = threefry2x32(k1, k2, zero, jnp.arange(2, dtype=jnp.uint32))
+    b1, b2 = hash2x32(k1, k2, zero, jnp.arange(2, dtype=jnp.uint32))
     return jnp.stack([b1[0], b2[0]]), jnp.stack([b1[1], b2[1]])
 
 
@@ -76,7 +66,7 @@ def sort_keys(key: jax.Array, size: int, fold=None) -> jax.Array:
     the key once and sorts ``arange(size)`` by ``bits(subkey)``, stably.
 
     For the default threefry PRNG the three hashes (fold_in, split, bits) are computed here,
-    unrolled (`threefry2x32`), exactly as ``jax.random`` defines them for its partitionable
+    unrolled (`hash2x32`), exactly as ``jax.random`` defines them for its partitionable
     counter layout: fold_in hashes the counter pair (0, data), the second key of a split is the
     hash of (0, 1), and bit i of ``bits`` is the xor of the hash of (0, i). Any other PRNG goes
     through ``jax.random``.
@@ -92,9 +82,9 @@ def sort_keys(key: jax.Array, size: int, fold=None) -> jax.Array:
     k1, k2 = data[0], data[1]
     zero = jnp.uint32(0)
     if fold is not None:
-        k1, k2 = threefry2x32(k1, k2, zero, jnp.asarray(fold).astype(jnp.uint32))
-    k1, k2 = threefry2x32(k1, k2, zero, jnp.uint32(1))  # split(key)[1]
-    b1, b2 = threefry2x32(k1, k2, zero, jnp.arange(size, dtype=jnp.uint32))
+        k1, k2 = hash2x32(k1, k2, zero, jnp.asarray(fold).astype(jnp.uint32))
+    k1, k2 = hash2x32(k1, k2, zero, jnp.uint32(1))  # split(key)[1]
+    b1, b2 = hash2x32(k1, k2, zero, jnp.arange(size, dtype=jnp.uint32))
     return b1 ^ b2
 
 
