@@ -9,11 +9,14 @@ import sys
 __all__ = ["main"]
 
 
-def _errors():
-    """The console of error lines: stderr (stdout carries the results)."""
+def _fail(line: str) -> int:
+    """Print one error line on stderr (stdout carries the results, soft wrap keeps it one
+    line); the exit code of an error, 2."""
     from rich.console import Console
+    from rich.markup import escape
 
-    return Console(stderr=True, soft_wrap=True)  # one error, one line
+    Console(stderr=True, soft_wrap=True).print(f"[red]{escape(line)}")
+    return 2
 
 
 def _bench(args: argparse.Namespace) -> int:
@@ -28,9 +31,8 @@ def _bench(args: argparse.Namespace) -> int:
     console = Console(width=None if sys.stdout.isatty() else 132)
     for env_id in args.env:
         if env_id not in available_envs():
-            _errors().print(f"[red]unknown env id {env_id!r}; available: "
-                            f"{', '.join(available_envs())}")
-            return 2
+            return _fail(f"unknown env id {env_id!r}; available: "
+                         f"{', '.join(available_envs())}")
     results = []
     cells = len(args.env) * len(args.batch) * (1 if args.no_peer else 2)  # an estimate
     if args.plain_loops:
@@ -108,7 +110,6 @@ def _run_and_report(args, variant: str, sources: list, *, filler: str, title: st
     _compile_cache(args)
 
     from rich.console import Console
-    from rich.markup import escape
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
     from rich.table import Table
 
@@ -118,11 +119,10 @@ def _run_and_report(args, variant: str, sources: list, *, filler: str, title: st
     from holdemjax.series.protocol import MS, SeriesVoid
     from holdemjax.series.wasm import PolicyLoadError, load_policy
 
-    console, errors = Console(width=None if sys.stdout.isatty() else 120), _errors()
+    console = Console(width=None if sys.stdout.isatty() else 120)
 
     def fail(line: str) -> tuple[int, None]:
-        errors.print(f"[red]{escape(line)}")
-        return 2, None
+        return _fail(line), None
 
     spec = runner.VARIANTS.get(variant)
     if spec is None:
@@ -165,15 +165,13 @@ def _run_and_report(args, variant: str, sources: list, *, filler: str, title: st
             series = runner.run_series(policies, variant=variant, seed=args.seed,
                                        max_wall=args.max_wall, tournaments=count, progress=tick,
                                        shot_ns=shot, bank_ns=bank, workers=args.workers)
-    except (runner.SeriesFailed, ValueError) as exc:
-        output.discard_created(out, created)  # a failed series leaves no empty folder
-        return fail(f"the series fails: {exc}")  # it quotes the policy's log
-    except SeriesVoid as exc:
+    except BaseException as exc:  # a series that did not finish leaves no empty folder
         output.discard_created(out, created)
-        return fail(f"the series is void: {exc}")
-    except BaseException:  # Ctrl-C
-        output.discard_created(out, created)
-        raise
+        if isinstance(exc, (runner.SeriesFailed, ValueError)):
+            return fail(f"the series fails: {exc}")  # it quotes the policy's log
+        if isinstance(exc, SeriesVoid):
+            return fail(f"the series is void: {exc}")
+        raise  # Ctrl-C
     doc = R.summarize(series, planned=count)
     try:
         path = output.write_results(doc, out)
@@ -230,33 +228,27 @@ def _certify(args: argparse.Namespace) -> int:
 
 
 def _replay(args: argparse.Namespace) -> int:
-
     from rich.console import Console
-    from rich.markup import escape
 
     from holdemjax.series import output
     from holdemjax.series import replay as RP
     from holdemjax.series.protocol import SeriesVoid
 
-    console, errors = Console(), _errors()
+    console = Console()
     try:
         doc = RP.load(args.file)
     except (OSError, ValueError) as exc:
-        errors.print(f"[red]{escape(str(exc))}")
-        return 2
+        return _fail(str(exc))
     if args.phh is not None:
         if not 0 <= args.phh < len(doc["tournaments"]):
-            errors.print(f"[red]--phh: tournament {args.phh} is not in the replay (0.."
+            return _fail(f"--phh: tournament {args.phh} is not in the replay (0.."
                          f"{len(doc['tournaments']) - 1})")
-            return 2
         text = RP.to_phh(doc, args.phh)
         if args.out:
             try:
                 output.write_file(args.out, text.encode("utf-8"))
             except OSError as exc:
-                errors.print(f"[red]--out: cannot write {escape(args.out)}: "
-                             f"{escape(exc.strerror or str(exc))}")
-                return 2
+                return _fail(f"--out: cannot write {args.out}: {exc.strerror or exc}")
             console.print(f"PHH: {args.out}")
         else:
             sys.stdout.write(text)
@@ -266,11 +258,9 @@ def _replay(args: argparse.Namespace) -> int:
         with console.status("re-running the series from its seed and policies"):
             same, report = RP.verify(args.file, args.policy or None)
     except (OSError, ValueError) as exc:
-        errors.print(f"[red]{escape(str(exc))}")
-        return 2
+        return _fail(str(exc))
     except SeriesVoid as exc:
-        errors.print(f"[red]the series is void: {escape(str(exc))}")
-        return 2
+        return _fail(f"the series is void: {exc}")
     console.print(("[green]reproduced: " if same else "[red]NOT reproduced: ") + report)
     return 0 if same else 1
 
