@@ -124,7 +124,7 @@ def load_policy(source: str | os.PathLike | bytes, *, name: str | None = None,
 
     ``source`` is a path to a ``.wasm`` file or the module's bytes; ``name`` (default: the file's
     name, or ``sha256:<12 hex>``) is used in every message. The compiled module is cached in
-    ``$HOLDEMJAX_CACHE/wasm`` (default ``~/.cache/holdemjax/wasm``), keyed by the wasmtime
+    ``wasm`` of holdemjax's cache folder (`cache_files.cache_root`), keyed by the wasmtime
     version, the engine settings and the SHA-256 of the bytes; ``cache=False`` neither reads nor
     writes it. Raises `PolicyLoadError` (stage "compile" or "instantiate").
     """

@@ -13,11 +13,11 @@ import importlib.metadata
 import os
 import pathlib
 import re
-import tempfile
 import threading
 
 import wasmtime
 
+from holdemjax.series import cache_files
 from holdemjax.series.guard import FAR_DEADLINE
 from holdemjax.series.meter import METER_VERSION, MeterError, meter
 from holdemjax.series.protocol import (
@@ -174,43 +174,33 @@ def wasmtime_version() -> str:
 
 
 def cache_path(sha256: str) -> pathlib.Path:
-    root = os.environ.get("HOLDEMJAX_CACHE")
-    base = pathlib.Path(root) if root else pathlib.Path.home() / ".cache" / "holdemjax"
+    """Where the compiled module of the wasm file with digest ``sha256`` is cached: ``wasm`` in
+    holdemjax's cache folder (`cache_files.cache_root`), named by the digest, the wasmtime
+    version and the engine's settings (a change of either misses the cache)."""
     settings = ",".join(f"{k}={v}" for k, v in sorted(config_settings().items()))
     settings += f",meter={METER_VERSION}"  # the rewriting of holdemjax.series.meter
-    tag = hashlib.sha256(settings.encode()).hexdigest()[:12]  # a config change misses the cache
-    return base / "wasm" / f"{sha256}-wasmtime{wasmtime_version()}-{tag}.cwasm"
+    tag = hashlib.sha256(settings.encode()).hexdigest()[:12]
+    return cache_files.cache_root() / "wasm" / f"{sha256}-wasmtime{wasmtime_version()}-{tag}.cwasm"
 
 
 def read_cache(path: pathlib.Path) -> wasmtime.Module | None:
     """The cached module, or None when missing, unreadable, corrupt or from another engine."""
+    payload = cache_files.read(path, CACHE_MAGIC)  # wasmtime trusts what it deserializes
+    if payload is None:
+        return None
     try:
-        blob = path.read_bytes()
-        head = len(CACHE_MAGIC)
-        digest, payload = blob[head:head + 32], blob[head + 32:]
-        # wasmtime trusts a deserialized artifact; the checksum keeps a damaged file out of it.
-        if blob[:head] != CACHE_MAGIC or hashlib.sha256(payload).digest() != digest:
-            return None
         return wasmtime.Module.deserialize(engine(), payload)
-    except (OSError, wasmtime.WasmtimeError):
+    except wasmtime.WasmtimeError:
         return None
 
 
 def write_cache(path: pathlib.Path, module: wasmtime.Module) -> None:
-    """Write atomically (temp file + rename); a cache that cannot be written is skipped."""
+    """Cache a compiled module (`cache_files.write`: atomic; skipped when it cannot be)."""
     try:
         payload = bytes(module.serialize())
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".cwasm")
-        try:
-            with os.fdopen(fd, "wb") as out:
-                out.write(CACHE_MAGIC + hashlib.sha256(payload).digest() + payload)
-            os.replace(tmp, path)
-        except BaseException:
-            os.unlink(tmp)
-            raise
-    except (OSError, wasmtime.WasmtimeError):
-        pass
+    except wasmtime.WasmtimeError:
+        return
+    cache_files.write(path, CACHE_MAGIC, payload)
 
 
 def wasmtime_message(exc: Exception) -> str:

@@ -7,7 +7,8 @@ off), keyed by everything that goes into them: the holdemjax sources, jax and ja
 compiler options, the XLA flags, the CPU. A process that finds them neither traces, lowers nor
 compiles the rules (about 5 s on a 2-core machine); what it runs is the executable that was
 compiled, bit for bit (the series goldens replay from a warm cache). A missing, damaged or
-foreign file is compiled again (a checksum guards each file).
+foreign file is compiled again (`holdemjax.series.cache_files` reads, checks and writes the
+files).
 
 JAX's own persistent cache is not turned on: an executable that it loaded (rather than
 compiled) does not serialize whole on XLA:CPU (a fresh process then misses a kernel), so a
@@ -25,6 +26,8 @@ import platform
 
 import jax
 
+from holdemjax.series import cache_files
+
 __all__ = ["CACHE_ENV", "compile_cache_dir", "use_compile_cache", "executables_dir", "key",
            "load", "save", "deserialize", "jax_cache_hits"]
 
@@ -37,17 +40,13 @@ _state: dict = {"engine": None}  # the executables' folder once `use_compile_cac
 
 def compile_cache_dir() -> pathlib.Path | None:
     """The compile cache's folder: ``$HOLDEMJAX_COMPILE_CACHE`` when set (``off``, ``0`` or
-    empty: no cache), else ``xla`` in holdemjax's cache folder (``$HOLDEMJAX_CACHE``, else
-    ``$XDG_CACHE_HOME/holdemjax``, else ``~/.cache/holdemjax``)."""
+    empty: no cache), else ``xla`` in holdemjax's cache folder
+    (`holdemjax.series.cache_files.cache_root`)."""
     value = os.environ.get(CACHE_ENV)
     if value is not None:
         off = value.strip().lower() in ("", "0", "off", "no", "false")
         return None if off else pathlib.Path(value).expanduser()
-    root = os.environ.get("HOLDEMJAX_CACHE")
-    if not root:
-        xdg = os.environ.get("XDG_CACHE_HOME")
-        root = pathlib.Path(xdg or pathlib.Path.home() / ".cache") / "holdemjax"
-    return pathlib.Path(root) / "xla"
+    return cache_files.cache_root() / "xla"
 
 
 def use_compile_cache(folder: pathlib.Path | str | None = None) -> pathlib.Path | None:
@@ -123,15 +122,8 @@ def load(env_id: str, tag: str, names) -> dict | None:
     """The serialized executables ``{name: bytes}`` stored under the key ``tag``, or None
     (cache off, missing, damaged)."""
     path = _path(env_id, tag)
-    if path is None:
-        return None
-    try:
-        blob = path.read_bytes()
-    except OSError:
-        return None
-    head = len(MAGIC)
-    digest, body = blob[head:head + 32], blob[head + 32:]
-    if blob[:head] != MAGIC or hashlib.sha256(body).digest() != digest:
+    body = None if path is None else cache_files.read(path, MAGIC)
+    if body is None:
         return None
     try:
         index_len = int.from_bytes(body[:8], "little")
@@ -146,19 +138,14 @@ def load(env_id: str, tag: str, names) -> dict | None:
 
 
 def save(env_id: str, tag: str, payloads: dict) -> None:
-    """Store the serialized executables atomically (temp file + rename); skipped when the
-    cache is off or cannot be written."""
+    """Store the serialized executables (`cache_files.write`: atomic; skipped when the cache
+    is off or cannot be written)."""
     path = _path(env_id, tag)
     if path is None:
         return
     index = json.dumps([[name, len(p)] for name, p in payloads.items()]).encode()
-    body = len(index).to_bytes(8, "little") + index + b"".join(payloads.values())
-    tmp = path.with_suffix(f".tmp{os.getpid()}")
-    try:
-        tmp.write_bytes(MAGIC + hashlib.sha256(body).digest() + body)
-        os.replace(tmp, path)
-    except OSError:
-        tmp.unlink(missing_ok=True)
+    cache_files.write(path, MAGIC, len(index).to_bytes(8, "little") + index
+                      + b"".join(payloads.values()))
 
 
 def deserialize(payload: bytes, in_tree, out_tree, options: dict) -> jax.stages.Compiled:
