@@ -204,9 +204,8 @@ def _series(args: argparse.Namespace) -> int:
     variant = args.variant
     if args.format is not None:
         if args.format not in _FORMAT_VARIANT:
-            print(f"holdemjax: unknown --format {args.format!r}; known: "
-                  f"{', '.join(_FORMAT_VARIANT)}", file=sys.stderr)
-            return 2
+            return _fail(f"holdemjax: unknown --format {args.format!r}; known: "
+                         f"{', '.join(_FORMAT_VARIANT)}")
         variant = variant or _FORMAT_VARIANT[args.format]
     code, _ = _run_and_report(args, variant or "series-100", args.policy, filler="baseline")
     return code
@@ -272,8 +271,7 @@ def _export_wasm(args: argparse.Namespace) -> int:
     try:
         path = export_wasm(args.checkpoint, args.out, greedy=not args.sample)
     except (OSError, ValueError, BuildError) as exc:
-        print(f"holdemjax export-wasm: {exc}", file=sys.stderr)
-        return 2
+        return _fail(f"holdemjax export-wasm: {exc}")
     mode = "sampled (coordinate-addressed draws)" if args.sample else "greedy"
     print(f"{path}: {path.stat().st_size:,} bytes, {mode} policy of {args.checkpoint}")
     return 0
@@ -373,8 +371,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if getattr(args, "batch", None) is not None and any(b < 1 for b in args.batch):
-        print(f"holdemjax: batch sizes must be >= 1, got {args.batch}", file=sys.stderr)
-        return 2
+        return _fail(f"holdemjax: batch sizes must be >= 1, got {args.batch}")
     return args.func(args)
 
 

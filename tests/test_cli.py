@@ -105,6 +105,22 @@ def test_an_unknown_variant_is_an_error_line(capsys):
     _one_error_line(capsys, "unknown variant 'series-7'", "certify-series")
 
 
+def test_an_unknown_format_is_an_error_line(capsys):
+    assert main(["series", "--format", "sng-7"]) == 2
+    _one_error_line(capsys, "unknown --format 'sng-7'", "sng-6")
+
+
+def test_a_batch_below_one_is_an_error_line(capsys):
+    assert main(["bench", "kuhn_poker", "--batch", "0"]) == 2
+    _one_error_line(capsys, "batch sizes must be >= 1", "[0]")
+
+
+def test_a_missing_checkpoint_is_an_error_line(tmp_path, capsys):
+    missing = tmp_path / "no-such-checkpoint"
+    assert main(["export-wasm", str(missing), "--out", str(tmp_path / "x.wasm")]) == 2
+    _one_error_line(capsys, "holdemjax export-wasm:", "no-such-checkpoint")
+
+
 def test_an_interrupted_write_leaves_no_partial_file(tmp_path, capsys, monkeypatch):
     """The disk fills up while the outputs are written (from then on, a file-size limit of
     2,000 bytes, far below results.json): the command ends with an error line, and no output
