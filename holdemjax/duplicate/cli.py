@@ -143,6 +143,7 @@ def _close(args, store, con) -> int:
 def _run(args, store, con) -> int:
     from holdemjax.duplicate import match as M
     from holdemjax.duplicate.policy import WasmHero
+    from holdemjax.series.protocol import SeriesVoid
     from holdemjax.series.wasm import PolicyLoadError
 
     source = args.policy
@@ -173,6 +174,10 @@ def _run(args, store, con) -> int:
                              key=keyring.line_key(store, args.match, name))
     except PolicyLoadError as exc:
         con.print(f"{exc}: it does not join the match", style="red")
+        return 2
+    except SeriesVoid as exc:  # nobody's fault: nothing charged, the line kept as played
+        _console_err().print(f"{exc}; line {name!r} is kept as played, unfinished: run the "
+                             "same command again to resume it", style="red", soft_wrap=True)
         return 2
     fault = getattr(hero, "fault", None)
     con.print(f"{name}: line {status}" + (f" (benched: {fault})" if fault else ""))

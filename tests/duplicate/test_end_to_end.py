@@ -238,3 +238,46 @@ def test_create_plays_the_reference_lines_and_shows_progress(tmp_path):
         assert len(s.participants(mid, references=True)) == 3  # played, sealed like any line
         s.close_match(mid)
         assert all(len(line.hands) == 10 for line in s.lines(mid).values())
+
+
+def test_an_unattributable_interruption_charges_nobody_and_the_line_resumes(tmp_path, capsys,
+                                                                            monkeypatch):
+    """Issue 35 point 1: an epoch interruption the host cannot attribute (`SeriesVoid`) is never
+    charged to the policy: `duplicate run` says so on stderr, exits 2 and keeps the line as
+    played; the same command resumes it, and it ends as an uninterrupted line of the same
+    policy does (two copies of one policy play identical lines)."""
+    from holdemjax.duplicate.policy import WasmHero
+    from holdemjax.series.protocol import SeriesVoid
+
+    store = tmp_path / "v.sqlite"
+    code, text = run_cli(store, "create", "--seats", SEATS, "--hands", 3, "--seed", 11,
+                         "--references", "close", "--json")
+    mid = json.loads(text)["match"]
+    decide, calls = WasmHero.decide, [0]
+
+    def interrupted(self, hand):
+        calls[0] += 1
+        if calls[0] == 3:
+            raise SeriesVoid("policy baseline.wasm: its call was stopped by an epoch "
+                             "interruption that no guard of this host asked for")
+        return decide(self, hand)
+
+    monkeypatch.setattr(WasmHero, "decide", interrupted)
+    code, text = run_cli(store, "run", mid, bundled_baseline(), "--name", "cut")
+    err = capsys.readouterr().err
+    assert code == 2 and "epoch interruption" in err and "'cut' is kept as played" in err, err
+    monkeypatch.setattr(WasmHero, "decide", decide)
+    code, text = run_cli(store, "run", mid, bundled_baseline(), "--name", "cut")  # resumes
+    assert code == 0 and "cut: line finished" in text and "benched" not in text, text
+    assert run_cli(store, "run", mid, bundled_baseline(), "--name", "whole")[0] == 0
+    assert run_cli(store, "close", mid)[0] == 0
+    with Store(store) as s:
+        lines = s.lines(mid)
+        assert s.participant(mid, "cut").status == "finished"
+    assert lines["cut"].hands == lines["whole"].hands
+
+
+def bundled_baseline():
+    from holdemjax.series.policies import bundled
+
+    return bundled("baseline")
