@@ -32,7 +32,7 @@ import warnings
 import jax
 import jax.numpy as jnp
 
-from holdemjax import bench, threefry
+from holdemjax import bench, xla
 from holdemjax.poker import table as T
 from holdemjax.poker.cards import hand_deck
 
@@ -48,10 +48,10 @@ GOAL = 20.0  # x OpenSpiel's decisions/s, at every batch size
 
 def _new_hands(key: jax.Array, batch: int) -> T.Table:
     """Fresh six-max hands at full stacks, button on a random seat, new decks."""
-    k_deck, k_button = threefry.split_at(key, 0), threefry.split_at(key, 1)
+    k_deck, k_button = xla.split_at(key, 0), xla.split_at(key, 1)
     decks = jax.vmap(hand_deck, (None, 0))(k_deck, jnp.arange(batch))
     alive = jnp.ones((batch, SEATS), bool)
-    button = (threefry.bits(k_button, (batch,)) % SEATS).astype(jnp.int32)
+    button = (xla.bits(k_button, (batch,)) % SEATS).astype(jnp.int32)
     button, sb, bb, posts = jax.vmap(T.first_positions)(alive, button)
     full = lambda v: jnp.full((batch,), v, jnp.int32)
     return jax.vmap(T.start_hand)(jnp.full((batch, SEATS), STACK, jnp.int32), alive, button, sb,
@@ -60,7 +60,7 @@ def _new_hands(key: jax.Array, batch: int) -> T.Table:
 
 def _policy(key: jax.Array, lg: T.Legal):
     """Uniform over the legal kinds (fold only when facing a bet), raise-to uniform in range."""
-    draws = threefry.bits(key, (2,) + lg.can_check.shape)
+    draws = xla.bits(key, (2,) + lg.can_check.shape)
     can_fold = ~lg.can_check
     kinds = jnp.stack([can_fold, jnp.ones_like(can_fold), lg.can_raise], axis=-1)
     count = kinds.sum(-1, dtype=jnp.int32)
@@ -81,7 +81,7 @@ def make_engine_run(batch: int, steps: int, refill: int):
 
     def step(carry, _):
         tables, key, hands, decisions = carry
-        key, k_act, k_new = (threefry.split_at(key, i) for i in range(3))
+        key, k_act, k_new = (xla.split_at(key, i) for i in range(3))
         kind, amount = _policy(k_act, jax.vmap(T.legal)(tables))
         deciding = ~tables.hand_over
         tables = jax.vmap(T.act)(tables, kind, amount)

@@ -1,6 +1,6 @@
 """Check that the sort-free dealing of `holdemjax.poker.cards` deals exactly what `jax.random` does.
 
-`hand_deck`, `dealt_deck`, `permutation_and_inverse` and `split_key_data` compute
+`hand_deck`, `dealt_deck`, `permutation_and_inverse` and `xla.split` (raw keys) compute
 `jax.random.permutation` / `split` without XLA's sort and with the threefry hash unrolled (much
 faster on the CPU under `vmap`); the cards dealt must not change. This script compares them with
 `jax.random` over many keys and hand indices, batched and unbatched, and forces ties of the
@@ -18,7 +18,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from holdemjax.poker import _xla, cards
+from holdemjax import xla
+from holdemjax.poker import cards
 
 
 def _reference_deck(key, hand):
@@ -61,9 +62,9 @@ def main() -> int:
         want = jax.jit(jax.vmap(lambda d: jax.random.permutation(d, size)))(datas)
         check(f"permutation_and_inverse({size})",
               bool((perm == want).all()) and bool((inv == jnp.argsort(want, axis=1)).all()))
-    first, second = jax.jit(jax.vmap(cards.split_key_data))(datas)
+    first, second = jax.jit(jax.vmap(xla.split))(datas).transpose(1, 0, 2)
     want = jax.jit(jax.vmap(jax.random.split))(datas)
-    check("split_key_data == jax.random.split",
+    check("xla.split of raw key data == jax.random.split",
           bool((first == want[:, 0]).all()) and bool((second == want[:, 1]).all()))
 
     # Ties: keys drawn from a tiny range tie often; some rows tie and some do not.
@@ -72,10 +73,10 @@ def main() -> int:
     keys = jnp.where((jnp.arange(4000) % 7 == 0)[:, None], tied, fresh)
     _, order = jax.lax.sort_key_val(keys, jnp.broadcast_to(jnp.arange(52), keys.shape),
                                     is_stable=True)
-    rank = jax.jit(jax.vmap(_xla.sort_rank))(keys)
-    got = jax.jit(jax.vmap(lambda r: _xla.items_at(r, np.arange(52))))(rank)
+    rank = jax.jit(jax.vmap(xla.sort_rank))(keys)
+    got = jax.jit(jax.vmap(lambda r: xla.items_at(r, np.arange(52))))(rank)
     check("tied sort keys: same order as a stable sort (batched)", bool((got == order).all()))
-    one = _xla.items_at(_xla.sort_rank(tied[0]), np.arange(52))
+    one = xla.items_at(xla.sort_rank(tied[0]), np.arange(52))
     check("tied sort keys: same order as a stable sort (unbatched)", bool((one == order[0]).all()))
 
     print("all equal" if not failures else f"{len(failures)} check(s) differ")

@@ -60,7 +60,7 @@ prints the costliest XLA kernels of the benchmark's step):
 
 - **`sng-6` against OpenSpiel (>= 20x at batch 4,096, >= 5x at 64).** The harness around the
   step is now cheap on both sides alike: per-row keys, the action draw and `auto_reset` compute
-  `jax.random`'s bits with the hash unrolled (`holdemjax.threefry`; JAX's own CPU lowering is a
+  `jax.random`'s bits with the hash unrolled (`holdemjax.xla`; JAX's own CPU lowering is a
   rolled loop of small kernels), `act_randomly` finds the k-th legal action without XLA's CPU
   `cumsum` and `argmax`, and resets run only on the rows that ended. What is left is the
   tournament step itself (`envs/sng.py`, `envs/sng_obs.py`, `holdemjax/poker/`). At batch

@@ -19,8 +19,8 @@ call and nanoseconds per row. Phases overlap (a step contains the others), so th
 
 ``--trace N`` also profiles the benchmark's step with ``jax.profiler`` and prints its N costliest
 XLA kernels (summed over calls and threads, with the JAX op each comes from): the way to find a
-fusion that recomputes an expensive producer (see ``cards._unfused``) or work hoisted out of a
-``while_loop``. Kernel times under the profiler run about 1.5-2x the untraced ones.
+fusion that recomputes an expensive producer (see ``holdemjax.xla.compute_once``) or work
+hoisted out of a ``while_loop``. Kernel times under the profiler run about 1.5-2x the untraced ones.
 """
 
 from __future__ import annotations

@@ -42,7 +42,7 @@ Chance (the same draws as pgx, so the same keys give the same games): `init` spl
 two, draws the first player with `jax.random.bernoulli` from the first half and the opening roll
 (two different dice, one of the 30 ordered pairs) with `jax.random.choice` from the second; a
 step that ends a turn rolls the next dice with `jax.random.randint(key, (1, 2), 0, 6)` from the
-step's key. The draws are computed by `holdemjax.threefry`, which gives jax.random's bits with
+step's key. The draws are computed by `holdemjax.xla`, which gives jax.random's bits with
 the hash unrolled (faster to run and to compile on the CPU).
 
 Observation `(34,)` int32: the 28 board counts (mover's view) and, at `OBS_DICE`, the number of
@@ -56,7 +56,7 @@ import jax.numpy as jnp
 import numpy as np
 from flax import struct
 
-from holdemjax import threefry
+from holdemjax import xla
 from holdemjax.api import Array, Env, State
 
 __all__ = [
@@ -146,9 +146,9 @@ class Backgammon(Env):
     def _init(self, key) -> BackgammonState:
         # jax.random's draws (bit for bit, see the module docstring): split the key, a fair
         # bernoulli for the first player, choice among the 30 opening rolls.
-        k_player, k_dice = threefry.split_at(key, 0), threefry.split_at(key, 1)
-        player = threefry.bernoulli(k_player).astype(jnp.int32)
-        dice = jnp.asarray(_OPENING_ROLLS)[threefry.randint(k_dice, (), 0, len(_OPENING_ROLLS))]
+        k_player, k_dice = xla.split_at(key, 0), xla.split_at(key, 1)
+        player = xla.bernoulli(k_player).astype(jnp.int32)
+        dice = jnp.asarray(_OPENING_ROLLS)[xla.randint(k_dice, (), 0, len(_OPENING_ROLLS))]
         board = jnp.asarray(_START)
         playable = _playable(dice)
         return BackgammonState(
@@ -175,7 +175,7 @@ class Backgammon(Env):
         # The turn passes after a no-op or the last die (not after the winning move).
         turn_over = ~won & (no_op | (playable.sum() == 0))
         # The next roll (drawn whatever happens, used only when the turn passes).
-        dice = threefry.randint(key, (1, 2), 0, NUM_DIE_FACES)[0]
+        dice = xla.randint(key, (1, 2), 0, NUM_DIE_FACES)[0]
         board = jnp.where(turn_over, turn_round(board), board)
         playable = jnp.where(turn_over, _playable(dice), playable)
         return state.replace(

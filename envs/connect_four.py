@@ -25,8 +25,8 @@ import numpy as np
 from flax import struct
 
 from holdemjax.api import Array, Env, State
-from holdemjax.keys import key_coin
 from holdemjax.render.svg import Svg, unbatched
+from holdemjax.xla import key_coin
 
 __all__ = ["ConnectFour", "ConnectFourState", "NUM_ROWS", "NUM_COLUMNS", "NUM_ACTIONS",
            "OBS_MINE", "OBS_THEIRS", "bitboard", "board_array", "from_board", "key_coin"]

@@ -34,8 +34,8 @@ from flax import struct
 
 from holdemjax.api import Array, Env, State
 from holdemjax.envs import _gardner_rules as R
-from holdemjax.keys import key_coin
 from holdemjax.render.svg import Svg, unbatched
+from holdemjax.xla import key_coin
 
 __all__ = ["GardnerChess", "GardnerChessState", "from_fen", "to_fen", "move_name", "action_of",
            "NUM_ACTIONS",

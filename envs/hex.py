@@ -33,7 +33,7 @@ import jax.numpy as jnp
 import numpy as np
 from flax import struct
 
-from holdemjax import threefry
+from holdemjax import xla
 from holdemjax.api import Array, Env, State
 from holdemjax.render.svg import Svg, unbatched
 
@@ -83,8 +83,8 @@ class Hex(Env):
     num_players = property(lambda self: 2)
 
     def _init(self, key) -> HexState:
-        # jax.random.bernoulli(key), bit for bit, with the hash unrolled (holdemjax.threefry).
-        first = threefry.bernoulli(key).astype(jnp.int32)
+        # jax.random.bernoulli(key), bit for bit, with the hash unrolled (holdemjax.xla).
+        first = xla.bernoulli(key).astype(jnp.int32)
         return HexState(current_player=first, _first=first)
 
     def _step(self, state: HexState, action: Array, key) -> HexState:

@@ -19,7 +19,7 @@ import jax.numpy as jnp
 import numpy as np
 from flax import struct
 
-from holdemjax import threefry
+from holdemjax import xla
 from holdemjax.api import Array, Env, State
 from holdemjax.render.svg import Svg, unbatched
 
@@ -84,10 +84,10 @@ class KuhnPoker(Env):
     def _init(self, key) -> KuhnState:
         # jax.random's split, randint and bernoulli, bit for bit, with the hash unrolled (an
         # auto-reset loop runs init at every step; JAX's rolled hash cost more than the game).
-        k_first, k_deal = threefry.split_at(key, 0), threefry.split_at(key, 1)
-        deal = jnp.asarray(_DEALS, jnp.int32)[threefry.randint(k_deal, (), 0, 6)]
+        k_first, k_deal = xla.split_at(key, 0), xla.split_at(key, 1)
+        deal = jnp.asarray(_DEALS, jnp.int32)[xla.randint(k_deal, (), 0, 6)]
         return KuhnState(
-            current_player=threefry.bernoulli(k_first).astype(jnp.int32), _cards=deal
+            current_player=xla.bernoulli(k_first).astype(jnp.int32), _cards=deal
         )
 
     def _step(self, state: KuhnState, action: Array, key) -> KuhnState:

@@ -29,8 +29,8 @@ import numpy as np
 from flax import struct
 
 from holdemjax.api import Array, Env, State
-from holdemjax.keys import key_coin
 from holdemjax.render.svg import Svg, unbatched
+from holdemjax.xla import key_coin
 
 __all__ = ["Othello", "OthelloState", "BOARD_SIZE", "NUM_SQUARES", "PASS", "NUM_ACTIONS",
            "OBS_MINE", "OBS_THEIRS", "bitboard", "board_array", "from_board", "key_coin"]

@@ -20,9 +20,8 @@ import jax.numpy as jnp
 import numpy as np
 from flax import struct
 
-from holdemjax import threefry
+from holdemjax import xla
 from holdemjax.api import Array, Env, State
-from holdemjax.fusion import compute_once
 from holdemjax.render.svg import Svg, unbatched
 
 __all__ = ["TicTacToe", "TicTacToeState", "cells"]
@@ -85,8 +84,8 @@ class TicTacToe(Env):
     num_players = property(lambda self: 2)
 
     def _init(self, key) -> TicTacToeState:
-        # jax.random.bernoulli(key), bit for bit, with the hash unrolled (holdemjax.threefry).
-        first = threefry.bernoulli(key).astype(jnp.int32)
+        # jax.random.bernoulli(key), bit for bit, with the hash unrolled (holdemjax.xla).
+        first = xla.bernoulli(key).astype(jnp.int32)
         return TicTacToeState(current_player=first, _x=first << _X_PLAYER_BIT)
 
     def _step(self, state: TicTacToeState, action: Array, key) -> TicTacToeState:
@@ -96,8 +95,8 @@ class TicTacToe(Env):
         # illegal move is applied before the penalty).
         xs, os = jnp.where(color == 0, xs | cell, xs & ~cell), jnp.where(color == 0, os & ~cell,
                                                                          os | cell)
-        # The new game stored once (holdemjax.fusion): every output below reads it.
-        x = compute_once(xs | (os << _O_SHIFT) | ((1 - color) << _COLOR_BIT)
+        # The new game stored once (holdemjax.xla): every output below reads it.
+        x = xla.compute_once(xs | (os << _O_SHIFT) | ((1 - color) << _COLOR_BIT)
                          | (x_player << _X_PLAYER_BIT))
         xs, os = x & _FULL, (x >> _O_SHIFT) & _FULL
         won = jnp.asarray(_WINS)[jnp.where(color == 0, xs, os)]  # one table read, not 8 lines

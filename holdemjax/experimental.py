@@ -7,9 +7,8 @@ from collections.abc import Callable
 import jax
 import jax.numpy as jnp
 
-from holdemjax import threefry
+from holdemjax import xla
 from holdemjax.api import State
-from holdemjax.fusion import compute_once
 from holdemjax.sparse import sparse_cond
 
 __all__ = ["auto_reset", "act_randomly"]
@@ -20,15 +19,15 @@ def act_randomly(key: jax.Array, legal_action_mask: jax.Array) -> jax.Array:
 
     Returns int32 `[...]`. One uniform draw per row picks the k-th legal action (cheaper than
     a Gumbel draw per action, which matters when the env step itself is cheap), the bits of
-    ``jax.random.uniform(key, ...)`` computed with the hash unrolled (`holdemjax.threefry`). A
+    ``jax.random.uniform(key, ...)`` computed with the hash unrolled (`holdemjax.xla`). A
     row with no legal action returns 0.
     """
     mask = jnp.asarray(legal_action_mask, bool)
     count = mask.sum(axis=-1, keepdims=True, dtype=jnp.int32)
-    u = threefry.uniform(key, count.shape)
+    u = xla.uniform(key, count.shape)
     k = jnp.minimum(jnp.floor(u * count).astype(jnp.int32), count - 1)
-    # Computed once (holdemjax.fusion): a step compares the action with whole boards.
-    return compute_once(_kth_true(mask, k[..., 0]))
+    # Computed once (holdemjax.xla): a step compares the action with whole boards.
+    return xla.compute_once(_kth_true(mask, k[..., 0]))
 
 
 _ONE_LOOP = 512  # widest mask searched in one running count; wider ones go block by block
@@ -90,11 +89,11 @@ def auto_reset(
         )
         # The two halves of split(key), each computed only where it is used: a step that
         # draws nothing leaves the first unused, and only rows that end compute the second.
-        state = step_fn(state, action, threefry.split_at(key, 0))
+        state = step_fn(state, action, xla.split_at(key, 0))
         # Under vmap only the rows that ended compute a new game (see holdemjax.sparse).
         return sparse_cond(
             state.terminated | state.truncated,
-            lambda s: init_fn(threefry.split_at(key, 1)).replace(
+            lambda s: init_fn(xla.split_at(key, 1)).replace(
                 rewards=s.rewards, terminated=s.terminated, truncated=s.truncated),
             state,
         )

@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 import jax
 
-from holdemjax import threefry
+from holdemjax import xla
 from holdemjax.bench.compile import kernel_counts, make_pgx, pgx_peer_id
 from holdemjax.bench.core import (
     DEFAULT_BATCHES,
@@ -42,14 +42,14 @@ def _runner(init: Callable, step: Callable, batch: int, length: int):
 
     def play(state, key):
         def body(state, k):
-            # jax.random.split, bit for bit, with the hash unrolled (holdemjax.threefry): what
+            # jax.random.split, bit for bit, with the hash unrolled (holdemjax.xla): what
             # a user writing jax.random.split gets, at a cost that does not drown the step.
-            k_act, k_step = threefry.split(k)
+            k_act, k_step = xla.split(k)
             action = act_randomly(k_act, state.legal_action_mask)
-            state = jax.vmap(step)(state, action, threefry.split(k_step, batch))
+            state = jax.vmap(step)(state, action, xla.split(k_step, batch))
             return state, state.terminated.sum()
 
-        state, ended = jax.lax.scan(body, state, threefry.split(key, length))
+        state, ended = jax.lax.scan(body, state, xla.split(key, length))
         return state, ended.sum()
 
     return jax.jit(jax.vmap(init)), jax.jit(play)

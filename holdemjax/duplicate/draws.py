@@ -1,5 +1,6 @@
 """Coordinate-addressed bot draws on the host: threefry2x32 ``fold_in`` and ``bits`` in plain
-Python, bit for bit what JAX 0.10 computes (``jax_threefry_partitionable`` on, its default).
+Python (the hash of `holdemjax.xla.threefry2x32`, on ints), bit for bit what JAX 0.10 computes
+(``jax_threefry_partitionable`` on, its default).
 
 The reference bots draw ``draw_below(coordinate_key(key, hand, seat, street, rank), n)`` with
 ``holdemjax.bots.random_bot``; host-side bots (the tiers of `holdemjax.duplicate.tiers`) call
@@ -17,28 +18,11 @@ from __future__ import annotations
 import functools
 
 from holdemjax.validate import require_int
+from holdemjax.xla import threefry2x32  # Python ints in, Python ints out: no JAX
 
-__all__ = ["threefry2x32", "fold_in", "bits", "coordinate_key", "draw_below", "key_words"]
+__all__ = ["fold_in", "bits", "coordinate_key", "draw_below", "key_words"]
 
 _MASK = 0xFFFFFFFF
-_PARITY = 0x1BD11BDA  # Threefish key-schedule parity constant
-_ROT_A = (13, 15, 26, 6)
-_ROT_B = (17, 29, 16, 24)
-
-
-def threefry2x32(k0: int, k1: int, x0: int, x1: int) -> tuple[int, int]:
-    """Threefry-2x32 with 20 rounds (key injection every four), as JAX's lowering unrolls it."""
-    ks = (k0, k1, k0 ^ k1 ^ _PARITY)
-    x0 = (x0 + k0) & _MASK
-    x1 = (x1 + k1) & _MASK
-    for block in range(5):
-        for r in (_ROT_A if block % 2 == 0 else _ROT_B):
-            x0 = (x0 + x1) & _MASK
-            x1 = ((x1 << r) | (x1 >> (32 - r))) & _MASK
-            x1 ^= x0
-        x0 = (x0 + ks[(block + 1) % 3]) & _MASK
-        x1 = (x1 + ks[(block + 2) % 3] + block + 1) & _MASK
-    return x0, x1
 
 
 def key_words(key) -> tuple[int, int]:

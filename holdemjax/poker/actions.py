@@ -23,7 +23,7 @@ from fractions import Fraction
 import jax
 import jax.numpy as jnp
 
-from holdemjax.poker._xla import unfused
+from holdemjax import xla
 from holdemjax.poker.table import CHECK_CALL as KIND_CALL
 from holdemjax.poker.table import FOLD as KIND_FOLD
 from holdemjax.poker.table import RAISE as KIND_RAISE
@@ -104,10 +104,10 @@ class Menu:
 
     def legal_mask(self, table: Table, lg: Legal, live=True) -> jax.Array:
         """``# [A] bool``: the mask of `mask_and_amounts` and ``live``, computed once and stored
-        (`_xla.unfused`: else XLA recomputes the legal range for each of the A entries in every
+        (`xla.compute_once`: else XLA recomputes the legal range for each of the A entries in every
         consumer)."""
         mask, _ = self.mask_and_amounts(table, lg)
-        return unfused(mask & live)
+        return xla.compute_once(mask & live)
 
     def to_engine(self, action, amounts):
         """(kind, amount) for `table.act` of a menu action id."""

@@ -21,7 +21,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from holdemjax.poker._xla import items_at, permutation, sort_keys, sort_rank, split_key_data
+from holdemjax import xla
 from holdemjax.validate import is_int
 
 __all__ = [
@@ -43,7 +43,6 @@ __all__ = [
     "hand_deck",
     "dealt_deck",
     "permutation_and_inverse",
-    "split_key_data",
     "hole_cards",
     "board_cards",
 ]
@@ -141,7 +140,7 @@ def hand_deck(tournament_key: jax.Array, hand_index) -> jax.Array:
       ``# [52] int32``, a permutation of 0..51: ``jax.random.permutation(fold_in(key, hand),
       52)`` (computed without XLA's sort, with the same result).
     """
-    return permutation(tournament_key, NUM_CARDS, fold=hand_index)
+    return xla.permutation(tournament_key, NUM_CARDS, fold=hand_index)
 
 
 def dealt_deck(tournament_key: jax.Array, hand_index, num_seats: int) -> jax.Array:
@@ -154,7 +153,7 @@ def dealt_deck(tournament_key: jax.Array, hand_index, num_seats: int) -> jax.Arr
     if not 1 <= num_seats <= MAX_SEATS:
         raise ValueError(f"num_seats={num_seats} must be in 1..{MAX_SEATS}")
     dealt = np.r_[0:num_seats * HOLE_CARDS_PER_SEAT, BOARD_OFFSET:BOARD_OFFSET + BOARD_SIZE]
-    cards = permutation(tournament_key, NUM_CARDS, dealt, fold=hand_index)
+    cards = xla.permutation(tournament_key, NUM_CARDS, dealt, fold=hand_index)
     hole = num_seats * HOLE_CARDS_PER_SEAT
     gap = jnp.full(BOARD_OFFSET - hole, -1, jnp.int32)
     rest = jnp.full(NUM_CARDS - BOARD_OFFSET - BOARD_SIZE, -1, jnp.int32)
@@ -165,8 +164,8 @@ def permutation_and_inverse(key: jax.Array, size: int) -> tuple[jax.Array, jax.A
     """``(jax.random.permutation(key, size), its inverse)`` as ``# [size] int32`` each, exactly
     those values, computed without XLA's sort (the inverse is its argsort: where each item went).
     ``size`` static; used for random seating."""
-    rank = sort_rank(sort_keys(key, size))
-    return items_at(rank, np.arange(size)).astype(jnp.int32), rank
+    rank = xla.sort_rank(xla.sort_keys(key, size))
+    return xla.items_at(rank, np.arange(size)).astype(jnp.int32), rank
 
 
 def hole_cards(deck: jax.Array, num_seats: int) -> jax.Array:

@@ -35,7 +35,7 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
-from holdemjax.fusion import compute_once
+from holdemjax import xla
 from holdemjax.poker.cards import NUM_RANKS, NUM_SUITS
 
 __all__ = [
@@ -219,8 +219,8 @@ def evaluate(cards: jax.Array) -> jax.Array:
     # a card outside the primary, and the primary and the kickers make five cards.
     kickers = _top_bits(source, keep, num_cards - _HAND_SIZE)
     strength = (head & ~_KEEP_MASK) | kickers
-    # Computed once (holdemjax.fusion): the pots compare strengths seat against seat.
-    return compute_once(strength)
+    # Computed once (holdemjax.xla): the pots compare strengths seat against seat.
+    return xla.compute_once(strength)
 
 
 @jax.jit

@@ -37,8 +37,9 @@ import jax.numpy as jnp
 import numpy as np
 from flax import struct
 
+from holdemjax import xla
 from holdemjax.poker import table as tb
-from holdemjax.poker.cards import dealt_deck, permutation_and_inverse, split_key_data
+from holdemjax.poker.cards import dealt_deck, permutation_and_inverse
 from holdemjax.poker.icm import icm
 from holdemjax.poker.structure import RING, Format, blinds_at
 from holdemjax.sparse import sparse_cond, sparse_while
@@ -132,7 +133,7 @@ def seat(key, fmt: Format) -> Tournament:
     n = fmt.num_seats
     if jnp.issubdtype(key.dtype, jax.dtypes.prng_key):
         key = jax.random.key_data(key)
-    k_seat, k_game = split_key_data(key)  # jax.random.split(key), unrolled
+    k_seat, k_game = xla.split(key)  # jax.random.split(key), unrolled
     # jax.random.permutation(k_seat, n) and its argsort, exactly, without XLA's slow sort.
     player_at, seat_of = permutation_and_inverse(k_seat, n)
     alive = jnp.ones(n, bool)

@@ -199,7 +199,7 @@ def test_public_surface():
 
 @pytest.mark.slow  # ~70 CPU-s of compiles in a subprocess: benchmarks/run_slow_checks.py runs it
 def test_sort_free_dealing_equals_jax_random():
-    # hand_deck, dealt_deck, permutation_and_inverse and split_key_data compute jax.random's
+    # hand_deck, dealt_deck, and permutation_and_inverse compute jax.random's
     # permutation / split without XLA's sort; the script compares them with jax.random (typed,
     # raw and rbg keys; batched and not; forced ties of the sort keys) and exits 1 on a difference.
     import subprocess
@@ -215,19 +215,19 @@ def test_sort_free_dealing_equals_jax_random():
 
 
 def test_sort_rank_with_tied_keys_is_a_stable_sort():
-    # The dealing's permutation from ranks (holdemjax/poker/_xla.py) must be jax.random's, a
+    # The dealing's permutation from ranks (holdemjax/xla.py) must be jax.random's, a
     # stable sort by the 32-bit keys: tied keys keep their index order (the fallback that redoes
     # the counts one item per loop step). Keys from a tiny range tie often; rows with and
     # without ties, batched and not.
-    from holdemjax.poker import _xla
+    from holdemjax import xla
 
     tied = jax.random.randint(jax.random.key(0), (64, 52), 0, 12).astype(jnp.uint32)
     fresh = jax.random.bits(jax.random.key(1), (64, 52), jnp.uint32)
     keys = jnp.where((jnp.arange(64) % 3 == 0)[:, None], tied, fresh)
     want = np.argsort(np.asarray(keys), axis=1, kind="stable")
-    rank = jax.jit(jax.vmap(_xla.sort_rank))(keys)
-    got = jax.jit(jax.vmap(lambda r: _xla.items_at(r, np.arange(52))))(rank)
+    rank = jax.jit(jax.vmap(xla.sort_rank))(keys)
+    got = jax.jit(jax.vmap(lambda r: xla.items_at(r, np.arange(52))))(rank)
     np.testing.assert_array_equal(got, want)
-    np.testing.assert_array_equal(_xla.items_at(_xla.sort_rank(tied[0]), np.arange(52)), want[0])
-    np.testing.assert_array_equal(jax.jit(_xla.stable_rank_exact)(keys[0]),
+    np.testing.assert_array_equal(xla.items_at(xla.sort_rank(tied[0]), np.arange(52)), want[0])
+    np.testing.assert_array_equal(jax.jit(xla.stable_rank_exact)(keys[0]),
                                   np.argsort(want[0], kind="stable"))
