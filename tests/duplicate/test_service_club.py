@@ -9,6 +9,7 @@ is never sent shows whether the server waits to read it.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import socket
 import stat
@@ -17,9 +18,11 @@ import pytest
 from fastapi.testclient import TestClient
 
 from holdemjax.duplicate import match as M
-from holdemjax.duplicate import names
+from holdemjax.duplicate import names, report, scores
 from holdemjax.duplicate.service import JSON_CAP, UPLOAD_CAP, create_app
 from holdemjax.duplicate.store import Store
+from tests.duplicate.lines import SPEC as LINES_SPEC
+from tests.duplicate.lines import from_nets
 from tests.duplicate.server import OPERATOR, running
 
 OP = {"X-Operator": OPERATOR}
@@ -323,5 +326,21 @@ def test_an_action_names_its_decision_and_a_repeat_plays_nothing(club):
 
 
 # ---------------------------------------------------------- D: finished lines are ranked
-
-
+def test_the_leaderboard_ranks_finished_lines_and_lists_unfinished_apart():
+    """Finding 8: the leaderboard ranked a finished 30-hand line below 36 lines that played
+    no hand. Unfinished lines are listed apart (JSON and page), never ranked."""
+    lines = {"done": from_nets("done", [-40, -20, -60, -10]),
+             "also": from_nets("also", [-50, -20, -60, -30])}
+    for name, nets in [(f"idle{i}", []) for i in range(5)] + [("half", [0, 0])]:
+        lines[name] = from_nets(name, nets)
+        lines[name].participant = dataclasses.replace(lines[name].participant,
+                                                      status="unfinished")
+    board = scores.leaderboard(LINES_SPEC, lines)
+    assert [p["name"] for p in board["participants"]] == ["done", "also"]
+    assert [p["name"] for p in board["unfinished"]] == ["half"] + [f"idle{i}" for i in range(5)]
+    assert board["headline"]["ranking"] == ["done", "also"]
+    page = report._leaderboard(board)
+    ranked = page.split('id="leaderboard"')[1].split("</table>")[0]
+    apart = page.split('id="unfinished"')[1].split("</table>")[0]
+    assert "idle0" not in ranked and "half" not in ranked and "done" in ranked
+    assert "idle0" in apart and "half" in apart

@@ -155,7 +155,8 @@ def test_sealed_until_the_deadline_then_unfinished_lines_are_kept(tmp_path):
         assert s.progress(m.id, "eve") == (hand, stored)  # kept as played, never deleted
         assert len(s.lines(m.id)["eve"].hands) == hand
         board = scores.leaderboard(record.spec, s.lines(m.id))
-        assert {p["name"]: p["hands"] for p in board["participants"]} == {"bot": 3, "eve": hand}
+        assert {p["name"]: p["hands"] for p in board["participants"]} == {"bot": 3}
+        assert {p["name"]: p["hands"] for p in board["unfinished"]} == {"eve": hand}
 
 
 def test_close_is_idempotent_and_reveals(tmp_path):
