@@ -112,8 +112,9 @@ class ActBody(_Body):
     amount: int = 0
 
 
-def _too_large(cap: int) -> str:
-    return f"the request body is over the {cap}-byte limit of this route"
+def _too_large(cap: int, size: int | None = None) -> str:
+    what = "the request body" if size is None else f"a request body of {size} bytes"
+    return f"{what} is over the {cap}-byte limit of this route"
 
 
 class _BodyCap:
@@ -130,7 +131,7 @@ class _BodyCap:
         cap = UPLOAD_CAP if scope["path"].endswith("/entrants") else JSON_CAP
         length = dict(scope.get("headers", ())).get(b"content-length")
         if length is not None and (not length.isdigit() or int(length) > cap):
-            status, text = ((413, _too_large(cap)) if length.isdigit()
+            status, text = ((413, _too_large(cap, int(length))) if length.isdigit()
                             else (400, f"bad Content-Length {length[:40]!r}"))
             return await JSONResponse({"detail": text}, status_code=status)(scope, receive,
                                                                              send)

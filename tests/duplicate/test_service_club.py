@@ -101,7 +101,8 @@ def test_bodies_over_the_cap_are_413_from_the_test_client(club):
                  "/api/matches"):
         r = club.post(path, content=big, headers={"Content-Type": "application/json"})
         assert r.status_code == 413, (path, r.text)
-        assert f"over the {JSON_CAP}-byte limit" in r.json()["detail"]
+        assert r.json()["detail"] == (f"a request body of {len(big)} bytes is over the "
+                                      f"{JSON_CAP}-byte limit of this route")
     r = club.post(f"/api/matches/{mid}/entrants?name=big", content=b"\0asm" + b"\0" * UPLOAD_CAP,
                   headers=OP)
     assert r.status_code == 413 and f"{UPLOAD_CAP}-byte" in r.json()["detail"]
