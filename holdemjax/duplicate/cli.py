@@ -225,7 +225,8 @@ def _leaderboard(args, store, con) -> int:
     def cell(score):
         se = "–" if score["se"] is None else f"{score['se'] * 100 / bb:.1f}"
         z = "–" if score["z"] is None else f"{score['z']:+.2f}"
-        return f"{score['bb_per_100']:+.1f} ± {se}", z
+        rate = "–" if score["bb_per_100"] is None else f"{score['bb_per_100']:+.1f}"
+        return f"{rate} ± {se}", z  # no rate over no hand compared
 
     head = board["headline"]
     con.print(f"divergent hands: {board['divergent_hands']} of {board['hands_compared']} "
@@ -253,6 +254,9 @@ def _leaderboard(args, store, con) -> int:
                   "–" if p["thinking"]["median_ms"] is None
                   else f"{p['thinking']['median_ms']:.0f}")
     con.print(t)
+    for p in board["unfinished"]:  # listed apart, never ranked among the finished lines
+        con.print(f"unfinished, not ranked: {p['name']}: {p['hands']} hands, raw "
+                  f"{cell(p['raw'])[0]}, relative {cell(p['relative'])[0]} bb/100")
     for h in board["head_to_head"]:
         con.print(f"  {h['a']} vs {h['b']}: {h['a_wins']}-{h['b_wins']}-{h['ties']} on "
                   f"{h['divergent_hands']} divergent hands, chips {h['chips_a_minus_b']:+d}")

@@ -12,8 +12,31 @@ import hashlib
 import secrets
 
 from holdemjax.duplicate import spec as M
+from holdemjax.duplicate.names import normal
 
-__all__ = ["Doors", "key_hash"]
+__all__ = ["Doors", "key_hash", "Unknown", "WrongKey", "Refused"]
+
+
+class Refused(M.MatchError):
+    """The match refuses the request: closed, full, field closed, a name taken, a door used
+    (the service: 409)."""
+
+
+class Unknown(M.MatchError):
+    """No match by that id (the service: 404). The message names the id asked for and nothing
+    else: not the store's path, not the other matches."""
+
+
+class WrongKey(M.MatchError):
+    """A line's key check failed (the service: 403). One message for every failure, whatever
+    the line's state (playing, paused, never opened, finished), whatever the name and whether
+    it exists, so that nobody learns who is playing by trying keys: `WrongKey.of`."""
+
+    @classmethod
+    def of(cls, match_id: str, name: str) -> WrongKey:
+        del name  # never in the message: the answer must not depend on the line asked for
+        return cls(f"no line of that name opens with that key in match {match_id} (the key is "
+                   "the one joining returned: header X-Line-Key)")
 
 
 def key_hash(key: str) -> str:
@@ -33,6 +56,8 @@ class Doors:
         kept)."""
         if kind not in ("share", "invite"):
             raise ValueError(f"a door is 'share' or 'invite', got {kind!r}")
+        if name is not None:
+            name = normal(name)  # BadName when the operator's name breaks the rules
         self.match(match_id)
         token = secrets.token_urlsafe(16)
         with self._tx() as db:
@@ -46,14 +71,14 @@ class Doors:
         row = self._db.execute("SELECT kind, name, used_by FROM doors WHERE match_id = ? AND "
                                "token_hash = ?", (match_id, _key_hash(str(token)))).fetchone()
         if row is None:
-            raise M.MatchError(f"no such invitation or share link for match {match_id}")
+            raise Refused(f"no such invitation or share link for match {match_id}")
         if row[2] is not None:
-            raise M.MatchError(f"this invitation to match {match_id} was used")
+            raise Refused(f"this invitation to match {match_id} was used")
         m = self.match(match_id)
         if m.state != "open" or m.field_closed or (
                 m.spec.participants is not None
                 and len(self.participants(match_id)) >= m.spec.participants):
-            raise M.MatchError(f"match {match_id} takes no more participants"
+            raise Refused(f"match {match_id} takes no more participants"
                                + (f" ({m.close_reason})" if m.state != "open" else ""))
         return {"kind": row[0], "name": row[1]}
 
@@ -62,7 +87,7 @@ class Doors:
         """`join` through a door (`door`); an invite is used up. Returns the line's key."""
         door = self.door(match_id, token)
         if door["name"] is not None and name != door["name"]:
-            raise M.MatchError(f"this invitation is for {door['name']!r}, not {name!r}")
+            raise Refused(f"this invitation is for {door['name']!r}, not {name!r}")
         key = self.join(match_id, name, kind, source, "", now)
         if door["kind"] == "invite":
             with self._tx() as db:

@@ -8,6 +8,12 @@ included), and the line's status. `LiveLine.act` plays the hero's action. Every 
 saved at once; a paused line resumes from the store in a new `LiveLine`. Thinking time runs
 from the moment this session first showed the decision to the action (a decision shown before
 a pause is timed again from the resumed session's first showing).
+
+Every decision offered carries its id, ``decision``: how many hero decisions the line has made
+before it (0 for the first, counted over every hand, kept in the store so a resumed line goes
+on counting). `LiveLine.act` plays only the decision it names (`OtherDecision` otherwise), so a
+request sent twice cannot play the next decision too; the service answers a repeat of the
+decision just played with the answer it gave the first time.
 """
 
 from __future__ import annotations
@@ -15,10 +21,16 @@ from __future__ import annotations
 import time
 
 from holdemjax.duplicate import match as M
+from holdemjax.duplicate.doors import Refused
 from holdemjax.series import protocol as P
 from holdemjax.series.hand import check_exact
 
-__all__ = ["LiveLine"]
+__all__ = ["LiveLine", "OtherDecision"]
+
+
+class OtherDecision(Refused):
+    """An action for a decision that is not the one offered now (an older one, or one not yet
+    offered): nothing is played (the service: 409)."""
 
 
 class LiveLine:
@@ -36,6 +48,7 @@ class LiveLine:
         self.shown = 0  # events of the current hand already sent
         self.offered: float | None = None
         self.pending: list = []  # events of finished hands not yet sent
+        self.made = self.seat.decisions()  # the id of the decision offered next
 
     def _status(self, status: str) -> dict:
         events, self.pending = self.pending, []
@@ -68,6 +81,7 @@ class LiveLine:
                 if self.offered is None:
                     self.offered = time.monotonic()
                 out = self._status("decision")
+                out["decision"] = self.made
                 out["events"] += self._events()
                 out["view"] = hand.view()
                 return out
@@ -82,11 +96,16 @@ class LiveLine:
                 self.store.refresh(self.match_id, self.now())
                 return self._status("finished")
 
-    def act(self, action: str, amount: int = 0) -> dict:
+    def act(self, action: str, amount: int = 0, decision: int | None = None) -> dict:
         """Play the hero's ``action`` (a reply's word, `protocol.ACTIONS`; ``raise`` to
-        ``amount``), then `state`.
-        ValueError for an action that is not legal now, naming it."""
+        ``amount``) at decision ``decision`` (the id `state` offered; None: the one offered
+        now), then `state`. ValueError for an action that is not legal now, naming it;
+        `OtherDecision` when ``decision`` is not the decision offered now."""
         hand = self.hand
+        if decision is not None and decision != self.made:
+            when = "was played" if decision < self.made else "is not offered yet"
+            raise OtherDecision(f"decision {decision} {when}: the decision offered now is "
+                                f"{self.made}")
         if hand is None or hand.over or hand.to_act != self.spec.hero:
             raise ValueError("the hero is not to act: ask for the state first")
         if action not in P.ACTIONS:
@@ -102,6 +121,7 @@ class LiveLine:
         before = len(hand.events)
         played = hand.apply(kind, amount)
         self.offered = None
+        self.made += 1
         if self.shown == before:
             self.shown += 1  # the hero's own action is not sent back
         if not self.seat.add_action(hand.index, len(hand.actions) - 1, played, think):

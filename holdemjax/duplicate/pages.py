@@ -13,6 +13,7 @@ import tempfile
 from holdemjax.duplicate import match as M
 from holdemjax.duplicate import report, scores, style
 from holdemjax.duplicate import review as RV
+from holdemjax.duplicate.doors import Unknown
 
 __all__ = ["home", "status_page", "join_page", "play_page", "sealed", "refused", "results",
            "result_page", "static_file", "play_entrant", "RESULTS"]
@@ -116,7 +117,7 @@ def refused(message: str) -> str:
 def results(store, match_id: str, what: str, a: str | None = None, b: str | None = None):
     """A closed match's ``what`` (`RESULTS`) as JSON-ready data (`store.Sealed` while open)."""
     if what not in RESULTS:
-        raise M.MatchError(f"no match result {what!r}; results: {', '.join(RESULTS)}")
+        raise Unknown(f"no match result {what!r}; results: {', '.join(RESULTS)}")
     m = store.require_closed(match_id)
     if what == "verify":
         return store.verify(match_id)
@@ -138,7 +139,7 @@ def results(store, match_id: str, what: str, a: str | None = None, b: str | None
 def result_page(store, match_id: str, what: str) -> str:
     """The report page (leaderboard, style, review) of a closed match; `Sealed` while open."""
     if what not in RESULTS:
-        raise M.MatchError(f"no match page {what!r}; pages: {', '.join(RESULTS)}")
+        raise Unknown(f"no match page {what!r}; pages: {', '.join(RESULTS)}")
     if what == "verify":
         r = store.verify(match_id)
         items = "".join(f"<li>{_e(p)}</li>" for p in r["problems"])
@@ -167,6 +168,7 @@ def play_entrant(store, match_id: str, name: str, bot: str | None, data: bytes,
     its whole line now; returns the line's status."""
     from holdemjax.duplicate.cli import HERO_LOADERS, SAMPLED_LOADERS
     from holdemjax.duplicate.policy import WasmHero
+    from holdemjax.series.wasm import PolicyLoadError
 
     if sample and suffix not in SAMPLED_LOADERS:
         what = (f"bot {bot!r}" if bot is not None else f"suffix {suffix!r}" if suffix
@@ -185,6 +187,16 @@ def play_entrant(store, match_id: str, name: str, bot: str | None, data: bytes,
         path = pathlib.Path(tmp) / f"entrant{suffix or '.wasm'}"
         path.write_bytes(data)
         loaders = SAMPLED_LOADERS if sample else HERO_LOADERS
-        hero = WasmHero(str(path)) if suffix is None else loaders[suffix](str(path))
+        if suffix is None:
+            hero = WasmHero(str(path))  # PolicyLoadError: the service answers 422 with its cause
+        else:
+            try:
+                hero = loaders[suffix](str(path))
+            except PolicyLoadError:
+                raise
+            except Exception as exc:  # an upload's loader may fail any way: a 422, not a 500
+                why = str(exc).replace(str(path), "the upload")  # not the server's folders
+                raise ValueError(f"the uploaded {suffix} file did not load: "
+                                 f"{type(exc).__name__}: {why}") from None
         hero.source = f"upload:{name}" + (" --sample" if sample else "")
         return M.play_line(store, match_id, name, hero)

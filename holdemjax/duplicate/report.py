@@ -73,6 +73,17 @@ def _leaderboard(board: dict) -> str:
             f'{_num(rel["hands_for_2sigma"], "{:,}")}</td>'
             f'<td class="num mp">{_num(mp["percent"], "{:.1f}%")}</td>'
             f'<td class="num">{_num(mp["z"])}</td></tr>')
+    apart = "".join(
+        f'<tr><td class="name">{_e(p["name"])}</td><td>{_e(p["kind"])}</td>'
+        f'<td class="num">{p["hands"]}</td><td class="num">{_e(_per100(p["raw"], bb))}</td>'
+        f'<td class="num">{_e(_per100(p["relative"], bb))}</td></tr>'
+        for p in board.get("unfinished", ()))
+    unfinished = ('<h3>Unfinished lines (not ranked)</h3><p class="muted">Closed before their '
+                  'last hand: their hands count in the field, their totals are not ranked '
+                  'against finished lines.</p><table id="unfinished"><thead><tr><th>name</th>'
+                  '<th>kind</th><th class="num">hands</th><th class="num">raw bb/100 ± SE</th>'
+                  '<th class="num">relative bb/100 ± SE</th></tr></thead>'
+                  f'<tbody>{apart}</tbody></table>') if apart else ""
     h2h = "".join(
         f'<tr><td>{_e(h["a"])}</td><td>{_e(h["b"])}</td><td class="num">{h["divergent_hands"]}'
         f' / {h["hands_compared"]}</td><td class="num">{h["a_wins"]} – {h["b_wins"]} – '
@@ -102,7 +113,7 @@ def _leaderboard(board: dict) -> str:
         '<th class="num">z</th><th class="num">relative bb/100 ± SE</th><th class="num">z</th>'
         '<th class="num">hands for 2σ raw / rel</th><th class="num">matchpoints (divergent)</th>'
         f'<th class="num">z</th></tr></thead><tbody>{"".join(rows)}</tbody></table>'
-        f'<p id="divergent">Divergent hands: <b>{board["divergent_hands"]}</b> of '
+        f'{unfinished}<p id="divergent">Divergent hands: <b>{board["divergent_hands"]}</b> of '
         f'{board["hands_compared"]} compared ({board["hands"]} dealt).{compared}</p>'
         '<h3>Head to head</h3><p class="muted">Counts divergent hands only: on identical lines '
         'both won the same chips.</p><table id="h2h"><thead><tr><th>A</th><th>B</th>'

@@ -1,8 +1,38 @@
 """The match store's SQLite layout (`store.SCHEMA_VERSION` 2) and the upgrade of a version-1
 file. Statements are separated by ``;`` and run one by one inside the store's transaction
-(foreign keys are off while it runs: the new ``matches`` table replaces the old one in place)."""
+(foreign keys are off while it runs: the new ``matches`` table replaces the old one in place).
+The file holds the open matches' seeds: `create_private` and `private_companions` keep it and
+its ``-wal`` and ``-shm`` files mode 0600."""
 
-__all__ = ["SCHEMA", "UPGRADE_1"]
+import os
+
+__all__ = ["SCHEMA", "UPGRADE_1", "create_private", "private_companions"]
+
+
+def create_private(path: str) -> None:
+    """Create the store file ``path`` with mode 0600 if it does not exist (before sqlite opens
+    it: sqlite gives the -wal and -shm files the database file's mode)."""
+    if path == ":memory:" or os.path.exists(path):
+        return
+    try:
+        os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o600))
+    except OSError as exc:
+        raise ValueError(f"cannot create the match store {path}: {exc}") from None
+
+
+def private_companions(path: str) -> None:
+    """Mode 0600 for the -wal and -shm files of a private store file, whatever the umask (a
+    file the user opened up on purpose keeps companions like it)."""
+    try:
+        if os.stat(path).st_mode & 0o077:
+            return
+    except OSError:
+        return
+    for companion in (path + "-wal", path + "-shm"):
+        try:
+            os.chmod(companion, 0o600)
+        except OSError:
+            pass  # not there (yet): sqlite creates it with the database file's mode
 
 SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);

@@ -139,8 +139,10 @@ def relative_by_hand(field: list) -> dict[int, dict[str, float]]:
 
 def leaderboard(spec, lines: Mapping) -> dict:
     """The leaderboard document (``holdemjax duplicate leaderboard --json``): ``participants``
-    (best relative score first; the reference line too when it is the comparison), each with
-    ``name``, ``kind``, ``status``, ``hands``, ``raw``, ``relative`` and ``matchpoints``;
+    (the ranking: finished lines, best relative score first; the reference line too when it is
+    the comparison), each with ``name``, ``kind``, ``status``, ``hands``, ``raw``,
+    ``relative`` and ``matchpoints``; ``unfinished``: the rows of lines closed before their
+    end, not ranked (most hands first; their hands still count in the field of each hand);
     ``divergent_hands``; ``hands_compared``; ``head_to_head`` for every pair; ``compared_with``.
     """
     field, compared_with = field_of(lines)
@@ -188,6 +190,11 @@ def leaderboard(spec, lines: Mapping) -> dict:
                      "divergent_matchpoints": divergent_mp, "thinking": thinking(line)})
     rows.sort(key=lambda row: (-row["relative"]["chips"], -row["matchpoints"]["points"],
                                row["name"]))
+    # only finished lines are ranked: a line closed before its end (status "unfinished") is
+    # listed apart, most hands first, its figures over the hands it played
+    unfinished = sorted((r for r in rows if r["status"] == "unfinished"),
+                        key=lambda row: (-row["hands"], row["name"]))
+    rows = [r for r in rows if r["status"] != "unfinished"]
     pairs = [head_to_head(a, b) for i, a in enumerate(field) for b in field[i + 1:]]
     if len(field) == 2:
         h = pairs[0]
@@ -199,7 +206,7 @@ def leaderboard(spec, lines: Mapping) -> dict:
                     "identical_hands": len(table) - len(divergent), "note": DIVERGENT_CAVEAT,
                     "ranking": [r["name"] for r in sorted(
                         rows, key=lambda r: -(r["divergent_matchpoints"]["percent"] or 0))]}
-    return {"participants": rows, "divergent_hands": len(divergent),
+    return {"participants": rows, "unfinished": unfinished, "divergent_hands": len(divergent),
             "identical_hands": len(table) - len(divergent), "headline": headline,
             "hands_compared": len(table), "hands": spec.hands, "big_blind": bb,
             "compared_with": compared_with, "field": [line.name for line in field],

@@ -51,6 +51,13 @@ class Seat:
         """(the first unfinished hand, the actions stored for it so far) of this line."""
         return self._store._progress(self.match_id, self.name)
 
+    def decisions(self) -> int:
+        """How many hero decisions this line has made (its stored hero actions, every hand):
+        the id of the decision it is offered next (`live.LiveLine`)."""
+        return int(self._store._one("SELECT COUNT(*) FROM actions WHERE match_id = ? AND "
+                                    "name = ? AND seat = ?",
+                                    (self.match_id, self.name, self.spec.hero)))
+
     def hand(self):
         """The line's next unfinished hand (`match.Hand`), with its stored actions replayed;
         None when the line has played every hand."""

@@ -6,9 +6,14 @@ a seed, another line's progress or results before close) and the lines being pla
 everything a person does in the browser. Credentials: the operator token (printed by
 ``serve``; header ``X-Operator``) creates, closes and enters bots; a door token (share link or
 invitation: `doors.Doors`) joins; the line key returned by joining (header ``X-Line-Key``)
-plays one's own line. Errors are JSON ``{"detail": ...}``: 403 sealed or a bad credential,
-404 unknown, 409 refused by the match (closed, full, field closed), 422 a bad value, 503 when
-``max_lines`` lines are already being played.
+plays one's own line. Errors are JSON ``{"detail": ...}`` and never a traceback: 403 sealed
+or a bad credential (`doors.WrongKey`: one answer for every failed line-key check), 404 an
+unknown match (`doors.Unknown`: its id only), 409 refused by the match (`doors.Refused`:
+closed, full, field closed, a name taken, an action for a decision not offered now), 413 a body
+over its cap (`UPLOAD_CAP` for ``/entrants``, `JSON_CAP` elsewhere: refused from its
+Content-Length, or once the bytes read pass the cap, never read whole), 422 a bad value (a
+malformed name: `names`; a body that is not the route's model; an upload that fails to load:
+`PolicyLoadError.cause`), 503 when ``max_lines`` lines are already being played.
 
 =========================================  ==================================================
 ``POST /api/matches`` (operator)           create: the spec's fields (and ``seed``, else
@@ -17,8 +22,11 @@ plays one's own line. Errors are JSON ``{"detail": ...}``: 403 sealed or a bad c
                                            seed and salt once closed
 ``POST /api/matches/{id}/invites`` (op.)   ``{"name"?}`` -> an invitation token
 ``POST /api/matches/{id}/join``            ``{"token", "name"}`` -> ``{"key"}``
-``GET /api/matches/{id}/lines/{name}``     the hero's state (`live.LiveLine.state`)
-``POST .../lines/{name}/act``              ``{"action", "amount"?}`` -> the next state
+``GET /api/matches/{id}/lines/{name}``     the hero's state (`live.LiveLine.state`), with
+                                           the offered ``decision``'s id
+``POST .../lines/{name}/act``              ``{"decision", "action", "amount"?}`` -> the next
+                                           state (a repeat of the decision just played:
+                                           the same answer again, nothing played)
 ``POST .../lines/{name}/pause``            end this session; the line resumes later
 ``POST /api/matches/{id}/entrants`` (op.)  a registered bot (``?bot=``), a .wasm body, or a
                                            checkpoint body (``?suffix=.msgpack``, sampled
@@ -42,17 +50,103 @@ import urllib.parse
 
 import anyio
 from fastapi import Body, FastAPI, HTTPException, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse
+from pydantic import BaseModel, ConfigDict
 
 from holdemjax.duplicate import match as M
-from holdemjax.duplicate import pages
+from holdemjax.duplicate import names, pages
+from holdemjax.duplicate.doors import Refused, Unknown, WrongKey
 from holdemjax.duplicate.live import LiveLine
 from holdemjax.duplicate.store import Sealed, Store
+from holdemjax.series.protocol import MAX_MODULE_BYTES
+from holdemjax.series.wasm import PolicyLoadError
 from holdemjax.validate import require_int
 
-__all__ = ["create_app", "serve", "IDLE_S"]
+__all__ = ["create_app", "serve", "IDLE_S", "UPLOAD_CAP", "JSON_CAP"]
 
 IDLE_S = 15 * 60  # a line nobody touched for this long leaves the cap of lines in play
+UPLOAD_CAP = MAX_MODULE_BYTES  # 16 MiB: the body of ``/entrants`` (a module or a checkpoint)
+JSON_CAP = 64 * 2**10  # 64 KiB: every other body
+
+
+# ------------------------------------------------------------------------- request bodies
+class _Body(BaseModel):
+    """A JSON body: unknown fields refused, no silent conversions ("6" is not 6)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
+class CreateBody(_Body):
+    """``POST /api/matches``: `match.MatchSpec`'s fields (its checks give the 422s) and
+    ``seed`` (None: 128 random bits)."""
+
+    seats: int = 6
+    hands: int = 100
+    small_blind: int = 10
+    big_blind: int = 20
+    ante: int = 0
+    stack: int = 2000
+    hero: int = 0
+    bots: list[str] = []
+    participants: int | None = None
+    deadline: str | None = None
+    seed: int | None = None
+
+
+class InviteBody(_Body):
+    name: str | None = None
+
+
+class JoinBody(_Body):
+    token: str
+    name: str
+    browser: bool = False
+
+
+class ActBody(_Body):
+    """``decision``: the id of the decision the state offered (required)."""
+
+    decision: int
+    action: str
+    amount: int = 0
+
+
+def _too_large(cap: int, size: int | None = None) -> str:
+    what = "the request body" if size is None else f"a request body of {size} bytes"
+    return f"{what} is over the {cap}-byte limit of this route"
+
+
+class _BodyCap:
+    """ASGI middleware: a body over its cap (`UPLOAD_CAP` for ``/entrants``, `JSON_CAP`
+    elsewhere) is refused with 413 from its Content-Length before anything is read, and a body
+    without one (chunked) as soon as the bytes received pass the cap: never read whole."""
+
+    def __init__(self, app):
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        cap = UPLOAD_CAP if scope["path"].endswith("/entrants") else JSON_CAP
+        length = dict(scope.get("headers", ())).get(b"content-length")
+        if length is not None and (not length.isdigit() or int(length) > cap):
+            status, text = ((413, _too_large(cap, int(length))) if length.isdigit()
+                            else (400, f"bad Content-Length {length[:40]!r}"))
+            return await JSONResponse({"detail": text}, status_code=status)(scope, receive,
+                                                                             send)
+        seen = 0
+
+        async def counted():
+            nonlocal seen
+            message = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > cap:
+                    raise HTTPException(413, _too_large(cap))
+            return message
+
+        await self.app(scope, counted, send)
 
 
 class _Service:
@@ -66,6 +160,8 @@ class _Service:
         self.operator, self.max_lines = operator, max_lines
         self.live: dict[tuple[str, str], tuple[LiveLine, float]] = {}
         self.progress: dict[str, tuple[int, int]] = {}  # match -> reference hands done/total
+        # (match, name) -> (the decision last played, the answer given): a repeat gets it again
+        self.answers: dict[tuple[str, str], tuple[int, dict]] = {}
 
     def start_references(self, match_id: str) -> None:
         """Play the reference lines in the background, on a connection of their own; the
@@ -89,14 +185,19 @@ class _Service:
         job = self.jobs.get(match_id)
         return job is not None and job.is_alive()
 
+    def check_key(self, match_id: str, name: str, key: str | None) -> None:
+        """`doors.WrongKey` unless ``key`` opens ``name``'s line: the same answer whether the
+        line is being played, paused, never opened, finished, or there is no such name."""
+        if not self.store._authorized(match_id, name, key):
+            raise WrongKey.of(match_id, name)
+
     def line(self, match_id: str, name: str, key: str | None) -> LiveLine:
         self.ready(match_id)
+        self.check_key(match_id, name, key)  # first: the cap below must not tell who plays
         now = time.monotonic()
         found = self.live.get((match_id, name))
         if found is not None:
             live, _ = found
-            if not self.store._authorized(match_id, name, key):
-                raise HTTPException(403, f"wrong key for {name!r}")
         else:
             for k, (_, seen) in list(self.live.items()):
                 if now - seen > IDLE_S:
@@ -114,13 +215,22 @@ class _Service:
         return state
 
 
+def _shown(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
 def create_app(path: str, *, operator: str | None = None, max_lines: int = 24):
     """The FastAPI app over store file ``path``. ``operator``: the operator token (None draws
     one: ``app.state.operator``). ``max_lines``: lines played at once."""
     max_lines = require_int("max_lines", max_lines, 1)
     svc = _Service(path, operator or secrets.token_urlsafe(18), max_lines)
     app = FastAPI(title="holdemjax duplicate", docs_url=None, redoc_url=None)
+    app.add_middleware(_BodyCap)
     app.state.operator, app.state.service = svc.operator, svc
+
+    def refusal(code: int):
+        return lambda request, exc: JSONResponse({"detail": str(exc)}, status_code=code)
 
     @app.exception_handler(Sealed)
     def _sealed(request, exc):
@@ -128,16 +238,23 @@ def create_app(path: str, *, operator: str | None = None, max_lines: int = 24):
             return JSONResponse({"detail": str(exc), "sealed": True}, status_code=403)
         return HTMLResponse(pages.sealed(str(exc)), status_code=403)
 
-    @app.exception_handler(M.MatchError)
-    def _refused(request, exc):
-        code = 404 if str(exc).startswith("no match") else 409
-        if "with that key" in str(exc):
-            code = 403
-        return JSONResponse({"detail": str(exc)}, status_code=code)
+    # by type, never by the text: the most specific class of the exception picks its status
+    app.add_exception_handler(WrongKey, refusal(403))
+    app.add_exception_handler(Unknown, refusal(404))
+    app.add_exception_handler(Refused, refusal(409))
+    app.add_exception_handler(M.MatchError, refusal(409))
+    app.add_exception_handler(ValueError, refusal(422))  # names.BadName among them
 
-    @app.exception_handler(ValueError)
-    def _bad(request, exc):
-        return JSONResponse({"detail": str(exc)}, status_code=422)
+    @app.exception_handler(PolicyLoadError)
+    def _not_loaded(request, exc):
+        return JSONResponse({"detail": f"the uploaded policy did not load ({exc.stage}): "
+                             f"{exc.cause}"}, status_code=422)
+
+    @app.exception_handler(RequestValidationError)
+    def _malformed(request, exc):
+        parts = [f"{'.'.join(str(x) for x in e['loc'] if x != 'body') or 'body'}: {e['msg']} "
+                 f"(got {_shown(e.get('input'))})" for e in exc.errors()]
+        return JSONResponse({"detail": "bad request: " + "; ".join(parts)}, status_code=422)
 
     def operator_only(request: Request) -> None:
         given = request.headers.get("x-operator", "")
@@ -162,13 +279,11 @@ def create_app(path: str, *, operator: str | None = None, max_lines: int = 24):
 
     # ---------------------------------------------------------------------------- the API
     @app.post("/api/matches")
-    def create(request: Request, body: dict = Body(default={})):  # noqa: B008 (FastAPI idiom)
+    def create(request: Request, body: CreateBody):
         operator_only(request)
         with svc.lock:
-            body = dict(body)
-            seed = body.pop("seed", None)  # the operator may fix it (None: 128 random bits)
-            m = svc.store.create_match(M.MatchSpec.from_dict(
-                {**body, "bots": tuple(body.get("bots", ()))}), seed)
+            spec = body.model_dump(exclude={"seed"}, exclude_unset=True)
+            m = svc.store.create_match(M.MatchSpec.from_dict(spec), body.seed)
             share = svc.store.add_door(m.id, "share")
         svc.start_references(m.id)
         return {"match": m.id, "commitment": m.commitment, "share": share,
@@ -186,23 +301,21 @@ def create_app(path: str, *, operator: str | None = None, max_lines: int = 24):
             return status(match_id)
 
     @app.post("/api/matches/{match_id}/invites")
-    def invite(match_id: str, request: Request, body: dict = Body(default={})):  # noqa: B008
+    def invite(match_id: str, request: Request,
+               body: InviteBody = Body(default=InviteBody())):  # noqa: B008
         operator_only(request)
         with svc.lock:
-            token = svc.store.add_door(match_id, "invite", body.get("name"))
+            token = svc.store.add_door(match_id, "invite", body.name)
         return {"token": token, "url": f"/join/{match_id}/{token}"}
 
     @app.post("/api/matches/{match_id}/join")
-    def join(match_id: str, body: dict = Body(...)):  # noqa: B008
-        name = body.get("name")
-        if not isinstance(name, str) or any(c in name for c in "/?#%") or not name.isprintable():
-            raise ValueError(f"a name in the service has no '/', '?', '#', '%' or control "
-                             f"characters (it is part of the play page's address), got {name!r}")
+    def join(match_id: str, body: JoinBody):
+        name = names.normal(body.name)  # the name as the store keeps it (`names`)
         with svc.lock:
-            key = svc.store.join_by_door(match_id, str(body.get("token", "")),
-                                         body.get("name"), "person" if body.get("browser")
-                                         else "api", "http", M.utcnow())
-        return {"match": match_id, "name": body.get("name"), "key": key,
+            key = svc.store.join_by_door(match_id, body.token, name,
+                                         "person" if body.browser else "api", "http",
+                                         M.utcnow())
+        return {"match": match_id, "name": name, "key": key,
                 "play_url": f"/m/{match_id}/play/{urllib.parse.quote(name)}"}
 
     @app.get("/api/matches/{match_id}/lines/{name}")
@@ -212,18 +325,25 @@ def create_app(path: str, *, operator: str | None = None, max_lines: int = 24):
             return svc.done(live, live.state())
 
     @app.post("/api/matches/{match_id}/lines/{name}/act")
-    def line_act(match_id: str, name: str, request: Request,
-                 body: dict = Body(...)):  # noqa: B008
+    def line_act(match_id: str, name: str, request: Request, body: ActBody):
         with svc.lock:
-            live = svc.line(match_id, name, request.headers.get("x-line-key"))
+            key = request.headers.get("x-line-key")
+            svc.check_key(match_id, name, key)
+            last = svc.answers.get((match_id, name))
+            if last is not None and last[0] == body.decision:
+                return last[1]  # a repeat (a retry, a double click): nothing more is played
+            live = svc.line(match_id, name, key)
             if live.hand is None:
                 live.state()
-            return svc.done(live, live.act(str(body.get("action")), body.get("amount", 0)))
+            answer = svc.done(live, live.act(body.action, body.amount, body.decision))
+            svc.answers[(match_id, name)] = (body.decision, answer)
+            return answer
 
     @app.post("/api/matches/{match_id}/lines/{name}/pause")
     def line_pause(match_id: str, name: str, request: Request):
         with svc.lock:
             key = request.headers.get("x-line-key")
+            svc.check_key(match_id, name, key)
             done, _ = svc.store.progress(match_id, name, key)
             svc.live.pop((match_id, name), None)
         return {"status": "paused", "hands_done": done}
@@ -232,8 +352,13 @@ def create_app(path: str, *, operator: str | None = None, max_lines: int = 24):
     async def entrant(match_id: str, request: Request, name: str, bot: str | None = None,
                       suffix: str | None = None, sample: bool = False):
         operator_only(request)
-        data = await request.body()
+        if names.normal(name) != name:  # the operator's entrants obey the rules for names
+            raise names.BadName(f"participant name {name!r} is not in its normal form: write "
+                                f"{names.normal(name)!r}")
         svc.ready(match_id)
+        with svc.lock:
+            svc.store.check_can_join(match_id, name)  # before the body is read
+        data = await request.body()
 
         def run():  # in a worker thread: a whole line must not block the event loop
             with svc.lock:

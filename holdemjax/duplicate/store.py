@@ -37,9 +37,10 @@ import secrets
 import sqlite3
 
 from holdemjax.duplicate import match as M
-from holdemjax.duplicate.doors import Doors
+from holdemjax.duplicate.doors import Doors, Refused, Unknown, WrongKey
 from holdemjax.duplicate.doors import key_hash as _key_hash
-from holdemjax.duplicate.schema import SCHEMA, UPGRADE_1
+from holdemjax.duplicate.names import BadName, fold, normal
+from holdemjax.duplicate.schema import SCHEMA, UPGRADE_1, create_private, private_companions
 from holdemjax.duplicate.seat import Seat
 from holdemjax.validate import require_int
 
@@ -108,6 +109,7 @@ class Store(Doors):
 
     def __init__(self, path: str | os.PathLike):
         self.path = os.fspath(path)
+        create_private(self.path)  # the file holds the open matches' seeds: mode 0600
         # isolation_level=None: transactions are explicit (BEGIN IMMEDIATE takes the write lock
         # up front, so two processes playing in one store queue instead of deadlocking).
         # check_same_thread=False: the service hands a connection to one worker at a time.
@@ -127,6 +129,8 @@ class Store(Doors):
     def _open(self) -> None:
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()  # makes -wal, -shm
+        private_companions(self.path)
         with self._tx() as db:  # under the write lock: two processes may open a new file
             tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master")}
             if "meta" not in tables:
@@ -198,10 +202,8 @@ class Store(Doors):
         row = self._db.execute(
             "SELECT id, created_at, spec, seed, salt, commitment, state, closed_at, close_reason, "
             "versions, field_closed FROM matches WHERE id = ?", (match_id,)).fetchone()
-        if row is None:
-            known = [r[0] for r in self._db.execute("SELECT id FROM matches ORDER BY created_at")]
-            raise M.MatchError(f"no match {match_id!r} in {self.path}; matches: "
-                               f"{', '.join(known) or 'none'}")
+        if row is None:  # nothing about the file or the other matches: `doors.Unknown`
+            raise Unknown(f"no match {match_id!r}")
         return row
 
     def _record(self, match_id: str, *, reveal: bool) -> MatchRecord:
@@ -212,8 +214,8 @@ class Store(Doors):
                            r[7], r[8], json.loads(r[9]), bool(r[10]))
 
     def match(self, match_id: str) -> MatchRecord:
-        """The match ``match_id`` (seed and salt only once closed); MatchError naming the known
-        ids when there is none."""
+        """The match ``match_id`` (seed and salt only once closed); `doors.Unknown` when there
+        is none."""
         return self._record(match_id, reveal=False)
 
     def match_ids(self) -> list[str]:
@@ -240,24 +242,34 @@ class Store(Doors):
                     None)
 
     def check_can_join(self, match_id: str, name: str, *, reference: bool = False) -> None:
-        """MatchError saying why ``name`` cannot join (bad name, closed, full, field closed)."""
-        if not isinstance(name, str) or not name.strip() or len(name) > 64:
-            raise M.MatchError(f"participant name must be 1..64 characters, got {name!r}")
-        if name.startswith(_REF) != reference:
-            raise M.MatchError(f"participant name {name!r}: the prefix {_REF!r} is reserved "
-                               "for reference lines")
-        if any(p.name == name for p in self._participants(match_id)):
-            raise M.MatchError(f"{name!r} already took part in match {match_id}")
+        """Why ``name`` cannot join: `names.BadName` (a ValueError) for a name that breaks the
+        rules of `names.normal` or is not written in its normal form; `doors.Refused` for a
+        name taken (`names.fold`: case and look-alike letters do not make a new name), a
+        closed match, a full one, a closed field."""
+        canon = normal(name)
+        if canon != name:
+            raise BadName(f"participant name {name!r} is not in its normal form: write "
+                          f"{canon!r} (NFKC, no white space around it)")
+        if fold(name).startswith(_REF) != reference:
+            raise BadName(f"participant name {name!r}: the prefix {_REF!r} is reserved "
+                          "for reference lines")
+        mine = fold(name)
+        taken = next((p.name for p in self._participants(match_id) if fold(p.name) == mine),
+                     None)
+        if taken is not None:
+            same = "" if taken == name else f" (as {taken!r}: case and look-alike letters count"\
+                                            " as the same name)"
+            raise Refused(f"{name!r} already took part in match {match_id}{same}")
         m = self.match(match_id)
         if reference:
             return
         if m.state != "open":
-            raise M.MatchError(f"match {match_id} is closed ({m.close_reason})")
+            raise Refused(f"match {match_id} is closed ({m.close_reason})")
         if m.field_closed:
-            raise M.MatchError(f"match {match_id} takes no more participants (field closed)")
+            raise Refused(f"match {match_id} takes no more participants (field closed)")
         expected = m.spec.participants
         if expected is not None and len(self.participants(match_id)) >= expected:
-            raise M.MatchError(f"match {match_id} is full: {expected} participants joined")
+            raise Refused(f"match {match_id} is full: {expected} participants joined")
 
     def join(self, match_id: str, name: str, kind: str, source: str, sha256: str,
              now: dt.datetime, *, key: str | None = None, reference: bool = False) -> str:
@@ -291,11 +303,11 @@ class Store(Doors):
 
     def seat(self, match_id: str, name: str, key: str | None, *,
              reference: bool = False) -> Seat:
-        """The `Seat` of ``name``'s own line (its key required; MatchError when the key is
-        wrong or the name unknown)."""
+        """The `Seat` of ``name``'s own line (its key required; `doors.WrongKey`, one message
+        for every failure, when the key is wrong or the name unknown)."""
         if not (reference and self._row(match_id)[6] == "closed"):
             if not self._authorized(match_id, name, key):
-                raise M.MatchError(f"no line {name!r} with that key in match {match_id}")
+                raise WrongKey.of(match_id, name)
         m = self._record(match_id, reveal=True)
         part = next(p for p in self._participants(match_id) if p.name == name)
         return Seat(self, m, part, reference=reference)

@@ -18,7 +18,8 @@ from holdemjax.duplicate import cli
 from holdemjax.series.policies import bundled
 
 SEATS, HANDS, SEED = 6, 8, 20261130
-PERSON = '<Eve & "co"></script>'  # participant names are user input: the report must escape it
+# participant names are user input: the report must escape it (a name has no "/": `names`)
+PERSON = '<Eve & "co"><script>'
 FIRST_SESSION = ["x", "r 999999", "c", "c", "q"]  # two bad commands, two calls, then quit
 
 

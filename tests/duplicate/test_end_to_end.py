@@ -140,7 +140,7 @@ def test_report_file(e2e):
     assert code == 0 and out.exists()
     page = out.read_text(encoding="utf-8")
     assert PERSON not in page  # escaped, never raw markup
-    assert "&lt;Eve &amp; &quot;co&quot;&gt;&lt;/script&gt;" in page
+    assert "&lt;Eve &amp; &quot;co&quot;&gt;&lt;script&gt;" in page
 
 
 def test_verify(e2e, tmp_path):
@@ -214,7 +214,11 @@ def test_close_command_keeps_an_unfinished_line(tmp_path):
     code, text = run_cli(store, "leaderboard", mid, "--json")
     board = json.loads(text)
     assert code == 0 and board["compared_with"] == "ref:intermediate"
-    assert {p["name"]: p["hands"] for p in board["participants"]}["ann"] == 0
+    # closed before its end: listed apart, not ranked (issue 36, finding 8)
+    assert {p["name"]: p["hands"] for p in board["unfinished"]} == {"ann": 0}
+    assert "ann" not in {p["name"] for p in board["participants"]}
+    code, text = run_cli(store, "leaderboard", mid)
+    assert code == 0 and "unfinished, not ranked: ann: 0 hands" in text
     code, text = run_cli(store, "play", mid, "--name", "ann", stdin="c\n")
     assert code == 2 and "closed (closed)" in text and "kept as played (unfinished)" in text
 

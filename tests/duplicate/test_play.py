@@ -87,7 +87,7 @@ def test_eof_quits_and_the_next_session_finishes(tmp_path):
                          console=quiet) == "paused"
         hand, stored = s.progress(m.id, "ann", "ann-secret")
         assert hand == 0 and sum(a[1] == 0 for a in stored) == 1
-        with pytest.raises(M.MatchError, match="no line 'ann' with that key"):
+        with pytest.raises(M.MatchError, match="no line of that name opens with that key"):
             play.play(s, m.id, "ann", key="not-the-key", ask=ask_from(["f"]), console=quiet)
         assert play.play(s, m.id, "ann", key="ann-secret", ask=ask_from(["f"] * 20),
                          console=quiet) == "finished"

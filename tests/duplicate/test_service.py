@@ -31,7 +31,7 @@ def _play(client, mid, name, key, choose=lambda legal: {"action": "call"}):
     seen = [st]
     while st["status"] == "decision":
         r = client.post(f"/api/matches/{mid}/lines/{name}/act", headers=h,
-                        json=choose(st["view"]["legal"]))
+                        json={"decision": st["decision"], **choose(st["view"]["legal"])})
         assert r.status_code == 200, r.text
         st = r.json()
         seen.append(st)
@@ -135,10 +135,11 @@ def test_a_bad_action_is_refused_naming_it_and_the_cap_refuses_a_third_line(clie
     r = client.get(f"/api/matches/{mid}/lines/c", headers={"X-Line-Key": keys["c"]})
     assert r.status_code == 503 and "2 lines are being played" in r.json()["detail"]
     h = {"X-Line-Key": keys["a"]}
-    r = client.post(f"/api/matches/{mid}/lines/a/act", headers=h, json={"action": "shove"})
+    r = client.post(f"/api/matches/{mid}/lines/a/act", headers=h,
+                    json={"decision": 0, "action": "shove"})
     assert r.status_code == 422 and "'shove'" in r.json()["detail"]
     r = client.post(f"/api/matches/{mid}/lines/a/act", headers=h,
-                    json={"action": "raise", "amount": 10**6})
+                    json={"decision": 0, "action": "raise", "amount": 10**6})
     assert r.status_code == 422 and "not legal" in r.json()["detail"]
     paused = client.post(f"/api/matches/{mid}/lines/a/pause", headers=h).json()
     assert paused == {"status": "paused", "hands_done": 0}

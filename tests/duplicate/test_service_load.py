@@ -31,7 +31,7 @@ def _play(base: str, mid: str, name: str, key: str, choice: str, first=None) -> 
                 break
             seen[st["view"]["hand"]] = st["view"]["hole"]
             legal = st["view"]["legal"]
-            act = {"action": "check" if legal["check"] else choice}
+            act = {"decision": st["decision"], "action": "check" if legal["check"] else choice}
             t0 = time.perf_counter()
             r = c.post(f"/api/matches/{mid}/lines/{name}/act", json=act)
             latency.append(time.perf_counter() - t0)

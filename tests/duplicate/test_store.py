@@ -10,6 +10,7 @@ import pytest
 
 from holdemjax.duplicate import match as M
 from holdemjax.duplicate import scores
+from holdemjax.duplicate.names import BadName
 from holdemjax.duplicate.store import Sealed, Store
 
 T0 = dt.datetime(2030, 1, 1, 12, tzinfo=dt.UTC)
@@ -66,7 +67,7 @@ def test_a_crash_loses_at_most_the_action_in_flight(tmp_path):
             M.play_line(s, m.id, "crashed", M.BotHero("random"), key=KEY)  # only its own policy
         with pytest.raises(M.MatchError, match="is a bot participant, not a person"):
             M.play_line(s, m.id, "crashed", _Script(1), key=KEY)
-        with pytest.raises(M.MatchError, match="no line 'crashed' with that key"):
+        with pytest.raises(M.MatchError, match="no line of that name opens with that key"):
             M.play_line(s, m.id, "crashed", M.BotHero("advanced"))
         assert M.play_line(s, m.id, "crashed", M.BotHero("advanced"), key=KEY) == "finished"
         s.close_match(m.id)
@@ -81,8 +82,8 @@ def test_a_crash_loses_at_most_the_action_in_flight(tmp_path):
 def test_join_rules(tmp_path):
     with Store(tmp_path / "s.sqlite") as s:
         m = s.create_match(M.MatchSpec(**SPEC, participants=1), seed=4)
-        with pytest.raises(M.MatchError, match="reserved"):
-            M.play_line(s, m.id, "ref:me", M.BotHero("random"))
+        with pytest.raises(BadName, match="reserved"):  # a malformed name (service: 422)
+            M.play_line(s, m.id, "REF:me", M.BotHero("random"))
         assert M.play_line(s, m.id, "solo", M.BotHero("random")) == "finished"
         assert s.match(m.id).state == "closed" and s.match(m.id).close_reason == "complete"
         with pytest.raises(M.MatchError, match="closed"):
@@ -154,7 +155,8 @@ def test_sealed_until_the_deadline_then_unfinished_lines_are_kept(tmp_path):
         assert s.progress(m.id, "eve") == (hand, stored)  # kept as played, never deleted
         assert len(s.lines(m.id)["eve"].hands) == hand
         board = scores.leaderboard(record.spec, s.lines(m.id))
-        assert {p["name"]: p["hands"] for p in board["participants"]} == {"bot": 3, "eve": hand}
+        assert {p["name"]: p["hands"] for p in board["participants"]} == {"bot": 3}
+        assert {p["name"]: p["hands"] for p in board["unfinished"]} == {"eve": hand}
 
 
 def test_close_is_idempotent_and_reveals(tmp_path):

@@ -26,6 +26,13 @@
     }
   }
 
+  // Every decision comes with its id (st.decision) and an action names it, so the server plays
+  // it once; while a request is in flight every control is disabled (a double click sends one).
+  let decision = null, busy = false;
+  function controls(disabled) {
+    for (const el of document.querySelectorAll("#actions button, #actions input")) el.disabled = disabled;
+  }
+
   function button(label, action, amount) {
     const b = document.createElement("button");
     b.textContent = label; b.dataset.action = action;
@@ -47,7 +54,9 @@
       return;
     }
     const v = st.view;
+    decision = st.decision;
     document.body.dataset.status = "decision";
+    document.body.dataset.decision = st.decision;
     document.body.dataset.hand = v.hand;
     let rows = "<table><tr><th>seat</th><th>player</th><th>stack</th><th>bet</th><th></th></tr>";
     for (let s = 0; s < v.stacks.length; s++) {
@@ -71,13 +80,22 @@
     }
     const pause = document.createElement("button");
     pause.textContent = "pause"; pause.id = "pause";
-    pause.addEventListener("click", async () => show(await api("POST", base + "/pause", {}, H).then((r) => Object.assign(r, { hands: st.hands }))));
+    pause.addEventListener("click", async () => {
+      if (busy) return;
+      busy = true; controls(true);
+      try { show(await api("POST", base + "/pause", {}, H).then((r) => Object.assign(r, { hands: st.hands }))); }
+      catch (err) { text("note", err.message); controls(false); }
+      finally { busy = false; }
+    });
     acts.append(pause);
   }
 
   async function send(action, amount) {
-    try { show(await api("POST", base + "/act", { action, amount }, H)); }
-    catch (err) { text("note", err.message); }
+    if (busy) return;
+    busy = true; controls(true);
+    try { show(await api("POST", base + "/act", { decision, action, amount }, H)); }
+    catch (err) { text("note", err.message); controls(false); }
+    finally { busy = false; }
   }
 
   api("GET", base, undefined, H).then(show).catch((err) => text("note", err.message));
