@@ -8,6 +8,12 @@ key, as is the deal (one of the 6 ordered pairs of distinct cards, uniformly).
 
 Observation `(7,)` bool from the observer's view: `[0:3]` own card one-hot (J, Q, K), `[3:5]` own
 chips beyond the ante one-hot (0, 1), `[5:7]` the opponent's chips beyond the ante one-hot.
+That is pgx's, and it gives two information sets one observation: the first player at the start
+and the second player after a pass (no chips moved), and likewise after a bet and after
+pass-bet. `make("kuhn_poker", observe_history=True)` appends who acted and how, `(12,)`:
+`[7]` the observer acts first, `[8:10]` the game's first action one-hot (BET, PASS), `[10:12]`
+its second; then no two information sets share an observation (tests/envs/test_kuhn_poker.py
+enumerates them).
 Rewards are chips won at the end: ±1 or ±2. Both actions are always legal, so the only illegal
 actions are ids outside 0..1 (ended with the penalty of `holdemjax.api`).
 """
@@ -31,6 +37,8 @@ NUM_ACTIONS = 2
 OBS_CARD = slice(0, 3)
 OBS_MY_CHIPS = slice(3, 5)
 OBS_OPP_CHIPS = slice(5, 7)
+OBS_FIRST = 7  # with observe_history: the observer acts first
+OBS_MOVES = slice(8, 12)  # with observe_history: the first two actions, one-hot each
 # The 6 ordered deals (card of player 0, card of player 1).
 _DEALS = ((0, 1), (0, 2), (1, 0), (1, 2), (2, 0), (2, 1))
 
@@ -64,6 +72,9 @@ class KuhnState(State):
     _chips: Array = struct.field(default_factory=lambda: jnp.zeros(2, jnp.int32))
     # [] 0 start, 1 a pass, 2 a bet
     _history: Array = struct.field(default_factory=lambda: jnp.int32(0))
+    # [] the player who acts first; [2] the first two actions (-1: not yet), with observe_history
+    _first: Array = struct.field(default_factory=lambda: jnp.int32(0))
+    _moves: Array = struct.field(default_factory=lambda: jnp.full(2, -1, jnp.int32))
 
     @property
     def env_id(self) -> str:
@@ -74,8 +85,14 @@ class KuhnState(State):
 
 
 class KuhnPoker(Env):
-    def __init__(self):
+    """Kuhn poker; ``observe_history=True`` adds who acted and how to the observation (see the
+    module), so distinct information sets never share one."""
+
+    def __init__(self, *, observe_history: bool = False):
         super().__init__()
+        if not isinstance(observe_history, bool):
+            raise ValueError(f"observe_history must be True or False, got {observe_history!r}")
+        self.observe_history = observe_history
 
     id = property(lambda self: "kuhn_poker")
     version = property(lambda self: "v1")
@@ -86,9 +103,8 @@ class KuhnPoker(Env):
         # auto-reset loop runs init at every step; JAX's rolled hash cost more than the game).
         k_first, k_deal = xla.split_at(key, 0), xla.split_at(key, 1)
         deal = jnp.asarray(_DEALS, jnp.int32)[xla.randint(k_deal, (), 0, 6)]
-        return KuhnState(
-            current_player=xla.bernoulli(k_first).astype(jnp.int32), _cards=deal
-        )
+        first = xla.bernoulli(k_first).astype(jnp.int32)
+        return KuhnState(current_player=first, _cards=deal, _first=first)
 
     def _step(self, state: KuhnState, action: Array, key) -> KuhnState:
         p = state.current_player
@@ -110,12 +126,17 @@ class KuhnPoker(Env):
         # for XLA's CPU to keep it on one thread.
         high0 = (state._cards[0] > state._cards[1]).astype(jnp.int32)
         row = ((state._history * 2 + bet.astype(jnp.int32)) * 2 + p) * 2 + high0
+        moves = state._moves
+        if self.observe_history:  # the action into the first free slot (a third ends the game)
+            slot = (moves >= 0).sum(dtype=jnp.int32)
+            moves = jnp.where(jnp.arange(2) == slot, action.astype(jnp.int32), moves)
         return state.replace(
             current_player=1 - p,
             rewards=jnp.asarray(_REWARDS)[row],
             terminated=done,
             _chips=chips,
             _history=history,
+            _moves=moves,
         )
 
     def _observe(self, state: KuhnState, player_id: Array) -> Array:
@@ -126,7 +147,10 @@ class KuhnPoker(Env):
         card = jax.nn.one_hot(card, 3, dtype=jnp.bool_)
         mine = jax.nn.one_hot(chips, 2, dtype=jnp.bool_)
         theirs = jax.nn.one_hot(other, 2, dtype=jnp.bool_)
-        return jnp.concatenate([card, mine, theirs])
+        if not self.observe_history:
+            return jnp.concatenate([card, mine, theirs])
+        moves = jax.nn.one_hot(state._moves, 2, dtype=jnp.bool_).reshape(4)  # -1: no bit
+        return jnp.concatenate([card, mine, theirs, (state._first == player_id)[None], moves])
 
 
 def render_svg(state: KuhnState) -> str:

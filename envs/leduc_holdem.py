@@ -22,7 +22,13 @@ Observation `(34,)` bool from the observer's view: `OBS_HAND` = [0:3] own card o
 `OBS_PUBLIC` = [3:6] public card one-hot (set only while the round index `_round` is 1: during
 round 1 and after a fold in round 0; clear after the final call or a fold in round 1, as in pgx),
 `OBS_MY_CHIPS` = [6:20] own chips in the pot one-hot (0..13), `OBS_OPP_CHIPS` = [20:34] the
-opponent's chips one-hot. Rewards are zero until the end, then ±(loser's chips): a fold pays the
+opponent's chips one-hot. That is pgx's; it can give two information sets one observation (a
+check and no action yet in round 1; the order of a round's calls and raises).
+`make("leduc_holdem", observe_history=True)` appends who acted and how, `(59,)`: `OBS_FIRST` =
+[34] the observer acts first in each round, `OBS_MOVES` = [35:59] each round's first four
+actions one-hot (CALL, RAISE, FOLD) in order (round 0's four, then round 1's); then no two
+information sets share an observation (tests/envs/test_leduc_holdem.py enumerates them).
+Rewards are zero until the end, then ±(loser's chips): a fold pays the
 folder's chips to the opponent; a showdown pays the (equal) chips of each player to the winner.
 At the end (and after a round closes) `current_player` is the first player, as in pgx.
 
@@ -68,6 +74,9 @@ OBS_PUBLIC = slice(3, 6)
 OBS_MY_CHIPS = slice(6, 6 + MAX_CHIPS + 1)
 OBS_OPP_CHIPS = slice(6 + MAX_CHIPS + 1, 6 + 2 * (MAX_CHIPS + 1))
 OBS_SIZE = OBS_OPP_CHIPS.stop  # 34
+MAX_ROUND_ACTIONS = 2 + MAX_RAISES  # the longest round: call, raise, raise, call
+OBS_FIRST = OBS_SIZE  # with observe_history
+OBS_MOVES = slice(OBS_SIZE + 1, OBS_SIZE + 1 + NUM_ROUNDS * MAX_ROUND_ACTIONS * NUM_ACTIONS)
 NO_ACTION = -1  # `_last_action` at the start of a betting round
 
 
@@ -116,6 +125,8 @@ class LeducState(State):
         default_factory=lambda: jnp.int32(0))
     _last_action: Array = struct.field(  # [] int32: this round's last action, NO_ACTION at start
         default_factory=lambda: jnp.int32(NO_ACTION))
+    _moves: Array = struct.field(  # [2, 4] int32: each round's actions, NO_ACTION where none
+        default_factory=lambda: jnp.full((NUM_ROUNDS, MAX_ROUND_ACTIONS), NO_ACTION, jnp.int32))
 
     @property
     def env_id(self) -> str:
@@ -126,8 +137,14 @@ class LeducState(State):
 
 
 class LeducHoldem(Env):
-    def __init__(self):
+    """Leduc hold'em; ``observe_history=True`` adds who acted and how to the observation (see
+    the module), so distinct information sets never share one."""
+
+    def __init__(self, *, observe_history: bool = False):
         super().__init__()
+        if not isinstance(observe_history, bool):
+            raise ValueError(f"observe_history must be True or False, got {observe_history!r}")
+        self.observe_history = observe_history
 
     id = property(lambda self: "leduc_holdem")
     version = property(lambda self: "v0")
@@ -160,6 +177,13 @@ class LeducHoldem(Env):
         r0 = jnp.where(is_fold, fold_r0, jnp.where(done, show_r0, 0)).astype(jnp.float32)
         chips = jnp.stack([jnp.where(p0, new_mine, theirs), jnp.where(p0, theirs, new_mine)])
         mask = jnp.stack(legal_actions(raises, chips[0] != chips[1]))
+        moves = state._moves
+        if self.observe_history:  # the action into its round's first free slot
+            cur = jnp.where(state._round == 0, moves[0], moves[1])
+            slot = (cur != NO_ACTION).sum(dtype=jnp.int32)
+            at = ((jnp.arange(NUM_ROUNDS) == state._round)[:, None]
+                  & (jnp.arange(MAX_ROUND_ACTIONS) == slot)[None, :])
+            moves = jnp.where(at, action.astype(jnp.int32), moves)
         return state.replace(
             current_player=jnp.where(closes, state._first_player, 1 - p),
             rewards=jnp.stack([r0, -r0]),
@@ -169,6 +193,7 @@ class LeducHoldem(Env):
             _round=rnd,
             _raise_count=raises,
             _last_action=jnp.where(closes, NO_ACTION, action),
+            _moves=moves,
         )
 
     def _observe(self, state: LeducState, player_id: Array) -> Array:
@@ -179,7 +204,11 @@ class LeducHoldem(Env):
         mine = OBS_MY_CHIPS.start + jnp.where(me0, c0, c1)
         theirs = OBS_OPP_CHIPS.start + jnp.where(me0, c1, c0)
         i = jnp.arange(OBS_SIZE, dtype=jnp.int32)
-        return (i == hand) | (i == public) | (i == mine) | (i == theirs)
+        obs = (i == hand) | (i == public) | (i == mine) | (i == theirs)
+        if not self.observe_history:
+            return obs
+        moves = jax.nn.one_hot(state._moves, NUM_ACTIONS, dtype=jnp.bool_).reshape(-1)
+        return jnp.concatenate([obs, (state._first_player == player_id)[None], moves])
 
 
 def render_svg(state: LeducState) -> str:

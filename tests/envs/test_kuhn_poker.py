@@ -95,3 +95,48 @@ def test_parity_with_pgx_every_deal_and_line():
             assert_same(batch(ours), batch(theirs), t + 1)
         n += 1
     assert n == 60
+
+
+# ------------------------------------------------------- information sets (issue 39 point 2)
+def _starts(env):
+    """A state at the first decision for each deal and first player (12 starts)."""
+    base = env.init(jax.random.key(0))
+    return [base.replace(_cards=jnp.asarray(d, jnp.int32), current_player=jnp.int32(f),
+                         _first=jnp.int32(f))
+            for d in itertools.permutations((JACK, QUEEN, KING), 2) for f in (0, 1)]
+
+
+def _card(state):
+    return int(state._cards[int(state.current_player)])
+
+
+def test_pgx_observation_gives_two_information_sets_one_observation():
+    """pgx's encoding (the default, kept identical): the first player at the start and the
+    second after a pass see the same thing; what observe_history fixes."""
+    from tests.envs.infosets import decisions, shared
+
+    seen = decisions(ENV, _starts(ENV), _card)
+    assert all(len(obs) == 1 for obs in seen.values())  # a function of the information set
+    assert len(seen) == 12  # 3 cards x ("", "p", "b", "pb")
+    assert len(shared(seen)) == 6  # ("", "p") and ("b", "pb") per card
+
+
+def test_observe_history_tells_every_information_set_apart():
+    from tests.envs.infosets import decisions, shared
+
+    env = holdemjax.make("kuhn_poker", observe_history=True)
+    assert env.observation_shape == (12,)
+    seen = decisions(env, _starts(env), _card)
+    assert len(seen) == 12 and all(len(obs) == 1 for obs in seen.values())
+    assert shared(seen) == {}
+    # the first seven entries stay pgx's
+    for start in _starts(env):
+        s = env.step(start, BET)
+        assert (np.asarray(env.observe(s))[:7] == np.asarray(ENV.observe(s))).all()
+
+
+def test_observe_history_api():
+    env = holdemjax.make("kuhn_poker", observe_history=True)
+    holdemjax.api_test(env, num_games=8, max_steps=6)
+    with pytest.raises(ValueError, match="observe_history must be True or False, got 'yes'"):
+        holdemjax.make("kuhn_poker", observe_history="yes")

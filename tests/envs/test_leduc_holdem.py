@@ -265,3 +265,52 @@ def test_parity_every_action_sequence():
         _compare(ours, ref)
     assert np.asarray(ours.terminated).all()
     assert (~illegal_seen).sum() > 1000 and illegal_seen.sum() > 1000  # both kinds covered
+
+
+# ------------------------------------------------------- information sets (issue 39 point 2)
+def _infoset_starts(env):
+    """A state at the first decision for every deal of ranks (player 0's, player 1's, the
+    public card; no rank three times) and first player: 48 starts."""
+    base = env.init(jax.random.key(0))
+    deals = [d for d in itertools.product(range(3), repeat=3) if len(set(d)) > 1]
+    return [base.replace(_cards=jnp.asarray(d, jnp.int32), current_player=jnp.int32(f),
+                         _first_player=jnp.int32(f)) for d in deals for f in (0, 1)]
+
+
+def _private(state):
+    """The player to act's card, and the public card once round 1 has started."""
+    card = int(state._cards[int(state.current_player)])
+    return card, int(state._cards[2]) if int(state._round) == 1 else None
+
+
+def test_pgx_observation_gives_information_sets_one_observation():
+    """pgx's encoding (the default, kept identical) leaves out who acted and how: some
+    information sets share an observation; what observe_history fixes."""
+    from tests.envs.infosets import decisions, shared
+
+    env = holdemjax.make("leduc_holdem")
+    seen = decisions(env, _infoset_starts(env), _private)
+    assert all(len(obs) == 1 for obs in seen.values())  # a function of the information set
+    assert shared(seen)
+
+
+def test_observe_history_tells_every_information_set_apart():
+    from tests.envs.infosets import decisions, shared
+
+    env = holdemjax.make("leduc_holdem", observe_history=True)
+    plain = holdemjax.make("leduc_holdem")
+    assert env.observation_shape == (59,)
+    starts = _infoset_starts(env)
+    seen = decisions(env, starts, _private)
+    assert all(len(obs) == 1 for obs in seen.values())
+    assert shared(seen) == {}
+    # Round 0: 3 cards x 6 lines to a decision ("", c, r, cr, rr, crr); round 1: 3 x 3
+    # (card, public card) x the 5 round-0 lines that close with a call x 6 lines: 288.
+    assert len(seen) == 18 + 270
+    s = env.step(env.step(starts[0], RAISE), RAISE)
+    assert (np.asarray(env.observe(s))[:lh.OBS_SIZE] == np.asarray(plain.observe(s))).all()
+
+
+def test_observe_history_api():
+    env = holdemjax.make("leduc_holdem", observe_history=True)
+    holdemjax.api_test(env, num_games=8, max_steps=12)
