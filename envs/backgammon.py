@@ -91,6 +91,10 @@ ILLEGAL_PENALTY = -3.0
 _START = np.zeros(BOARD_LEN, np.int32)
 _START[[0, 11, 16, 18]] = [2, 5, 3, 5]  # the mover's checkers
 _START[[23, 12, 7, 5]] = [-2, -5, -3, -5]  # the opponent's, mirrored
+# The 21 rolls of two dice as faces (low, high), and their probabilities (a double 1/36, any
+# other 2/36): the chance outcomes of a step that passes the turn (`chance_outcomes`).
+ROLLS = tuple((a, b) for a in range(NUM_DIE_FACES) for b in range(a, NUM_DIE_FACES))
+ROLL_PROBABILITIES = np.array([(1 if a == b else 2) / 36 for a, b in ROLLS], np.float32)
 # The 30 opening rolls: ordered pairs of different dice, in lexicographic order (pgx's table).
 _OPENING_ROLLS = np.array([(a, b) for a in range(6) for b in range(6) if a != b], np.int32)
 # Turning the board round: the new board is -board[_TURN_ROUND].
@@ -121,6 +125,8 @@ class BackgammonState(State):
     # [] int32: colour of current_player, 0 = black, 1 = white (for drawing only): the player
     # who rolled the higher opening die is black, like pgx's `_turn`.
     _turn: Array = struct.field(default_factory=lambda: jnp.int32(0))
+    # [] bool: an afterstate (`step_deterministic`) awaiting the next player's roll.
+    _roll_pending: Array = struct.field(default_factory=lambda: jnp.bool_(False))
 
     @property
     def env_id(self) -> str:
@@ -159,6 +165,25 @@ class Backgammon(Env):
         )
 
     def _step(self, state: BackgammonState, action: Array, key) -> BackgammonState:
+        board, playable, rewards, won, turn_over = self._micro_move(state, action)
+        mover = state.current_player
+        # The next roll (drawn whatever happens, used only when the turn passes).
+        dice = xla.randint(key, (1, 2), 0, NUM_DIE_FACES)[0]
+        board = jnp.where(turn_over, turn_round(board), board)
+        playable = jnp.where(turn_over, _playable(dice), playable)
+        return state.replace(
+            current_player=jnp.where(turn_over, 1 - mover, mover),
+            rewards=rewards.astype(jnp.float32),
+            terminated=won,
+            legal_action_mask=legal_mask(board, playable),
+            _board=board,
+            _dice=jnp.where(turn_over, dice, state._dice),
+            _playable=playable,
+            _turn=jnp.where(turn_over, 1 - state._turn, state._turn),
+        )
+
+    def _micro_move(self, state: BackgammonState, action: Array):
+        """The micro-move: (board, dice left to play, rewards, won, the turn passes)."""
         no_op = action < NUM_DIE_FACES
         face = action % NUM_DIE_FACES
         board = jnp.where(no_op, state._board, move(state._board, action))
@@ -174,19 +199,41 @@ class Backgammon(Env):
         rewards = jnp.where(won, jnp.where(jnp.arange(2) == mover, score, -score), 0.0)
         # The turn passes after a no-op or the last die (not after the winning move).
         turn_over = ~won & (no_op | (playable.sum() == 0))
-        # The next roll (drawn whatever happens, used only when the turn passes).
-        dice = xla.randint(key, (1, 2), 0, NUM_DIE_FACES)[0]
+        return board, playable, rewards, won, turn_over
+
+    # ----------------------------------------------------- the step split at its chance event
+    num_chance_outcomes = property(lambda self: len(ROLLS))  # 21: the unordered rolls
+
+    def _step_deterministic(self, state: BackgammonState, action: Array) -> BackgammonState:
+        board, playable, rewards, won, turn_over = self._micro_move(state, action)
+        mover = state.current_player
         board = jnp.where(turn_over, turn_round(board), board)
-        playable = jnp.where(turn_over, _playable(dice), playable)
+        playable = jnp.where(turn_over, 0, playable)  # the next roll is not made yet
         return state.replace(
             current_player=jnp.where(turn_over, 1 - mover, mover),
             rewards=rewards.astype(jnp.float32),
             terminated=won,
             legal_action_mask=legal_mask(board, playable),
             _board=board,
-            _dice=jnp.where(turn_over, dice, state._dice),
             _playable=playable,
             _turn=jnp.where(turn_over, 1 - state._turn, state._turn),
+            _roll_pending=turn_over,
+        )
+
+    def _chance_outcomes(self, state: BackgammonState) -> Array:
+        none = jnp.arange(len(ROLLS)) == 0
+        return jnp.where(state._roll_pending, jnp.asarray(ROLL_PROBABILITIES), none)
+
+    def _chance_step(self, state: BackgammonState, outcome: Array) -> BackgammonState:
+        pending = state._roll_pending
+        dice = jnp.asarray(ROLLS)[outcome]
+        playable = jnp.where(pending, _playable(dice), state._playable)
+        return state.replace(
+            legal_action_mask=jnp.where(pending, legal_mask(state._board, playable),
+                                        state.legal_action_mask),
+            _dice=jnp.where(pending, dice, state._dice),
+            _playable=playable,
+            _roll_pending=jnp.bool_(False),
         )
 
     def _observe(self, state: BackgammonState, player_id: Array) -> Array:

@@ -10,7 +10,10 @@ tiles and ends when no action is legal.
 
 Chance: `init` draws its two tiles from its key; `step` needs a key (`requires_step_key`) and draws
 the new tile from it (one 32-bit draw: its high 16 bits pick the empty cell, its low 16 bits pick
-2 or 4, so the probabilities are 0.9 and 0.1 to within 2^-16).
+2 or 4, so the probabilities are 0.9 and 0.1 to within 2^-16). The split of a step
+(`holdemjax.api`: `step_deterministic`, `chance_outcomes`, `chance_step`) has 32 outcomes:
+outcome `2 * cell + (0 for a 2, 1 for a 4)`, with exactly the probabilities of that draw
+(`spawn_probabilities`).
 
 Observation `(4, 4, 31)` bool: `obs[row, col, b]` is true when the tile at (row, col) is 2^b, and
 `b = 0` marks an empty cell (exactly one plane is true per cell). Row 0 is the top, column 0 the
@@ -31,7 +34,7 @@ from holdemjax.api import Array, Env, State
 from holdemjax.render.svg import Svg, unbatched
 
 __all__ = ["Play2048", "Play2048State", "LEFT", "UP", "RIGHT", "DOWN", "NUM_ACTIONS",
-           "OBS_PLANES", "OBS_EMPTY_PLANE", "SIZE"]
+           "OBS_PLANES", "OBS_EMPTY_PLANE", "SIZE", "place_tile", "spawn_probabilities"]
 
 LEFT, UP, RIGHT, DOWN = 0, 1, 2, 3
 NUM_ACTIONS = 4
@@ -53,6 +56,8 @@ class Play2048State(State):
         default_factory=lambda: jnp.ones(NUM_ACTIONS, jnp.bool_))
     # [4, 4] int32: exponent of the tile at (row, col), tile = 2^exponent; 0 = empty.
     _board: Array = struct.field(default_factory=lambda: jnp.zeros((SIZE, SIZE), _BOARD_DTYPE))
+    # [] bool: an afterstate (`step_deterministic`) awaiting its new tile.
+    _spawn_pending: Array = struct.field(default_factory=lambda: jnp.bool_(False))
 
     @property
     def env_id(self) -> str:
@@ -86,6 +91,29 @@ class Play2048(Env):
             legal_action_mask=legal,
             _board=board,
         )
+
+    # ----------------------------------------------------- the step split at its chance event
+    num_chance_outcomes = property(lambda self: 2 * SIZE * SIZE)  # a cell, a 2 or a 4
+
+    def _step_deterministic(self, state: Play2048State, action: Array) -> Play2048State:
+        board, reward = slide(state._board, action)
+        return state.replace(rewards=reward.astype(jnp.float32)[None], _board=board,
+                             _spawn_pending=jnp.bool_(True))
+
+    def _chance_outcomes(self, state: Play2048State) -> Array:
+        none = jnp.arange(2 * SIZE * SIZE) == 0
+        return jnp.where(state._spawn_pending, spawn_probabilities(state._board), none)
+
+    def _chance_step(self, state: Play2048State, outcome: Array) -> Play2048State:
+        pending = state._spawn_pending
+        exponent = (1 + outcome % 2).astype(_BOARD_DTYPE)
+        spawned = jnp.where(_CELL_IDS == outcome // 2, exponent, state._board.reshape(-1))
+        board = jnp.where(pending, spawned.reshape(SIZE, SIZE), state._board)
+        legal = legal_moves(board)
+        return state.replace(
+            terminated=state.terminated | (pending & ~legal.any()),
+            legal_action_mask=jnp.where(pending, legal, state.legal_action_mask),
+            _board=board, _spawn_pending=jnp.bool_(False))
 
     # The two chance hooks (parity tests override them to replay pgx's tiles).
     def _initial_board(self, key) -> Array:
@@ -186,6 +214,23 @@ def place_tile(board: Array, draw: Array) -> Array:
     pos = jnp.where(empty == 0, 0, pos)
     exponent = jnp.where((draw & 0xFFFF) < _SPAWN_FOUR_BELOW, 2, 1).astype(board.dtype)
     return jnp.where(_CELL_IDS == pos, exponent, flat).reshape(board.shape)
+
+
+def spawn_probabilities(board: Array) -> Array:
+    """``# [32] float32``: the probability of each new tile `place_tile` puts on ``board`` from a
+    uniform 32-bit draw, outcome ``2 * cell + (0 for a 2, 1 for a 4)``, exactly: the empty cell
+    of rank r (in cell order) among c gets the 16-bit values u with ``(u * c) >> 16 == r``, the
+    4 the low values below `_SPAWN_FOUR_BELOW`; a full board puts the tile on cell 0."""
+    empty = board.reshape(-1) == 0
+    count = empty.sum(dtype=jnp.int32)
+    rank = jnp.cumsum(empty, dtype=jnp.int32) - empty
+    c = jnp.maximum(count, 1)
+    ceil = lambda a: (a + c - 1) // c  # noqa: E731
+    hits = ceil((rank + 1) * 65536) - ceil(rank * 65536)  # values u landing on this cell
+    cell = jnp.where(count == 0, jnp.arange(SIZE * SIZE) == 0,
+                     jnp.where(empty, hits.astype(jnp.float32) / 65536, 0.0))
+    four = _SPAWN_FOUR_BELOW / 65536
+    return jnp.stack([cell * (1 - four), cell * four], axis=-1).reshape(-1).astype(jnp.float32)
 
 
 # ------------------------------------------------------------------------------- drawing

@@ -18,7 +18,13 @@ function, cached on the env), so a notebook's second call answers in millisecond
 tracing the game op by op; inside a trace they are the plain pure functions. Both give the same
 states bit for bit.
 
-Games implement only `_init`, `_step` and `_observe`. This module knows no game: the registry
+Chance made explicit: `step_deterministic` (the afterstate), `chance_outcomes` (the
+probabilities of its chance event's outcomes) and `chance_step` (one outcome applied) split a
+step, for planners; chained with an outcome drawn from those probabilities they give what
+`step` gives, in distribution (tests/test_chance.py).
+
+Games implement only `_init`, `_step` and `_observe` (and the chance hooks, where their steps
+draw chance). This module knows no game: the registry
 (`holdemjax.registry`) maps ids to the modules in `holdemjax.envs`.
 """
 
@@ -119,6 +125,44 @@ class Env(abc.ABC):
             return self._eager("observe", self._observe_pure)(state, player_id)
         return self._observe_pure(state, player_id)
 
+    # --------------------------------------------------------------- chance, made explicit
+    # `step(state, action, key)` is, in distribution, `chance_step(step_deterministic(state,
+    # action), o)` with the outcome ``o`` drawn from `chance_outcomes` of that afterstate: a
+    # planner (expectimax, stochastic MuZero) searches over the outcomes instead of keys.
+    @property
+    def num_chance_outcomes(self) -> int:
+        """How many outcomes a step's chance event can have (1: its steps have no chance)."""
+        return 1
+
+    def step_deterministic(self, state: State, action) -> State:
+        """`step` up to its chance event: the afterstate (the universal rules applied as in
+        `step`); pass it to `chance_outcomes` and `chance_step`. Where a step has no chance
+        (`num_chance_outcomes` 1) the afterstate is the next state."""
+        action = self._check_action(action)
+        if not _traced(state, action):
+            return self._eager("step_deterministic", self._step_deterministic_pure)(state, action)
+        return self._step_deterministic_pure(state, action)
+
+    def chance_outcomes(self, state: State) -> Array:
+        """``# [num_chance_outcomes] float32``: the probability of each outcome of the chance
+        event an afterstate awaits (zero for impossible ones; summing to 1). An afterstate
+        awaiting none (no chance in this step, a finished game) has outcome 0 with
+        probability 1."""
+        if not _traced(state):
+            return self._eager("chance_outcomes", self._chance_outcomes)(state)
+        return self._chance_outcomes(state)
+
+    def chance_step(self, state: State, outcome) -> State:
+        """The afterstate ``state`` completed by chance ``outcome`` (an int in
+        ``0..num_chance_outcomes-1`` of nonzero probability): the state `step` would give."""
+        outcome = jnp.asarray(outcome, jnp.int32)
+        if outcome.shape != ():
+            raise ValueError(f"{self.id}: outcome must be a scalar, got shape {outcome.shape} "
+                             "(use jax.vmap(env.chance_step) for batches)")
+        if not _traced(state, outcome):
+            return self._eager("chance_step", self._chance_step_pure)(state, outcome)
+        return self._chance_step_pure(state, outcome)
+
     def render_svg(self, state: State) -> str:
         """An SVG picture of an unbatched state."""
         return state.to_svg()
@@ -135,6 +179,18 @@ class Env(abc.ABC):
             lambda: state.replace(rewards=jnp.zeros_like(state.rewards)),
             lambda: self._step_live(state, action, key),
         )
+
+    def _step_deterministic_pure(self, state: State, action: Array) -> State:
+        done = state.terminated | state.truncated
+        return jax.lax.cond(
+            done,
+            lambda: state.replace(rewards=jnp.zeros_like(state.rewards)),
+            lambda: self._finish_step(
+                self._universal_move(state, action, self._step_deterministic)),
+        )
+
+    def _chance_step_pure(self, state: State, outcome: Array) -> State:
+        return self._finish_step(self._chance_step(state, outcome))
 
     def _observe_pure(self, state: State, player_id: Array) -> Array:
         return jax.lax.stop_gradient(self._observe(state, player_id))
@@ -193,6 +249,21 @@ class Env(abc.ABC):
     @abc.abstractmethod
     def _observe(self, state: State, player_id: Array) -> Array: ...
 
+    # Chance made explicit. The defaults are those of a game whose steps have no chance (its
+    # `_step` ignores the key); a game with chance in its steps overrides all three: the
+    # afterstate records that an outcome is awaited, `_chance_step` applies one and clears it.
+    def _step_deterministic(self, state: State, action: Array) -> State:
+        if self.requires_step_key:
+            raise NotImplementedError(f"{self.id}: its steps draw chance, and it does not "
+                                      "split them (step_deterministic / chance_step)")
+        return self._step(state, action, jax.random.key(0))
+
+    def _chance_outcomes(self, state: State) -> Array:
+        return jnp.ones(1, jnp.float32)
+
+    def _chance_step(self, state: State, outcome: Array) -> State:
+        return state
+
     # ----------------------------------------------------------------- internals
     def _shapes(self) -> Any:
         cached = self.__dict__.get("_shape_cache")
@@ -222,6 +293,12 @@ class Env(abc.ABC):
         return action.astype(jnp.int32)
 
     def _step_live(self, state: State, action: Array, key: PRNGKey) -> State:
+        return self._finish_step(
+            self._universal_move(state, action, lambda s, a: self._step(s, a, key)))
+
+    def _universal_move(self, state: State, action: Array, move) -> State:
+        """``move(state, action)`` (`_step`, or `_step_deterministic`) under the universal rules:
+        the step count, the rewards of this step alone, an illegal action's penalty."""
         n = state.legal_action_mask.shape[-1]
         in_range = (action >= 0) & (action < n)
         safe = jnp.clip(action, 0, n - 1)
@@ -232,9 +309,12 @@ class Env(abc.ABC):
                                 rewards=jnp.zeros_like(state.rewards))
         # As pgx does, the move is applied (clipped into range) and an illegal one then ends the
         # game with the penalty; the resulting board is what pgx shows too.
-        nxt = self._step(counted, safe, key)
-        nxt = jax.lax.cond(illegal, lambda: self._illegal(nxt, state.current_player),
-                           lambda: nxt)
+        nxt = move(counted, safe)
+        return jax.lax.cond(illegal, lambda: self._illegal(nxt, state.current_player),
+                            lambda: nxt)
+
+    def _finish_step(self, nxt: State) -> State:
+        """A terminal state's mask all true; the observation of the player to act."""
         mask = jnp.where(nxt.terminated | nxt.truncated, True, nxt.legal_action_mask)
         nxt = nxt.replace(legal_action_mask=mask)
         return nxt.replace(observation=self._observe(nxt, nxt.current_player))

@@ -8,7 +8,11 @@ game changes nothing and pays nothing); the illegal-action rule; determinism (sa
 tree); that a vmapped row equals its unbatched run; that compiled steps trace once; that eager
 calls (`env.init` / `env.step` / `env.observe` on concrete arrays, which the unbatched runs use)
 compile once and then never again, and equal the jitted programs leaf by leaf; and that the SVG
-renderer gives well-formed SVG. With ``until_end=True`` every game must end within
+renderer gives well-formed SVG; and, for an env whose steps draw chance
+(``num_chance_outcomes`` above 1), that its split of a step (``step_deterministic``,
+``chance_outcomes``, ``chance_step``) gives probabilities summing to 1 and, for the outcome the
+step drew, the step's public state (tests/test_chance.py checks the distributions). With
+``until_end=True`` every game must end within
 ``max_steps`` (long games: pass a policy that ends them sooner, e.g. `shove_policy`).
 """
 
@@ -55,6 +59,7 @@ def api_test(env: Env, num_games: int = 16, max_steps: int = 256, seed: int = 0,
     _check_scan(env, fns, jax.random.fold_in(key, 2), num_games, steps, final)
     _check_illegal(env, fns, jax.random.fold_in(key, 3), num_games)
     _check_svg(env, fns, jax.random.fold_in(key, 4))
+    _check_chance(env, fns, jax.random.fold_in(key, 5))
 
 
 def shove_policy(p_all_in: float = 0.5) -> Policy:
@@ -338,3 +343,43 @@ def _check_svg(env: Env, fns: _Compiled, key) -> None:
         svg = env.render_svg(s)
         root = ET.fromstring(svg)
         assert root.tag.endswith("svg"), f"{env.id}: render_svg root is {root.tag}"
+
+
+def _check_chance(env: Env, fns: _Compiled, key) -> None:
+    """The split of a step: for the first moves of a game, ``chance_step`` of the afterstate
+    with the outcome the step drew (found among those of nonzero probability) is the step."""
+    n = env.num_chance_outcomes
+    assert isinstance(n, int) and n >= 1, f"{env.id}: num_chance_outcomes {n!r}"
+    if n == 1:  # no chance in a step: the afterstate is the step (tests/test_chance.py)
+        return
+    split = jax.jit(lambda s, a: (lambda after: (after, env.chance_outcomes(after)))(
+        env.step_deterministic(s, a)))
+    every = jax.jit(jax.vmap(env.chance_step, in_axes=(None, 0)))
+    state = fns.init(key)
+    for t in range(4):
+        if bool(state.terminated):
+            break
+        k = jax.random.fold_in(key, t)
+        action = fns.pick(k, state)
+        nxt = fns.step(state, action, k)
+        after, probs = split(state, action)
+        probs = np.asarray(probs)
+        assert probs.shape == (n,) and (probs >= 0).all(), f"{env.id}: chance_outcomes"
+        assert abs(probs.sum() - 1) < 1e-5, f"{env.id}: chance probabilities sum {probs.sum()}"
+        live = np.flatnonzero(probs > 0)
+        outs = every(after, jnp.asarray(live, jnp.int32))
+        rows = [jax.tree.map(lambda x, i=i: x[i], outs) for i in range(len(live))]
+        assert any(_public_equal(row, nxt) for row in rows), (
+            f"{env.id}: no outcome of the split gives the step's state at move {t}")
+        state = nxt
+
+
+_PUBLIC = ("current_player", "observation", "rewards", "terminated", "truncated",
+           "legal_action_mask", "_step_count")
+
+
+def _public_equal(a: State, b: State) -> bool:
+    """The fields every state has (a game may keep its private ones in another order, e.g. a
+    roll's dice)."""
+    return all(np.array_equal(np.asarray(getattr(a, f)), np.asarray(getattr(b, f)))
+               for f in _PUBLIC)

@@ -1,0 +1,214 @@
+"""Chance made explicit (issue 39 point 1): ``step_deterministic``, ``chance_outcomes`` and
+``chance_step`` split a step, and chained with an outcome drawn from those probabilities they
+give what ``step`` gives, in distribution and state by state.
+
+For every key, the outcome that ``step`` drew is read off its result, and the pair given that
+outcome must give the very same state; the outcomes' counts over hidden keys must fit the
+announced probabilities (chi-square); and where the outcome space is small the probabilities
+are checked exactly: 2048's new tile against `place_tile` over every 16-bit draw, backgammon's
+21 rolls against the 36 ordered pairs of dice.
+"""
+
+from __future__ import annotations
+
+import ast
+import itertools
+import pathlib
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from scipy import stats
+
+import holdemjax
+from holdemjax.envs import backgammon as bg
+from holdemjax.envs import play2048 as p2048
+
+KEYS = 3000
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+
+
+def _same(a, b, skip=()):
+    for (path, x), y in zip(jax.tree_util.tree_leaves_with_path(a), jax.tree.leaves(b),
+                            strict=True):
+        name = jax.tree_util.keystr(path)
+        if not any(s in name for s in skip):
+            np.testing.assert_array_equal(np.asarray(x), np.asarray(y), err_msg=name)
+
+
+def _play(env, steps, seed):
+    """A state after ``steps`` random legal moves (every move drawn from ``seed``)."""
+    key = jax.random.key(seed)
+    state = env.init(key)
+    for i in range(steps):
+        k = jax.random.fold_in(key, i)
+        legal = np.flatnonzero(np.asarray(state.legal_action_mask))
+        action = int(legal[int(jax.random.randint(k, (), 0, len(legal)))])
+        state = env.step(state, action, jax.random.fold_in(k, 1))
+        assert not bool(state.terminated)
+    return state
+
+
+def _check_split(env, state, action, outcome_of, skip=()):
+    """Over `KEYS` hidden keys: step == chance_step(step_deterministic, the outcome step drew),
+    and the outcomes' counts fit `chance_outcomes` (chi-square)."""
+    keys = jax.random.split(jax.random.key(123), KEYS)
+    nexts = jax.jit(jax.vmap(lambda k: env.step(state, action, k)))(keys)
+    after = env.step_deterministic(state, action)
+    probs = np.asarray(env.chance_outcomes(after), np.float64)
+    assert probs.shape == (env.num_chance_outcomes,) and abs(probs.sum() - 1) < 1e-6
+    outcomes = np.array([outcome_of(after, jax.tree.map(lambda x, i=i: x[i], nexts))
+                         for i in range(KEYS)])
+    assert (probs[outcomes] > 0).all()  # step never draws an outcome called impossible
+    completed = jax.jit(jax.vmap(env.chance_step, in_axes=(None, 0)))(after, outcomes)
+    _same(completed, nexts, skip)
+    seen = np.bincount(outcomes, minlength=len(probs))
+    live = probs > 0
+    if live.sum() > 1:
+        test = stats.chisquare(seen[live], probs[live] / probs[live].sum() * KEYS)
+        assert test.pvalue > 1e-4, (seen, probs)
+    return after, probs
+
+
+# --------------------------------------------------------------------------------- 2048
+def _new_tile(after, nxt) -> int:
+    """The outcome step drew: the cell whose exponent changed, and a 2 (0) or a 4 (1)."""
+    old, new = np.asarray(after._board).reshape(-1), np.asarray(nxt._board).reshape(-1)
+    (cell,) = np.flatnonzero(old != new)
+    return 2 * int(cell) + int(new[cell] == 2)
+
+
+def _exact_spawn(board) -> np.ndarray:
+    """Every 16-bit high half of the draw through `place_tile` itself, the low half as a 2
+    (59,982 of 65,536 values) or a 4 (6,554): the new tile's exact distribution."""
+    high = jnp.arange(65536, dtype=jnp.uint32) << 16
+    counts = np.zeros(2 * 16)
+    for low, weight in ((0xFFFF, 65536 - 6554), (0, 6554)):
+        boards = jax.jit(jax.vmap(p2048.place_tile, in_axes=(None, 0)))(board, high | low)
+        changed = np.asarray(boards.reshape(65536, -1) != board.reshape(-1))
+        cells = np.where(changed.any(1), changed.argmax(1), 0)
+        four = np.asarray(boards.reshape(65536, -1))[np.arange(65536), cells] == 2
+        np.add.at(counts, 2 * cells + four, weight)
+    return counts / 2**32
+
+
+@pytest.mark.parametrize("steps, action", [(0, None), (25, None), (60, "illegal")])
+def test_2048_the_split_is_the_step(steps, action):
+    env = holdemjax.make("2048")
+    state = _play(env, steps, seed=steps)
+    legal = np.asarray(state.legal_action_mask)
+    # an illegal move still slides (nothing) and gets its new tile, then the game ends
+    action = int(np.flatnonzero(~legal)[0] if action == "illegal" else np.flatnonzero(legal)[0])
+    after, probs = _check_split(env, state, action, _new_tile)
+    np.testing.assert_allclose(probs, _exact_spawn(after._board), rtol=0, atol=2e-7)
+    assert bool(after._spawn_pending) and env.num_chance_outcomes == 32
+
+
+def test_2048_full_board_puts_the_tile_on_cell_0():
+    board = jnp.arange(1, 17, dtype=jnp.int32).reshape(4, 4)
+    probs = np.asarray(p2048.spawn_probabilities(board))
+    assert probs[0] == pytest.approx(1 - 6554 / 65536) and probs[1] == pytest.approx(6554 / 65536)
+    np.testing.assert_allclose(probs, _exact_spawn(board), atol=2e-7)
+
+
+# ---------------------------------------------------------------------------- backgammon
+def _roll(after, nxt) -> int:
+    """The outcome step drew: the next player's roll as (low, high) faces."""
+    if not bool(after._roll_pending):
+        return 0
+    return bg.ROLLS.index(tuple(sorted(int(d) for d in nxt._dice)))
+
+
+def _turn_ending(env, seed):
+    """A state and an action that passes the turn (the next roll is the step's chance)."""
+    for steps in range(4, 40):
+        state = _play(env, steps, seed)
+        for action in np.flatnonzero(np.asarray(state.legal_action_mask)):
+            if bool(env.step_deterministic(state, int(action))._roll_pending):
+                return state, int(action)
+    raise AssertionError("no turn-ending move found")
+
+
+def test_backgammon_rolls_are_the_36_ordered_pairs():
+    counts = np.zeros(len(bg.ROLLS))
+    for a, b in itertools.product(range(6), repeat=2):
+        counts[bg.ROLLS.index((min(a, b), max(a, b)))] += 1
+    np.testing.assert_allclose(bg.ROLL_PROBABILITIES, counts / 36, rtol=1e-7)
+    assert len(bg.ROLLS) == 21
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_backgammon_the_split_is_the_step(seed):
+    env = holdemjax.make("backgammon")
+    state, action = _turn_ending(env, seed)
+    # step keeps the roll's dice in drawn order, the split as (low, high): the same roll
+    after, probs = _check_split(env, state, action, _roll, skip=("_dice",))
+    np.testing.assert_array_equal(probs, bg.ROLL_PROBABILITIES)
+    assert env.num_chance_outcomes == 21
+
+
+def test_backgammon_a_move_that_keeps_the_turn_has_no_chance():
+    env = holdemjax.make("backgammon")
+    for steps in range(0, 20):
+        state = _play(env, steps, seed=5)
+        for action in np.flatnonzero(np.asarray(state.legal_action_mask)):
+            after = env.step_deterministic(state, int(action))
+            if not bool(after._roll_pending):
+                np.testing.assert_array_equal(env.chance_outcomes(after), np.eye(21)[0])
+                _same(env.chance_step(after, 0),
+                      env.step(state, int(action), jax.random.key(9)))
+                return
+    pytest.fail("every move passed the turn")
+
+
+# ------------------------------------------------------------------ games without chance
+@pytest.mark.parametrize("env_id", ["kuhn_poker", "tic_tac_toe", "leduc_holdem"])
+def test_a_step_without_chance_is_its_own_afterstate(env_id):
+    env = holdemjax.make(env_id)
+    assert env.num_chance_outcomes == 1
+    state = _play(env, 1, seed=3)
+    for action in np.flatnonzero(np.asarray(state.legal_action_mask)):
+        after = env.step_deterministic(state, int(action))
+        _same(after, env.step(state, int(action)))
+        np.testing.assert_array_equal(env.chance_outcomes(after), [1.0])
+        _same(env.chance_step(after, 0), after)
+
+
+def test_the_split_under_jit_vmap_and_scan():
+    env = holdemjax.make("2048")
+    keys = jax.random.split(jax.random.key(0), 8)
+    states = jax.vmap(env.init)(keys)
+
+    def body(s, k):
+        action = jnp.argmax(s.legal_action_mask).astype(jnp.int32)
+        after = env.step_deterministic(s, action)
+        outcome = jax.random.categorical(k, jnp.log(env.chance_outcomes(after)))
+        return env.chance_step(after, outcome), after.rewards
+
+    run = jax.jit(jax.vmap(lambda s, k: jax.lax.scan(body, s, jax.random.split(k, 5))))
+    final, rewards = run(states, keys)
+    assert rewards.shape == (8, 5, 1) and final._board.shape == (8, 4, 4)
+    assert not bool(final._spawn_pending.any())
+    # five moves, five new tiles: the tiles only grow in number or merge
+    assert (np.asarray(final._step_count) == 5).all()
+
+
+def test_every_env_whose_step_draws_splits_it():
+    """An env whose ``_step`` reads its key has chance in its steps: it must split them (the
+    default hooks are those of a step without chance), and say it needs a step key."""
+    for path in sorted((ROOT / "envs").glob("*.py")):
+        for cls in ast.parse(path.read_text()).body:
+            if not isinstance(cls, ast.ClassDef):
+                continue
+            methods = {f.name: f for f in cls.body if isinstance(f, ast.FunctionDef)}
+            step = methods.get("_step")
+            if step is None:
+                continue
+            draws = any(isinstance(n, ast.Name) and n.id == "key"
+                        for stmt in step.body for n in ast.walk(stmt))
+            if draws:
+                assert {"_step_deterministic", "_chance_outcomes", "_chance_step"} <= set(
+                    methods), f"{path.name}: {cls.name} draws in _step without the split"
+                assert "requires_step_key = True" in ast.get_source_segment(
+                    path.read_text(), cls), cls.name
