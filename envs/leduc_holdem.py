@@ -12,7 +12,10 @@ unpaired card, otherwise the higher card wins; equal cards split (rewards 0).
 
 Chance: `init` draws from its key the first player (fair coin) and the deal (three cards without
 replacement: player 0's, player 1's, the public card, each ordered draw of deck positions equally
-likely); `step` uses no key.
+likely); `step` uses no key. The split of a step (`holdemjax.api`: `step_deterministic`,
+`chance_outcomes`, `chance_step`) deals the public card where the players see it dealt, at the
+step that closes round 0: 3 outcomes (its rank), each with its share of the four cards neither
+player holds.
 
 Actions (3): `CALL` = 0 (call, or check), `RAISE` = 1, `FOLD` = 2. `CALL` is always legal;
 `RAISE` while fewer than `MAX_RAISES` raises were made this round; `FOLD` only when facing a raise
@@ -127,6 +130,8 @@ class LeducState(State):
         default_factory=lambda: jnp.int32(NO_ACTION))
     _moves: Array = struct.field(  # [2, 4] int32: each round's actions, NO_ACTION where none
         default_factory=lambda: jnp.full((NUM_ROUNDS, MAX_ROUND_ACTIONS), NO_ACTION, jnp.int32))
+    _reveal_pending: Array = struct.field(  # [] bool: an afterstate awaiting the public card
+        default_factory=lambda: jnp.bool_(False))
 
     @property
     def env_id(self) -> str:
@@ -196,11 +201,34 @@ class LeducHoldem(Env):
             _moves=moves,
         )
 
+    # ----------------------------------------------------- the step split at its chance event
+    # The public card is drawn by `init` and hidden until round 1; seen from the players, the
+    # step that closes round 0 deals it: the split deals it there, from the four cards the two
+    # players do not hold (`chance_outcomes`: a rank's share of them). Over the hidden draws of
+    # `init`, `step` reveals each rank with exactly that probability.
+    num_chance_outcomes = property(lambda self: 3)  # the public card's rank
+
+    def _step_deterministic(self, state: LeducState, action: Array) -> LeducState:
+        nxt = self._step(state, action, None)
+        return nxt.replace(_reveal_pending=(nxt._round == 1) & (state._round == 0)
+                           & ~nxt.terminated)
+
+    def _chance_outcomes(self, state: LeducState) -> Array:
+        left = 2 - (state._cards[:2, None] == jnp.arange(3)).sum(0)  # copies not in a hand
+        none = jnp.arange(3) == 0
+        return jnp.where(state._reveal_pending, left.astype(jnp.float32) / 4, none)
+
+    def _chance_step(self, state: LeducState, outcome: Array) -> LeducState:
+        public = jnp.where(state._reveal_pending, outcome, state._cards[2])
+        return state.replace(_cards=state._cards.at[2].set(public),
+                             _reveal_pending=jnp.bool_(False))
+
     def _observe(self, state: LeducState, player_id: Array) -> Array:
         me0 = player_id == 0
         c0, c1 = state._chips[0], state._chips[1]
         hand = jnp.where(me0, state._cards[0], state._cards[1])
-        public = jnp.where(state._round == 1, OBS_PUBLIC.start + state._cards[2], -1)
+        shown = (state._round == 1) & ~state._reveal_pending  # (an afterstate: not dealt yet)
+        public = jnp.where(shown, OBS_PUBLIC.start + state._cards[2], -1)
         mine = OBS_MY_CHIPS.start + jnp.where(me0, c0, c1)
         theirs = OBS_OPP_CHIPS.start + jnp.where(me0, c1, c0)
         i = jnp.arange(OBS_SIZE, dtype=jnp.int32)

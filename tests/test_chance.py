@@ -162,8 +162,49 @@ def test_backgammon_a_move_that_keeps_the_turn_has_no_chance():
     pytest.fail("every move passed the turn")
 
 
+# -------------------------------------------------------------------------------- Leduc
+def test_leduc_deals_the_public_card_where_the_players_see_it():
+    """The hidden card `init` drew is revealed by the step that closes round 0: over the hidden
+    draws (`KEYS` games, call-call), the revealed rank given the two private cards follows
+    `chance_outcomes` (a rank's share of the four cards nobody holds), and the split given that
+    rank is the step."""
+    env = holdemjax.make("leduc_holdem")
+    keys = jax.random.split(jax.random.key(7), KEYS)
+    starts = jax.jit(jax.vmap(env.init))(keys)
+    call = jnp.zeros(KEYS, jnp.int32)
+    opened = jax.jit(jax.vmap(env.step))(starts, call)
+    nexts = jax.jit(jax.vmap(env.step))(opened, call)
+    afters = jax.jit(jax.vmap(env.step_deterministic))(opened, call)
+    assert bool(afters._reveal_pending.all()) and not bool(nexts._reveal_pending.any())
+    # the afterstate shows no public card yet; the step shows it
+    public = slice(3, 6)
+    assert not np.asarray(afters.observation)[:, public].any()
+    assert np.asarray(nexts.observation)[:, public].any(axis=1).all()
+    probs = np.asarray(jax.vmap(env.chance_outcomes)(afters), np.float64)
+    revealed = np.asarray(nexts._cards[:, 2])
+    assert (probs[np.arange(KEYS), revealed] > 0).all()
+    _same(jax.jit(jax.vmap(env.chance_step))(afters, jnp.asarray(revealed)), nexts)
+    # chi-square of the (private pair, revealed rank) counts against the announced probabilities
+    pair = np.asarray(nexts._cards[:, 0] * 3 + nexts._cards[:, 1])
+    seen, want = np.zeros((9, 3)), np.zeros((9, 3))
+    np.add.at(seen, (pair, revealed), 1)
+    np.add.at(want, pair, probs)
+    live = want > 0
+    assert (seen[~live] == 0).all()
+    test = stats.chisquare(seen[live], want[live])
+    assert test.pvalue > 1e-4, (seen, want)
+
+
+def test_leduc_steps_inside_a_round_have_no_chance():
+    env = holdemjax.make("leduc_holdem")
+    state = env.init(jax.random.key(2))
+    after = env.step_deterministic(state, 1)  # a raise opens round 0: nothing dealt
+    np.testing.assert_array_equal(env.chance_outcomes(after), [1.0, 0.0, 0.0])
+    _same(env.chance_step(after, 0), env.step(state, 1))
+
+
 # ------------------------------------------------------------------ games without chance
-@pytest.mark.parametrize("env_id", ["kuhn_poker", "tic_tac_toe", "leduc_holdem"])
+@pytest.mark.parametrize("env_id", ["kuhn_poker", "tic_tac_toe"])
 def test_a_step_without_chance_is_its_own_afterstate(env_id):
     env = holdemjax.make(env_id)
     assert env.num_chance_outcomes == 1
