@@ -27,6 +27,18 @@ from holdemjax.envs import play2048 as p2048
 
 KEYS = 3000
 ROOT = pathlib.Path(__file__).resolve().parents[1]
+_ENVS: dict = {}
+
+
+def _env(env_id):
+    """One env per id for the whole file, and its compiled batch programs (built once)."""
+    if env_id not in _ENVS:
+        env = holdemjax.make(env_id)
+        _ENVS[env_id] = env, {
+            "steps": jax.jit(jax.vmap(env.step, in_axes=(None, None, 0))),
+            "complete": jax.jit(jax.vmap(env.chance_step, in_axes=(None, 0))),
+        }
+    return _ENVS[env_id]
 
 
 def _same(a, b, skip=()):
@@ -39,29 +51,30 @@ def _same(a, b, skip=()):
 
 def _play(env, steps, seed):
     """A state after ``steps`` random legal moves (every move drawn from ``seed``)."""
-    key = jax.random.key(seed)
-    state = env.init(key)
+    rng = np.random.default_rng(seed)
+    state = env.init(jax.random.key(seed))
     for i in range(steps):
-        k = jax.random.fold_in(key, i)
         legal = np.flatnonzero(np.asarray(state.legal_action_mask))
-        action = int(legal[int(jax.random.randint(k, (), 0, len(legal)))])
-        state = env.step(state, action, jax.random.fold_in(k, 1))
+        action = int(legal[rng.integers(len(legal))])
+        state = env.step(state, action, jax.random.key(1000 * seed + i))
         assert not bool(state.terminated)
     return state
 
 
-def _check_split(env, state, action, outcome_of, skip=()):
+def _check_split(env_id, state, action, outcome_of, skip=()):
     """Over `KEYS` hidden keys: step == chance_step(step_deterministic, the outcome step drew),
     and the outcomes' counts fit `chance_outcomes` (chi-square)."""
+    env, programs = _env(env_id)
     keys = jax.random.split(jax.random.key(123), KEYS)
-    nexts = jax.jit(jax.vmap(lambda k: env.step(state, action, k)))(keys)
+    nexts = programs["steps"](state, jnp.int32(action), keys)
     after = env.step_deterministic(state, action)
     probs = np.asarray(env.chance_outcomes(after), np.float64)
     assert probs.shape == (env.num_chance_outcomes,) and abs(probs.sum() - 1) < 1e-6
-    outcomes = np.array([outcome_of(after, jax.tree.map(lambda x, i=i: x[i], nexts))
+    host_after, host_nexts = jax.device_get((after, nexts))
+    outcomes = np.array([outcome_of(host_after, jax.tree.map(lambda x, i=i: x[i], host_nexts))
                          for i in range(KEYS)])
     assert (probs[outcomes] > 0).all()  # step never draws an outcome called impossible
-    completed = jax.jit(jax.vmap(env.chance_step, in_axes=(None, 0)))(after, outcomes)
+    completed = programs["complete"](after, jnp.asarray(outcomes, jnp.int32))
     _same(completed, nexts, skip)
     seen = np.bincount(outcomes, minlength=len(probs))
     live = probs > 0
@@ -95,12 +108,14 @@ def _exact_spawn(board) -> np.ndarray:
 
 @pytest.mark.parametrize("steps, action", [(0, None), (25, None), (60, "illegal")])
 def test_2048_the_split_is_the_step(steps, action):
-    env = holdemjax.make("2048")
+    env, _ = _env("2048")
     state = _play(env, steps, seed=steps)
+    while action == "illegal" and np.asarray(state.legal_action_mask).all():
+        state = env.step(state, 0, jax.random.key(int(state._step_count)))  # until one is
     legal = np.asarray(state.legal_action_mask)
     # an illegal move still slides (nothing) and gets its new tile, then the game ends
     action = int(np.flatnonzero(~legal)[0] if action == "illegal" else np.flatnonzero(legal)[0])
-    after, probs = _check_split(env, state, action, _new_tile)
+    after, probs = _check_split("2048", state, action, _new_tile)
     np.testing.assert_allclose(probs, _exact_spawn(after._board), rtol=0, atol=2e-7)
     assert bool(after._spawn_pending) and env.num_chance_outcomes == 32
 
@@ -140,16 +155,16 @@ def test_backgammon_rolls_are_the_36_ordered_pairs():
 
 @pytest.mark.parametrize("seed", [0, 1])
 def test_backgammon_the_split_is_the_step(seed):
-    env = holdemjax.make("backgammon")
+    env, _ = _env("backgammon")
     state, action = _turn_ending(env, seed)
     # step keeps the roll's dice in drawn order, the split as (low, high): the same roll
-    after, probs = _check_split(env, state, action, _roll, skip=("_dice",))
+    after, probs = _check_split("backgammon", state, action, _roll, skip=("_dice",))
     np.testing.assert_array_equal(probs, bg.ROLL_PROBABILITIES)
     assert env.num_chance_outcomes == 21
 
 
 def test_backgammon_a_move_that_keeps_the_turn_has_no_chance():
-    env = holdemjax.make("backgammon")
+    env, _ = _env("backgammon")
     for steps in range(0, 20):
         state = _play(env, steps, seed=5)
         for action in np.flatnonzero(np.asarray(state.legal_action_mask)):
