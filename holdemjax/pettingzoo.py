@@ -33,10 +33,15 @@ from __future__ import annotations
 
 import functools
 
-import gymnasium
 import jax
 import numpy as np
-from pettingzoo import AECEnv
+
+try:
+    import gymnasium
+    from pettingzoo import AECEnv
+except ImportError as exc:  # the optional extra
+    raise ImportError(f"holdemjax.pettingzoo needs PettingZoo and Gymnasium ({exc}): "
+                      "pip install 'holdemjax[pettingzoo]'") from exc
 
 from holdemjax.registry import make
 
