@@ -10,6 +10,11 @@ both registries are included without editing this file). Both sides play random 
 compiled ``lax.scan`` (`holdemjax.bench.JaxEnvSide`); each figure is the median of its windows.
 Writes ``benchmarks/results/envs_vs_pgx.json`` (``--name``: another file name, e.g. ``go_vs_pgx``
 for a run of some envs only; ``--no-write``: print only).
+
+``--envpool``: envpool's C++ ports of the same games (`holdemjax.bench.EnvpoolSide`: its own
+synchronous batch on every core, the same random policy) measured in the same interleaved
+windows as a third side; the goal against it is to be at least as fast (``ENVPOOL_GOAL``).
+``python benchmarks/bench_envs.py --envpool --batch 1024 --name envs_vs_envpool``.
 """
 
 from __future__ import annotations
@@ -27,6 +32,8 @@ GOALS = {env: 1.5 for env in ("kuhn_poker", "tic_tac_toe", "hex", "connect_four"
 GOALS.update({"go_9x9": 3.0, "go_19x19": 3.0,  # issue 18
               "backgammon": 3.0, "gardner_chess": 3.0})  # issue 19
 GOAL_BATCHES = (1024,)
+#: Goal: at least envpool's steps/s (its C++ ports of the pgx games) on this CPU.
+ENVPOOL_GOAL = 1.0
 
 
 def shared_envs() -> list[str]:
@@ -49,6 +56,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", help="folder for the results file (default benchmarks/results)")
     ap.add_argument("--name", default="envs_vs_pgx", help="results file name, without .json")
     ap.add_argument("--no-write", action="store_true", help="print only; write no results file")
+    ap.add_argument("--envpool", action="store_true",
+                    help="also measure envpool's C++ port of each game (a third side)")
     args = ap.parse_args(argv)
     console = Console(width=max(Console().width, 120))
     load_before = os.getloadavg()
@@ -56,24 +65,35 @@ def main(argv: list[str] | None = None) -> int:
     cells, comparisons = [], []
     for env_id in envs:
         for batch in args.batch:
-            ours, peer = bench.bench_env_cells(env_id, batch, args.seconds, True, args.windows)
-            goal = GOALS.get(env_id) if batch in GOAL_BATCHES else None
+            ours, peer, *pool = bench.bench_env_cells(env_id, batch, args.seconds, True,
+                                                      args.windows, envpool=args.envpool)
+            # (a run with envpool judges the goal against envpool; the pgx goals are judged by
+            # the run without it, envs_vs_pgx.json, so no goal is counted twice)
+            goal = GOALS.get(env_id) if batch in GOAL_BATCHES and not args.envpool else None
             comp = bench.compare(f"{env_id} B={batch}", ours, peer, goal)
-            cells += [ours, peer]
+            cells += [ours, peer, *pool]
             comparisons.append(comp)
             console.print(f"{comp.key}: {ours.median:,.0f} / {peer.median:,.0f} steps/s = "
                           f"{comp.ratio:.2f}x (q1 {comp.q1:.2f})", highlight=False)
+            for other in pool:
+                vs = bench.compare(f"{env_id} B={batch} vs envpool", ours, other,
+                                   ENVPOOL_GOAL if batch in GOAL_BATCHES else None)
+                comparisons.append(vs)
+                console.print(f"{vs.key}: {ours.median:,.0f} / {other.median:,.0f} steps/s = "
+                              f"{vs.ratio:.2f}x (q1 {vs.q1:.2f})", highlight=False)
     path = None if args.no_write else bench.write_results(
         args.name, title="Side games vs pgx: steps/s under jit(vmap(scan(step)))",
         cells=cells, comparisons=comparisons, out_dir=args.out, load_before=load_before,
         params={"envs": envs, "batches": args.batch, "seconds": args.seconds,
-                "windows": args.windows, "policy": "act_randomly", "reset": "auto_reset"})
+                "windows": args.windows, "policy": "act_randomly", "reset": "auto_reset",
+                "envpool": args.envpool})
     table = Table(title="steps/s, median of interleaved windows")
-    for col in ("env", "batch", "holdemjax", "pgx", "ratio", "rounds", "goal"):
+    for col in ("env", "batch", "holdemjax", "peer", "ratio", "rounds", "goal"):
         table.add_column(col, justify="right")
     for comp in comparisons:
         rr = comp.round_ratios
-        table.add_row(comp.ours.info["env"], str(comp.ours.info["batch"]),
+        table.add_row(comp.key.split(" B=")[0] + (" (envpool)" if "envpool" in comp.key else ""),
+                      str(comp.ours.info["batch"]),
                       f"{comp.ours.median:,.0f}", f"{comp.peer.median:,.0f}",
                       f"{comp.ratio:.2f}x", f"{min(rr):.2f}-{max(rr):.2f}",
                       "" if comp.goal is None else

@@ -22,7 +22,8 @@ README = ROOT / "README.md"
 START, END = "<!-- benchmarks:start -->", "<!-- benchmarks:end -->"
 
 #: Results files in the order the doc shows them (others follow, by name).
-ORDER = ("sng_vs_openspiel", "engine", "envs_vs_pgx", "board_vs_pgx", "go_vs_pgx",
+ORDER = ("sng_vs_openspiel", "engine", "envs_vs_pgx", "envs_vs_envpool", "board_vs_pgx",
+         "go_vs_pgx",
          "evaluator", "series")
 
 HEAD = """# Benchmarks

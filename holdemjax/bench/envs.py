@@ -6,11 +6,13 @@ from __future__ import annotations
 import dataclasses
 import importlib.metadata
 import importlib.util
+import os
 import random
 import time
 from collections.abc import Callable
 
 import jax
+import numpy as np
 
 from holdemjax import xla
 from holdemjax.bench.compile import kernel_counts, make_pgx, pgx_peer_id
@@ -25,7 +27,8 @@ from holdemjax.bench.core import (
 from holdemjax.experimental import act_randomly, auto_reset
 
 __all__ = [
-    "JaxEnvSide", "OpenSpielSide", "Measurement", "measure", "bench_env", "bench_env_cells",
+    "JaxEnvSide", "OpenSpielSide", "EnvpoolSide", "ENVPOOL_IDS", "envpool_available",
+    "Measurement", "measure", "bench_env", "bench_env_cells",
     "scan_length", "openspiel_game_string", "play_openspiel", "openspiel_available", "peer_of",
     "ratio",
 ]
@@ -90,6 +93,60 @@ class JaxEnvSide(Side):
                 break
         return {"count": calls * self.length * self.batch, "episodes": episodes,
                 "seconds": elapsed}
+
+
+# ----------------------------------------------------------------------------- envpool
+#: holdemjax env id -> envpool's C++ port of the same pgx game (envpool >= 1.2), its options.
+ENVPOOL_IDS = {
+    "tic_tac_toe": ("TicTacToe-v1", {}), "connect_four": ("ConnectFour-v1", {}),
+    "hex": ("Hex-v1", {}), "othello": ("Othello-v1", {}), "kuhn_poker": ("KuhnPoker-v1", {}),
+    "leduc_holdem": ("LeducHoldem-v1", {}), "2048": ("Play2048-v1", {}),
+    "backgammon": ("Backgammon-v1", {}), "gardner_chess": ("GardnerChess-v1", {}),
+    "go_9x9": ("Go9x9-v1", {"rules": "pgx"}), "go_19x19": ("Go19x19-v1", {"rules": "pgx"}),
+}
+
+
+def envpool_available() -> bool:
+    return importlib.util.find_spec("envpool") is not None
+
+
+class EnvpoolSide(Side):
+    """envpool's C++ port of a pgx game, as its fastest honest user runs it: one synchronous
+    batch of ``batch`` envs stepped together on every core (``num_threads`` = the CPU count),
+    its own auto-reset, the same random policy as ours (uniform over the legal actions, drawn
+    with numpy in one vectorized call per batch)."""
+
+    unit = "steps/s"
+
+    def __init__(self, env_id: str, batch: int, seed: int = 0):
+        super().__init__()
+        import envpool
+
+        task, options = ENVPOOL_IDS[env_id]
+        self.name, self.batch = "envpool", batch
+        t0 = time.perf_counter()
+        self.env = envpool.make(task, env_type="gymnasium", num_envs=batch, batch_size=batch,
+                                num_threads=os.cpu_count() or 1, seed=seed, **options)
+        _, self.info_ = self.env.reset()
+        self.compile_s = time.perf_counter() - t0  # (building the pool: no compile)
+        self.rng = np.random.default_rng(seed)
+        self.info = {"env": env_id, "batch": batch, "task": task,
+                     "threads": os.cpu_count() or 1,
+                     "version": importlib.metadata.version("envpool")}
+
+    def _run(self, seconds: float) -> dict:
+        calls, episodes, t0 = 0, 0, time.perf_counter()
+        while True:
+            mask = self.info_["legal_action_mask"]
+            pick = np.where(mask, self.rng.random(mask.shape), -1.0).argmax(axis=1)
+            _, _, terminated, truncated, self.info_ = self.env.step(pick,
+                                                                     self.info_["env_id"])
+            calls += 1
+            episodes += int((terminated | truncated).sum())
+            elapsed = time.perf_counter() - t0
+            if elapsed >= seconds:
+                break
+        return {"count": calls * self.batch, "episodes": episodes, "seconds": elapsed}
 
 
 # ----------------------------------------------------------------------------- OpenSpiel
@@ -215,10 +272,11 @@ def _openspiel_game(env) -> str | None:
 
 
 def bench_env_cells(env_id: str, batch: int, seconds: float, peer: bool = True,
-                    windows: int = DEFAULT_WINDOWS, openspiel: bool = True) -> list[Cell]:
+                    windows: int = DEFAULT_WINDOWS, openspiel: bool = True,
+                    envpool: bool = False) -> list[Cell]:
     """Ours and the peer (pgx at the same batch, or OpenSpiel for the hold'em tables unless
     not `openspiel`) at one batch size, in interleaved windows; `seconds` of run time per
-    side."""
+    side. With `envpool` (where installed and the game has a port), envpool's side last."""
     from holdemjax.registry import make
 
     env = make(env_id)
@@ -233,6 +291,8 @@ def bench_env_cells(env_id: str, batch: int, seconds: float, peer: bool = True,
             spiel = OpenSpielSide(game, RAISE_SLOTS_MENU, seed=batch)
             spiel.info.update(env=env_id, batch=batch)
             sides.append(spiel)
+    if envpool and env_id in ENVPOOL_IDS and envpool_available():
+        sides.append(EnvpoolSide(env_id, batch, seed=batch))
     interleave(sides, seconds, windows)
     return [s.cell() for s in sides]
 
