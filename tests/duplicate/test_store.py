@@ -9,7 +9,7 @@ import sqlite3
 import pytest
 
 from holdemjax.duplicate import match as M
-from holdemjax.duplicate import scores
+from holdemjax.duplicate import references, scores
 from holdemjax.duplicate.names import BadName
 from holdemjax.duplicate.store import Sealed, Store
 
@@ -90,8 +90,12 @@ def test_join_rules(tmp_path):
             M.play_line(s, m.id, "late", M.BotHero("random"))
         with pytest.raises(M.MatchError, match="kept as played \\(finished\\)"):
             M.play_line(s, m.id, "solo", M.BotHero("random"))
+        # issue 36 point 8: the store never plays: the close it made when the last line
+        # finished played no reference line; whoever reads the results plays them
+        assert set(s.lines(m.id)) == {"solo"}
+        references.play(s, m.id)
         lines = s.lines(m.id)
-        assert {f"ref:{t}" for t in M.tier_names()} <= set(lines)  # played at close
+        assert {f"ref:{t}" for t in M.tier_names()} <= set(lines)
         assert all(len(line.hands) == 3 for line in lines.values())
         board = scores.leaderboard(m.spec, lines)
         assert board["compared_with"] == "ref:intermediate"
@@ -167,6 +171,9 @@ def test_close_is_idempotent_and_reveals(tmp_path):
         first = s.close_match(m.id, "closed")
         again = s.close_match(m.id, "other reason")
         assert first == again and first.close_reason == "closed"
+        # issue 36 point 8: closing is a write, never a line played (it played three)
+        assert s.verify(m.id)["hands_checked"] == 0 and s.references(m.id) == {}
+        references.play(s, m.id)
         result = s.verify(m.id)
         assert result["ok"] and result["seed"] == 6 and result["hands_checked"] == 9  # 3 refs
         with pytest.raises(ValueError, match="deadline .* is not in the future"):
@@ -252,6 +259,7 @@ def test_a_version_1_store_is_upgraded_and_its_32_bit_seed_deals_as_before(tmp_p
         assert s.match("m1").versions == {} and s.match("m1").seed is None
         assert M.play_line(s, "m1", "late", M.BotHero("advanced")) == "finished"
         s.close_match("m1")
+        references.play(s, "m1")
         assert s.match("m1").seed == 4_000_000_000
         result = s.verify("m1")
         assert result["ok"] and result["hands_replayed"] == 12  # the line and 3 references
