@@ -71,6 +71,8 @@ class Worker:
                 return True
             if self._stop.is_set() or not missing(self.store, match_id):
                 return False
+            hands = self.store.match(match_id).spec.hands
+            self.progress.setdefault(match_id, (0, len(names()) * hands))  # shown from now
             job = self._jobs[match_id] = threading.Thread(
                 target=self._run, args=(match_id,), daemon=True,
                 name=f"references-{match_id}")

@@ -249,6 +249,21 @@ def test_errors_go_to_stderr_with_exit_2_and_nothing_on_stdout(tmp_path):
     assert ran.code == 1 and "is sealed until it closes" in ran.err and ran.out == "", ran
 
 
+def test_results_of_a_match_that_closed_by_itself_play_its_references_first(tmp_path):
+    """Issue 36 point 8: the store no longer plays the reference lines when a match closes by
+    itself (here: its one participant finished); the result commands play what is missing,
+    with a progress bar on stderr, before they read."""
+    store = tmp_path / "r.sqlite"
+    mid = json.loads(run_cli(store, "create", "--seats", 3, "--hands", 2, "--participants", 1,
+                             "--references", "close", "--json").out)["match"]
+    assert run_cli(store, "run", mid, "random").code == 0
+    with Store(store) as s:
+        assert s.match(mid).state == "closed" and s.references(mid) == {}
+    ran = run_cli(store, "leaderboard", mid, "--json")
+    assert ran.code == 0 and json.loads(ran.out)["compared_with"] == "ref:intermediate", ran
+    assert "reference lines" in ran.err
+
+
 def test_create_plays_the_reference_lines_and_shows_progress(tmp_path):
     ran = run_cli(tmp_path / "m.sqlite", "create", "--seats", 3, "--hands", 10)
     assert ran.code == 0, ran

@@ -230,3 +230,18 @@ def _checkpoint_upload(client, command, Store):
     with Store(str(client.store_path)) as s:
         lines = s.lines(mid)
     assert lines["upload"].hands and lines["upload"].hands == lines["by-file"].hands
+
+
+def test_close_answers_at_once_and_results_wait_for_the_references(client):
+    """Issue 36 points 2 and 8: closing is a write that answers at once (it played the missing
+    reference lines inside the request, under the global lock); a closed match's results
+    answer 503 naming the progress while the background worker plays them, never a partial
+    field."""
+    mid = _create(client, hands=1000)["match"]
+    st = client.post(f"/api/matches/{mid}/close", headers=OP).json()
+    assert st["state"] == "closed" and st["preparing"], st
+    r = client.get(f"/api/matches/{mid}/leaderboard")
+    assert r.status_code == 503 and "reference lines are being played" in r.json()["detail"]
+    assert client.get(f"/m/{mid}/leaderboard").status_code == 503
+    status = client.get(f"/api/matches/{mid}").json()
+    assert status["preparing"] and status["references"][1] == 3000
