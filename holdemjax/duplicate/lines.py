@@ -71,6 +71,7 @@ class LineService:
 
     def results_ready(self, match_id: str) -> None:
         """`store.Sealed` while open; `Preparing` while its reference lines are played."""
+        self.store.refresh(match_id)  # closing at the deadline: a call, made here
         self.store.require_closed(match_id)
         if self.references.start(match_id):
             done, total = self.references.progress.get(match_id, (0, None))

@@ -382,11 +382,11 @@ class Store(Doors):
                            "WHERE id = ?", (now.isoformat(), reason, match_id))
         return self.match(match_id)
 
-    def require_closed(self, match_id: str, now: dt.datetime | None = None) -> MatchRecord:
-        """The match record if it is closed; `Sealed` (saying how it will close) if not."""
-        if self.refresh(match_id, now) == "closed":
-            return self.match(match_id)
+    def require_closed(self, match_id: str) -> MatchRecord:
+        """The closed match's record, else `Sealed` saying how it closes (a read: `refresh`)."""
         m = self.match(match_id)
+        if m.state == "closed":
+            return m
         ways = [f"`holdemjax duplicate close {match_id}`"]
         if m.spec.deadline:
             ways.append(f"its deadline {m.spec.deadline}")
