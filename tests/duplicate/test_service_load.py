@@ -85,3 +85,23 @@ def test_a_slow_line_holds_no_other_request(tmp_path, monkeypatch):
         thread.join()
         assert waited < 2.0, f"a read and another line's action waited {waited:.1f} s"
         op.close()
+
+
+def test_the_figures_docs_duplicate_quotes_are_the_results_file_s():
+    """docs/duplicate.md quotes benchmarks/results/duplicate_load.json, never a figure of its
+    own (a speed figure belongs in the benchmark)."""
+    import json
+    import pathlib
+    import statistics
+
+    root = pathlib.Path(__file__).resolve().parents[2]
+    doc = json.loads((root / "benchmarks" / "results" / "duplicate_load.json").read_text())
+    text = " ".join((root / "docs" / "duplicate.md").read_text().split())
+    club, burst = doc["summary"]["club"], doc["summary"]["burst"]
+    p50 = statistics.median(r["actions"]["p50_ms"] for r in doc["rounds"]["club"])
+    for figure in (f"action p95 was {club['action_p95_ms_median']:.1f} ms",
+                   f"worst {club['action_p95_ms_worst']:.1f} ms", f"p50 {p50:.1f} ms",
+                   f"read's p95 {club['read_p95_ms_median']:.1f} ms",
+                   f"the queue, {burst['action_p95_ms_median']:.0f} ms"):
+        assert figure in text, figure
+    assert doc["goal"]["met"] == (club["action_p95_ms_median"] <= doc["goal"]["p95_ms"])
