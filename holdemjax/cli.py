@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 
-__all__ = ["main"]
+__all__ = ["main", "build_parser", "hero_loaders"]
 
 
 def _fail(line: str) -> int:
@@ -289,6 +289,14 @@ def _sampled_checkpoint_hero(path: str):
     return _checkpoint_hero(path, greedy=False)
 
 
+def hero_loaders():
+    """The kinds of file beyond .wasm that ``holdemjax duplicate run`` and ``serve`` play: a
+    PPO checkpoint (``.msgpack``), greedy or sampled (`holdemjax.duplicate.entrants`)."""
+    from holdemjax.duplicate.entrants import HeroLoaders
+
+    return HeroLoaders({".msgpack": _checkpoint_hero}, {".msgpack": _sampled_checkpoint_hero})
+
+
 def _series_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=0, help="series seed (default 0)")
     p.add_argument("--out", help="output folder (default VARIANT-seedSEED)")
@@ -361,10 +369,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "likely action)")
     export.set_defaults(func=_export_wasm)
     from holdemjax.duplicate.cli import add_parser as add_duplicate_parser
-    from holdemjax.duplicate.cli import register_hero
 
-    add_duplicate_parser(sub)
-    register_hero(".msgpack", _checkpoint_hero, sampled=_sampled_checkpoint_hero)
+    add_duplicate_parser(sub, hero_loaders())
     return parser
 
 

@@ -1,15 +1,18 @@
 """``holdemjax duplicate ...``: create a match, play it (a person, a wasm file or a registered
 bot), close it, and read it once closed (leaderboard, review, style, report, verify).
 
-`add_parser(subparsers)` adds the ``duplicate`` command to the ``holdemjax`` parser; `main`
-runs it on its own (``python -m holdemjax.duplicate.cli``). Exit status: 0 done, 1 sealed (the
-match is still open) or a verification failure, 2 a bad request (unknown match, bad value, a
-policy that fails to load).
+`add_parser(subparsers, heroes)` adds the ``duplicate`` command to the ``holdemjax`` parser
+(``heroes``: the `entrants.HeroLoaders` of the kinds of file beyond .wasm it plays: the
+``holdemjax`` command passes ``.msgpack``); `main` runs it on its own (``python -m
+holdemjax.duplicate.cli``). Results go to stdout, every error line to stderr. Exit status: 0
+done, 1 sealed (the match is still open) or a verification failure, 2 a bad request (unknown
+match, bad value, a policy that fails to load).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime as dt
 import getpass
 import json
@@ -17,43 +20,26 @@ import pathlib
 import re
 import sys
 
-from holdemjax.duplicate import keyring
+from holdemjax.duplicate import keyring, references
+from holdemjax.duplicate.entrants import HeroLoaders
 
-__all__ = ["add_parser", "main", "register_hero"]
+__all__ = ["add_parser", "main"]
 
 DEFAULT_STORE = "duplicate.sqlite"
 
-#: File suffix -> factory(path) of a hero for ``duplicate run`` beyond .wasm files and the
-#: registered bots. The rooms above this one register theirs (the `holdemjax` command adds
-#: ``.msgpack``: a PPO checkpoint's JAX policy, docs/export.md), so this room imports none of them.
-HERO_LOADERS: dict = {}
-#: File suffix -> factory(path) of the same kind of hero playing sampled (``duplicate run FILE
-#: --sample``), for the kinds that can.
-SAMPLED_LOADERS: dict = {}
 
+@contextlib.contextmanager
+def _progress_bar(what: str, *, stderr: bool = False):
+    """Yields a callback ``(done, total)`` shown as a rich progress bar (on stderr with
+    ``stderr``; a log that is not a terminal gets rich's plain rendering)."""
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
-def register_hero(suffix: str, factory, *, sampled=None) -> None:
-    """Let ``duplicate run MATCH FILE`` play FILE (ending in ``suffix``) as ``factory(FILE)``,
-    and ``duplicate run MATCH FILE --sample`` as ``sampled(FILE)`` when ``sampled`` is given."""
-    HERO_LOADERS[suffix] = factory
-    if sampled is not None:
-        SAMPLED_LOADERS[suffix] = sampled
-
-
-def _progress_bar(con, what: str):
-    """A callback ``(done, total)`` that prints ``what`` done/total on one line (a tty) or
-    every tenth of the way (a log)."""
-    step = [0]
-
-    def show(done: int, total: int) -> None:
-        if con.file.isatty():
-            print(f"\r{what}: {done}/{total} hands", end="" if done < total else "\n",
-                  flush=True, file=con.file)
-        elif done * 10 // total > step[0] or done == total:
-            step[0] = done * 10 // total
-            con.print(f"{what}: {done}/{total} hands")
-
-    return show
+    console = Console(stderr=stderr, highlight=False, markup=False)
+    with Progress(TextColumn(what), BarColumn(), MofNCompleteColumn(), TextColumn("hands"),
+                  console=console) as bar:
+        task = bar.add_task(what, total=None)
+        yield lambda done, total: bar.update(task, completed=done, total=total)
 
 
 def _console_err():
@@ -93,8 +79,8 @@ def _create(args, store, con) -> int:
                      bots=bots, participants=args.participants, deadline=_deadline(args.deadline))
     m = store.create_match(spec, args.seed)
     if args.references == "create":  # the long part of a long match, with its progress shown
-        store.play_references(m.id, progress=_progress_bar(
-            con if not args.json else _console_err(), "reference lines"))
+        with _progress_bar("reference lines", stderr=args.json) as show:
+            references.play(store, m.id, progress=show)
     if args.json:
         print(json.dumps({"match": m.id, "commitment": m.commitment}))
     else:
@@ -130,8 +116,8 @@ def _close(args, store, con) -> int:
     m = store.match(args.match)
     if m.state == "closed":
         con.print(f"match {m.id} was already closed ({m.close_reason}, {m.closed_at})")
-    m = store.close_match(args.match, "closed",
-                          progress=_progress_bar(con, "reference lines"))
+    m = store.close_match(args.match, "closed")
+    _references(store, args.match)
     for p in store.participants(args.match):
         if p.status == "unfinished":
             done, _ = store.progress(args.match, p.name)
@@ -148,33 +134,30 @@ def _run(args, store, con) -> int:
 
     source = args.policy
     suffix = pathlib.Path(source).suffix
-    if args.sample and not (suffix in SAMPLED_LOADERS and pathlib.Path(source).is_file()):
-        con.print(f"--sample plays a policy file that can be sampled (a file of kind "
-                  f"{', '.join(sorted(SAMPLED_LOADERS)) or '-'}); {source!r} is not one (a "
-                  ".wasm module plays as it was built: holdemjax export-wasm --sample)",
-                  style="red")
-        return 2
+    heroes: HeroLoaders = args.hero_loaders
+    if args.sample and not (suffix in heroes.sampled and pathlib.Path(source).is_file()):
+        raise ValueError(f"--sample plays a policy file that can be sampled (a file of kind "
+                         f"{', '.join(sorted(heroes.sampled)) or '-'}); {source!r} is not one "
+                         "(a .wasm module plays as it was built: holdemjax export-wasm --sample)")
     if args.sample:
-        hero = SAMPLED_LOADERS[suffix](source)
+        hero = heroes.sampled[suffix](source)
         name = args.name or f"{pathlib.Path(source).stem}-sample"
     elif source in M.bot_names():
         hero, name = M.BotHero(source), args.name or source
-    elif suffix in HERO_LOADERS and pathlib.Path(source).is_file():
-        hero = HERO_LOADERS[suffix](source)
+    elif suffix in heroes.files and pathlib.Path(source).is_file():
+        hero = heroes.files[suffix](source)
         name = args.name or pathlib.Path(source).stem
     elif pathlib.Path(source).is_file():
         hero, name = WasmHero(source), args.name or pathlib.Path(source).stem
     else:
-        con.print(f"{source!r} is neither a .wasm file nor a registered bot "
-                  f"({', '.join(M.bot_names())}) nor a file of kind "
-                  f"{', '.join(sorted(HERO_LOADERS)) or '-'}", style="red")
-        return 2
+        raise ValueError(f"{source!r} is neither a .wasm file nor a registered bot "
+                         f"({', '.join(M.bot_names())}) nor a file of kind "
+                         f"{', '.join(sorted(heroes.files)) or '-'}")
     try:
         status = M.play_line(store, args.match, name, hero,
                              key=keyring.line_key(store, args.match, name))
     except PolicyLoadError as exc:
-        con.print(f"{exc}: it does not join the match", style="red")
-        return 2
+        raise ValueError(f"{exc}: it does not join the match") from None
     except SeriesVoid as exc:  # nobody's fault: nothing charged, the line kept as played
         _console_err().print(f"{exc}; line {name!r} is kept as played, unfinished: run the "
                              "same command again to resume it", style="red", soft_wrap=True)
@@ -206,8 +189,9 @@ def _close_field(args, store, con) -> int:
 def _serve(args, store, con) -> int:
     from holdemjax.duplicate.service import serve
 
-    store.close()  # the service opens its own connection
-    return serve(args.store, host=args.host, port=args.port, max_lines=args.max_lines)
+    store.close()  # the service opens its own connections
+    return serve(args.store, host=args.host, port=args.port, max_lines=args.max_lines,
+                 hero_loaders=args.hero_loaders)
 
 
 def _leaderboard(args, store, con) -> int:
@@ -346,6 +330,14 @@ def _verify(args, store, con) -> int:
     return 0 if result["ok"] else 1
 
 
+def _references(store, match_id: str) -> None:
+    """Play what is missing of a closed match's reference lines, showing progress (a match
+    created with ``--references close``, closed by its deadline or by its last line)."""
+    if store.match(match_id).state == "closed" and references.missing(store, match_id):
+        with _progress_bar("reference lines", stderr=True) as show:
+            references.play(store, match_id, progress=show)
+
+
 def _dispatch(args) -> int:
     from holdemjax.duplicate.match import MatchError
     from holdemjax.duplicate.store import Sealed, Store
@@ -353,17 +345,22 @@ def _dispatch(args) -> int:
     con = _console()
     try:
         with Store(args.store) as store:
+            if args.duplicate_func in _READERS:
+                store.refresh(args.match)  # closing at its deadline is a call, made here
+                _references(store, args.match)
             return args.duplicate_func(args, store, con)
     except Sealed as exc:
-        con.print(str(exc), style="yellow")
+        _console_err().print(str(exc), style="yellow", soft_wrap=True)
         return 1
     except (MatchError, ValueError) as exc:
-        con.print(str(exc), style="red")
+        _console_err().print(str(exc), style="red", soft_wrap=True)
         return 2
 
 
-def add_parser(subparsers) -> argparse.ArgumentParser:
-    """Add ``duplicate`` (with its sub-commands) to the ``holdemjax`` sub-parsers."""
+def add_parser(subparsers, heroes: HeroLoaders | None = None) -> argparse.ArgumentParser:
+    """Add ``duplicate`` (with its sub-commands) to the ``holdemjax`` sub-parsers; ``heroes``:
+    the kinds of file beyond .wasm that ``run`` and ``serve`` play (none when None)."""
+    heroes = HeroLoaders() if heroes is None else heroes
     dup = subparsers.add_parser("duplicate", help="duplicate poker: every participant plays the "
                                 "same deals against the same bots; sealed until the match closes")
     sub = dup.add_subparsers(dest="duplicate_command", required=True)
@@ -374,7 +371,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                        help=f"the match store (SQLite; default {DEFAULT_STORE})")
         if match:
             p.add_argument("match", help="the match id (printed by create)")
-        p.set_defaults(func=_dispatch, duplicate_func=func)
+        p.set_defaults(func=_dispatch, duplicate_func=func, hero_loaders=heroes)
         return p
 
     p = command("create", _create, "create a match; prints its id and the seed's commitment",
@@ -437,10 +434,13 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     return dup
 
 
-def main(argv: list[str] | None = None) -> int:
+_READERS = (_leaderboard, _review, _style, _report, _verify)  # results of a closed match
+
+
+def main(argv: list[str] | None = None, heroes: HeroLoaders | None = None) -> int:
     """``holdemjax duplicate`` on its own: ``main(["create", "--store", "m.sqlite", ...])``."""
     parser = argparse.ArgumentParser(prog="holdemjax")
-    add_parser(parser.add_subparsers(dest="command", required=True))
+    add_parser(parser.add_subparsers(dest="command", required=True), heroes)
     args = parser.parse_args(["duplicate", *(sys.argv[1:] if argv is None else argv)])
     return args.func(args)
 

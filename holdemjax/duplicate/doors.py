@@ -48,7 +48,8 @@ _key_hash = key_hash
 
 
 class Doors:
-    """Share links and invitations of the store's matches (methods of `store.Store`)."""
+    """Share links and invitations of the store's matches (methods of `store.Store`; their rows
+    through its `insert_door`, `find_door`, `use_door`)."""
 
     def add_door(self, match_id: str, kind: str = "share", name: str | None = None) -> str:
         """A new way in: a ``"share"`` link anyone may use, or an ``"invite"`` for one person
@@ -60,16 +61,13 @@ class Doors:
             name = normal(name)  # BadName when the operator's name breaks the rules
         self.match(match_id)
         token = secrets.token_urlsafe(16)
-        with self._tx() as db:
-            db.execute("INSERT INTO doors VALUES (?, ?, ?, ?, NULL)",
-                       (match_id, _key_hash(token), kind, name))
+        self.insert_door(match_id, _key_hash(token), kind, name)
         return token
 
     def door(self, match_id: str, token: str) -> dict:
         """``{"kind", "name"}`` of a usable door; MatchError when the token is unknown or used,
         or when nobody can join (closed match, closed field, full): one door for both kinds."""
-        row = self._db.execute("SELECT kind, name, used_by FROM doors WHERE match_id = ? AND "
-                               "token_hash = ?", (match_id, _key_hash(str(token)))).fetchone()
+        row = self.find_door(match_id, _key_hash(str(token)))
         if row is None:
             raise Refused(f"no such invitation or share link for match {match_id}")
         if row[2] is not None:
@@ -90,7 +88,5 @@ class Doors:
             raise Refused(f"this invitation is for {door['name']!r}, not {name!r}")
         key = self.join(match_id, name, kind, source, "", now)
         if door["kind"] == "invite":
-            with self._tx() as db:
-                db.execute("UPDATE doors SET used_by = ? WHERE token_hash = ?",
-                           (name, _key_hash(str(token))))
+            self.use_door(match_id, _key_hash(str(token)), name)
         return key

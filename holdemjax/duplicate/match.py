@@ -271,9 +271,7 @@ def play_line(store, match_id: str, name: str, hero, *, key: str | None = None,
             raise MatchError(f"{name!r} in match {match_id} was started by {part.source} "
                              f"{part.sha256[:12]}; this is {hero.source} {hero.sha256[:12]}")
     if seat is None:  # the versions are checked before anything joins
-        from holdemjax.duplicate.seat import Seat
-
-        Seat(store, store._record(match_id, reveal=True), None).begin_hero(hero)
+        store.joining_seat(match_id).begin_hero(hero)
         key = store.join(match_id, name, kind or hero.kind, hero.source, hero.sha256, now(),
                          key=key, reference=reference)
         seat = store.seat(match_id, name, key, reference=reference)

@@ -7,8 +7,6 @@ from __future__ import annotations
 import html
 import importlib.resources
 import json
-import pathlib
-import tempfile
 
 from holdemjax.duplicate import match as M
 from holdemjax.duplicate import report, scores, style
@@ -16,7 +14,7 @@ from holdemjax.duplicate import review as RV
 from holdemjax.duplicate.doors import Unknown
 
 __all__ = ["home", "status_page", "join_page", "play_page", "sealed", "refused", "results",
-           "result_page", "static_file", "play_entrant", "RESULTS"]
+           "result_page", "static_file", "RESULTS"]
 
 RESULTS = ("leaderboard", "style", "review", "report", "verify")
 _STATIC = {"play.js": "text/javascript", "duplicate.css": "text/css", "app.js": "text/javascript"}
@@ -158,45 +156,3 @@ def static_file(name: str):
         raise HTTPException(404, f"no static file {name!r}")
     data = importlib.resources.files("holdemjax.duplicate").joinpath("static", name)
     return Response(data.read_bytes(), media_type=_STATIC[name])
-
-
-def play_entrant(store, match_id: str, name: str, bot: str | None, data: bytes,
-                 suffix: str | None = None, sample: bool = False) -> str:
-    """The operator enters a registered bot (``bot``) or an uploaded policy (``data``): a .wasm
-    module, or with ``suffix`` a file of a kind the CLI registered (`cli.HERO_LOADERS`, e.g.
-    ``.msgpack``: a PPO checkpoint; ``sample``: played sampled, `cli.SAMPLED_LOADERS`). It plays
-    its whole line now; returns the line's status."""
-    from holdemjax.duplicate.cli import HERO_LOADERS, SAMPLED_LOADERS
-    from holdemjax.duplicate.policy import WasmHero
-    from holdemjax.series.wasm import PolicyLoadError
-
-    if sample and suffix not in SAMPLED_LOADERS:
-        what = (f"bot {bot!r}" if bot is not None else f"suffix {suffix!r}" if suffix
-                else "a .wasm module (it plays as it was built)")
-        raise ValueError(f"sample=true plays an uploaded file of a kind that can be sampled "
-                         f"(suffix {', '.join(sorted(SAMPLED_LOADERS)) or 'none'}), not {what}")
-    if bot is not None:
-        return M.play_line(store, match_id, name, M.BotHero(bot))
-    if suffix is not None and suffix not in HERO_LOADERS:
-        raise ValueError(f"no participant kind {suffix!r}; registered: "
-                         f"{', '.join(sorted(HERO_LOADERS)) or 'none'}")
-    if suffix is None and data[:4] != b"\0asm":
-        raise ValueError("the body is not a .wasm module (no \\0asm header); enter a bot by "
-                         "?bot=NAME, or a checkpoint with ?suffix=.msgpack")
-    with tempfile.TemporaryDirectory() as tmp:
-        path = pathlib.Path(tmp) / f"entrant{suffix or '.wasm'}"
-        path.write_bytes(data)
-        loaders = SAMPLED_LOADERS if sample else HERO_LOADERS
-        if suffix is None:
-            hero = WasmHero(str(path))  # PolicyLoadError: the service answers 422 with its cause
-        else:
-            try:
-                hero = loaders[suffix](str(path))
-            except PolicyLoadError:
-                raise
-            except Exception as exc:  # an upload's loader may fail any way: a 422, not a 500
-                why = str(exc).replace(str(path), "the upload")  # not the server's folders
-                raise ValueError(f"the uploaded {suffix} file did not load: "
-                                 f"{type(exc).__name__}: {why}") from None
-        hero.source = f"upload:{name}" + (" --sample" if sample else "")
-        return M.play_line(store, match_id, name, hero)

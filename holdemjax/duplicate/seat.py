@@ -5,13 +5,13 @@ hand (`Seat.hand`), plays the bots' decisions in it (`Seat.bot_action`), starts 
 hero (`Seat.begin_hero`: a wasm policy, a registered bot or a checkpoint, which get the hero
 seat's key from the seed as the match rules say) and writes the line one action at a time.
 It refuses to deal under engine, bot or preflop-table versions other than the match's
-(`spec.versions`).
+(`spec.versions`). It reads and writes its line through the `store.LineRows` the store handed
+it: no SQL here.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import json
 
 from holdemjax.duplicate import spec as S
 
@@ -22,14 +22,14 @@ class Seat:
     """``participant`` (the line's own, true status), ``spec``, ``match_id``, ``state`` (the
     match's, when the seat was taken), ``reference``."""
 
-    def __init__(self, store, record, participant, *, reference: bool = False):
-        self._store, self._seed = store, record.seed
+    def __init__(self, rows, record, participant, *, reference: bool = False):
+        self._rows, self._seed = rows, record.seed
         self._versions = record.versions
         self.match_id, self.spec, self.state = record.id, record.spec, record.state
         self.participant, self.reference = participant, reference
 
     def __repr__(self) -> str:
-        return f"Seat({self.match_id!r}, {self.participant.name!r})"
+        return f"Seat({self.match_id!r}, {getattr(self.participant, 'name', None)!r})"
 
     @property
     def name(self) -> str:
@@ -49,14 +49,12 @@ class Seat:
 
     def progress(self) -> tuple[int, list]:
         """(the first unfinished hand, the actions stored for it so far) of this line."""
-        return self._store._progress(self.match_id, self.name)
+        return self._rows.progress()
 
     def decisions(self) -> int:
         """How many hero decisions this line has made (its stored hero actions, every hand):
         the id of the decision it is offered next (`live.LiveLine`)."""
-        return int(self._store._one("SELECT COUNT(*) FROM actions WHERE match_id = ? AND "
-                                    "name = ? AND seat = ?",
-                                    (self.match_id, self.name, self.spec.hero)))
+        return self._rows.decisions(self.spec.hero)
 
     def hand(self):
         """The line's next unfinished hand (`match.Hand`), with its stored actions replayed;
@@ -88,36 +86,17 @@ class Seat:
         hero.begin(self.spec, self._seed, self.match_id)
 
     # -------------------------------------------------------------------------- writing
-    def playing(self) -> bool:
-        db = self._store._db
-        return db.execute("SELECT status FROM participants WHERE match_id = ? AND name = ?",
-                          (self.match_id, self.name)).fetchone() == ("playing",)
-
     def add_action(self, hand: int, idx: int, action, think_ms: int | None = None) -> bool:
         """Save one action ``[street, seat, code, to, added, auto]`` of an unfinished hand
         (``think_ms``: the hero's thinking time). Returns False, saving nothing, when the line
         was closed meanwhile: a closed line never grows."""
-        with self._store._tx() as db:
-            if not self.playing():
-                return False
-            db.execute("INSERT INTO actions VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                       (self.match_id, self.name, hand, idx, *[int(x) for x in action[:5]],
-                        action[5], None if think_ms is None else int(think_ms)))
-        return True
+        return self._rows.add_action(hand, idx, action, think_ms)
 
     def finish_hand(self, record: dict, *, last: bool, now) -> bool:
         """Save a finished hand (and finish the line after its last hand), in one transaction;
         False when the line was closed meanwhile (nothing saved)."""
-        with self._store._tx() as db:
-            if not self.playing():
-                return False
-            db.execute("INSERT INTO hands VALUES (?, ?, ?, ?, ?)",
-                       (self.match_id, self.name, record["hand"], record["hero_net"],
-                        json.dumps(record)))
-            if last:
-                db.execute("UPDATE participants SET status = 'finished', finished_at = ? "
-                           "WHERE match_id = ? AND name = ? AND status = 'playing'",
-                           (now.isoformat(), self.match_id, self.name))
+        if not self._rows.finish_hand(record, last, now):
+            return False
         if last:
             self.participant = dataclasses.replace(self.participant, status="finished")
         return True

@@ -13,96 +13,47 @@ every public method on an open match and looks for it in what comes back):
 * a participant's own line is dealt through `seat` with the key `join` returned (only its
   SHA-256 is stored): the `Seat` deals the next hand and plays the bots; the seed never leaves it.
 
-The CLI and the web service are clients of this class alone. Whoever holds the file can still
-open it with sqlite3: the service is the way to keep the seed from participants.
+The CLI and the web service are clients of this class alone; this module alone speaks SQL (a
+`Seat` through the `LineRows` the store hands it, `doors.Doors` through `insert_door`,
+`find_door`, `use_door`). It only stores: it never plays a line (`references` plays the
+reference lines). Whoever holds the file can still read it: the service keeps the seed hidden.
 
 Every write is one transaction (``BEGIN IMMEDIATE`` ... ``COMMIT``), and a line is written one
-action at a time, so a crash loses at most the action in flight. WAL mode, ``synchronous=NORMAL``.
+action at a time, so a crash loses at most the action in flight. WAL mode (readers never wait for
+the writer), ``synchronous=NORMAL``, one connection per thread that uses the store (a web
+service's worker threads read and write side by side; SQLite queues the writers).
 ``meta.schema_version`` names the layout; a version-1 file is upgraded in place (its 32-bit
 seeds deal as before, `spec.root_key`; its matches have no recorded versions), others refused.
 
-A match closes (`refresh`) at its deadline (unfinished lines are kept as played, status
-``"unfinished"``), or as soon as nobody can join any more (the expected participants joined, or
-the operator closed the field: `close_field`) and every line that joined is finished (reason
-``"complete"``; nobody is forfeited on that path), or when the operator closes it.
+A match closes by a call: `close_match` (the operator), `refresh` (its deadline passed, or nobody
+can join and every line is finished), never as a side effect of `match` or `participants`.
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import datetime as dt
 import json
 import os
 import secrets
 import sqlite3
+import threading
 
 from holdemjax.duplicate import match as M
 from holdemjax.duplicate.doors import Doors, Refused, Unknown, WrongKey
 from holdemjax.duplicate.doors import key_hash as _key_hash
 from holdemjax.duplicate.names import BadName, fold, normal
+from holdemjax.duplicate.records import JOINED, Line, MatchRecord, Participant, Sealed
 from holdemjax.duplicate.schema import SCHEMA, UPGRADE_1, create_private, private_companions
 from holdemjax.duplicate.seat import Seat
 from holdemjax.validate import require_int
 
-__all__ = ["SCHEMA_VERSION", "Store", "MatchRecord", "Participant", "Line", "Sealed", "JOINED"]
+__all__ = ["SCHEMA_VERSION", "Store", "LineRows", "MatchRecord", "Participant", "Line", "Sealed",
+           "JOINED"]
 
 SCHEMA_VERSION = 2
-JOINED = "joined"  # the status every participant shows while the match is open
-_REF = "ref:"  # reference lines: "ref:<tier>", played at close; no participant may use the prefix
-
-class Sealed(M.MatchError):
-    """Results, histories and progress of an open match are sealed."""
-
-
-@dataclasses.dataclass(frozen=True)
-class MatchRecord:
-    """One match as anyone may see it: ``seed`` and ``salt`` are None until it is closed.
-    ``versions``: the checksums it was created under (`spec.versions`; empty for a match of a
-    version-1 store)."""
-
-    id: str
-    created_at: str
-    spec: M.MatchSpec
-    seed: int | None
-    salt: str | None
-    commitment: str
-    state: str
-    closed_at: str | None
-    close_reason: str | None
-    versions: dict
-    field_closed: bool
-
-
-@dataclasses.dataclass(frozen=True)
-class Participant:
-    name: str
-    kind: str  # "wasm", "bot", "person", "api" or "reference"
-    source: str
-    sha256: str
-    status: str  # "playing", "finished", "unfinished"; JOINED while the match is open
-    joined_at: str
-    finished_at: str | None
-
-
-@dataclasses.dataclass
-class Line:
-    """A participant's line: its finished hands by index (`match.Hand.record` dicts) and the
-    thinking time of each hero decision, in ms (``think_ms``; None where not measured)."""
-
-    participant: Participant
-    hands: dict
-    think_ms: list = dataclasses.field(default_factory=list)
-
-    @property
-    def name(self) -> str:
-        return self.participant.name
-
-    @property
-    def reference(self) -> bool:
-        return self.participant.kind == "reference"
-
-
-
+_REF = "ref:"  # reference lines: "ref:<tier>" (`references`); no participant may use the prefix
 
 class Store(Doors):
     """One store file (created with its schema if missing). Use as a context manager or `close`."""
@@ -110,25 +61,35 @@ class Store(Doors):
     def __init__(self, path: str | os.PathLike):
         self.path = os.fspath(path)
         create_private(self.path)  # the file holds the open matches' seeds: mode 0600
-        # isolation_level=None: transactions are explicit (BEGIN IMMEDIATE takes the write lock
-        # up front, so two processes playing in one store queue instead of deadlocking).
-        # check_same_thread=False: the service hands a connection to one worker at a time.
-        try:
-            self._db = sqlite3.connect(self.path, timeout=30, isolation_level=None,
-                                       check_same_thread=False)
-        except sqlite3.Error as exc:
-            raise ValueError(f"cannot open the match store {self.path}: {exc}") from None
+        self._local, self._conns, self._guard = threading.local(), [], threading.Lock()
         try:
             self._open()
         except BaseException as exc:
-            self._db.close()
+            self.close()
             if isinstance(exc, sqlite3.DatabaseError):
                 raise ValueError(f"{self.path} is not a match store: {exc}") from None
             raise
 
+    @property
+    def _db(self) -> sqlite3.Connection:
+        """This thread's connection. Transactions are explicit (BEGIN IMMEDIATE: writers queue);
+        check_same_thread=False only so that `close` may close them all (each has one user)."""
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            try:
+                conn = sqlite3.connect(self.path, timeout=30, isolation_level=None,
+                                       check_same_thread=False)
+            except sqlite3.Error as exc:
+                raise ValueError(f"cannot open the match store {self.path}: {exc}") from None
+            conn.execute("PRAGMA foreign_keys=ON")
+            conn.execute("PRAGMA synchronous=NORMAL")
+            with self._guard:
+                self._conns.append(conn)
+            self._local.conn = conn
+        return conn
+
     def _open(self) -> None:
         self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()  # makes -wal, -shm
         private_companions(self.path)
         with self._tx() as db:  # under the write lock: two processes may open a new file
@@ -149,11 +110,17 @@ class Store(Doors):
         if version != str(SCHEMA_VERSION):
             raise ValueError(f"{self.path}: match store schema version {version}, this holdemjax "
                              f"reads versions 1 and {SCHEMA_VERSION}")
-        self._db.execute("PRAGMA foreign_keys=ON")
 
     # ------------------------------------------------------------------------ plumbing
-    def close(self) -> None:
-        self._db.close()
+    def close(self, *, this_thread: bool = False) -> None:
+        """Close every thread's connection (the store is not used after); with ``this_thread``,
+        the calling thread's alone (a worker thread done with the store)."""
+        with self._guard:
+            gone = [getattr(self._local, "conn", None)] if this_thread else self._conns
+            self._conns = [c for c in self._conns if c not in gone]
+        for conn in filter(None, gone):
+            conn.close()
+        self._local.conn = None
 
     def __enter__(self) -> Store:
         return self
@@ -161,18 +128,16 @@ class Store(Doors):
     def __exit__(self, *exc) -> None:
         self.close()
 
+    @contextlib.contextmanager
     def _tx(self):
-        store = self
-
-        class _Tx:
-            def __enter__(self):
-                store._db.execute("BEGIN IMMEDIATE")
-                return store._db
-
-            def __exit__(self, kind, *rest):
-                store._db.execute("ROLLBACK" if kind else "COMMIT")
-
-        return _Tx()
+        db = self._db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            yield db
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        db.execute("COMMIT")
 
     def _one(self, sql: str, args=()):
         row = self._db.execute(sql, args).fetchone()
@@ -220,6 +185,22 @@ class Store(Doors):
 
     def match_ids(self) -> list[str]:
         return [r[0] for r in self._db.execute("SELECT id FROM matches ORDER BY created_at")]
+
+    # ---------------------------------------------------------- the doors' rows (`doors`)
+    def insert_door(self, match_id: str, token_hash: str, kind: str, name: str | None) -> None:
+        with self._tx() as db:
+            db.execute("INSERT INTO doors VALUES (?, ?, ?, ?, NULL)",
+                       (match_id, token_hash, kind, name))
+
+    def find_door(self, match_id: str, token_hash: str) -> tuple | None:
+        """(kind, name, used_by) of the door with that token hash, or None."""
+        return self._db.execute("SELECT kind, name, used_by FROM doors WHERE match_id = ? AND "
+                                "token_hash = ?", (match_id, token_hash)).fetchone()
+
+    def use_door(self, match_id: str, token_hash: str, name: str) -> None:
+        with self._tx() as db:
+            db.execute("UPDATE doors SET used_by = ? WHERE match_id = ? AND token_hash = ?",
+                       (name, match_id, token_hash))
 
     # -------------------------------------------------------------------- participants
     def _participants(self, match_id: str) -> list[Participant]:
@@ -295,7 +276,8 @@ class Store(Doors):
         return self.refresh(match_id, now)
 
     # ----------------------------------------------------------------------------- lines
-    def _authorized(self, match_id: str, name: str, key: str | None) -> bool:
+    def authorized(self, match_id: str, name: str, key: str | None) -> bool:
+        """Whether ``key`` opens ``name``'s line (False for an unknown name)."""
         stored = self._one("SELECT key_hash FROM participants WHERE match_id = ? AND name = ?",
                            (match_id, name))
         return (stored is not None and isinstance(key, str)
@@ -306,11 +288,21 @@ class Store(Doors):
         """The `Seat` of ``name``'s own line (its key required; `doors.WrongKey`, one message
         for every failure, when the key is wrong or the name unknown)."""
         if not (reference and self._row(match_id)[6] == "closed"):
-            if not self._authorized(match_id, name, key):
+            if not self.authorized(match_id, name, key):
                 raise WrongKey.of(match_id, name)
         m = self._record(match_id, reveal=True)
         part = next(p for p in self._participants(match_id) if p.name == name)
-        return Seat(self, m, part, reference=reference)
+        return Seat(LineRows(self, match_id, name), m, part, reference=reference)
+
+    def joining_seat(self, match_id: str) -> Seat:
+        """A `Seat` of no line (versions checked, a hero begun before it joins)."""
+        return Seat(None, self._record(match_id, reveal=True), None)
+
+    def references(self, match_id: str) -> dict[str, str]:
+        """Reference line -> its status: the house's bot lines, not sealed (`references`)."""
+        self._row(match_id)
+        return {p.name: p.status for p in self._participants(match_id)
+                if p.kind == "reference"}
 
     def _progress(self, match_id: str, name: str) -> tuple[int, list]:
         done = self._one("SELECT COUNT(*) FROM hands WHERE match_id = ? AND name = ?",
@@ -323,7 +315,7 @@ class Store(Doors):
     def progress(self, match_id: str, name: str, key: str | None = None) -> tuple[int, list]:
         """(index of the first unfinished hand, the actions stored for it so far): for anyone
         once the match is closed, before only with the line's key."""
-        if self._row(match_id)[6] != "closed" and not self._authorized(match_id, name, key):
+        if self._row(match_id)[6] != "closed" and not self.authorized(match_id, name, key):
             raise Sealed(f"match {match_id} is open: the progress of {name!r} is sealed")
         return self._progress(match_id, name)
 
@@ -374,13 +366,12 @@ class Store(Doors):
                        "'complete' WHERE id = ? AND state = 'open' AND NOT EXISTS (SELECT 1 "
                        "FROM participants WHERE match_id = ? AND status = 'playing' AND kind "
                        "!= 'reference')", (now.isoformat(), match_id, match_id))
-        self._ensure_references(match_id)
 
     def close_match(self, match_id: str, reason: str = "closed",
-                    now: dt.datetime | None = None, *, progress=None) -> MatchRecord:
+                    now: dt.datetime | None = None) -> MatchRecord:
         """Close the match (idempotent): unfinished lines are closed as played so far (kept,
-        status "unfinished"), the seed is revealed, and the reference lines are played
-        (``progress(done, total)``: hands of reference lines played so far, of all)."""
+        status "unfinished") and the seed is revealed. The reference lines are the caller's
+        (`references.play`): the store plays nothing."""
         now = now or M.utcnow()
         with self._tx() as db:
             if self.match(match_id).state == "open":
@@ -389,34 +380,13 @@ class Store(Doors):
                            (now.isoformat(), match_id))
                 db.execute("UPDATE matches SET state = 'closed', closed_at = ?, close_reason = ? "
                            "WHERE id = ?", (now.isoformat(), reason, match_id))
-        self._ensure_references(match_id, progress)
         return self.match(match_id)
 
-    def play_references(self, match_id: str, progress=None) -> None:
-        """Play what is missing of the reference lines (sealed like every line; played at
-        creation by the CLI and the service, else at close): one per tier, ``"ref:<tier>"``
-        in the hero seat with the hero seat's key, over every hand; the style table's bot rows
-        and the comparison of a one-participant match. ``progress(done, total)`` in hands."""
-        self._ensure_references(match_id, progress)
-
-    def _ensure_references(self, match_id: str, progress=None) -> None:
-        tiers = M.tier_names()
-        hands = self.match(match_id).spec.hands
-        for i, tier in enumerate(tiers):
-            name = _REF + tier
-            part = next((p for p in self._participants(match_id) if p.name == name), None)
-            if part is None or part.status == "playing":
-                each = None if progress is None else (
-                    lambda done, _, i=i: progress(i * hands + done, len(tiers) * hands))
-                M.play_line(self, match_id, name, M.BotHero(tier), kind="reference",
-                            reference=True, progress=each)
-
-    def require_closed(self, match_id: str, now: dt.datetime | None = None) -> MatchRecord:
-        """The match record if it is closed; `Sealed` (saying how it will close) if not."""
-        if self.refresh(match_id, now) == "closed":
-            self._ensure_references(match_id)
-            return self.match(match_id)
+    def require_closed(self, match_id: str) -> MatchRecord:
+        """The closed match's record, else `Sealed` saying how it closes (a read: `refresh`)."""
         m = self.match(match_id)
+        if m.state == "closed":
+            return m
         ways = [f"`holdemjax duplicate close {match_id}`"]
         if m.spec.deadline:
             ways.append(f"its deadline {m.spec.deadline}")
@@ -432,3 +402,49 @@ class Store(Doors):
 
         m = self.require_closed(match_id)
         return verify.verify(m, self._lines(match_id, True), commitment)
+
+
+class LineRows:
+    """The rows of one line: what its `Seat` reads and writes (each write one transaction).
+    Handed out by `Store.seat` alone, with the line's key checked."""
+
+    def __init__(self, store: Store, match_id: str, name: str):
+        self._store, self.match_id, self.name = store, match_id, name
+
+    def progress(self) -> tuple[int, list]:
+        """(the first unfinished hand, the actions stored for it so far)."""
+        return self._store._progress(self.match_id, self.name)
+
+    def decisions(self, hero: int) -> int:
+        """The line's stored actions of seat ``hero``, every hand."""
+        return int(self._store._one("SELECT COUNT(*) FROM actions WHERE match_id = ? AND "
+                                    "name = ? AND seat = ?", (self.match_id, self.name, hero)))
+
+    def _playing(self, db) -> bool:
+        return db.execute("SELECT status FROM participants WHERE match_id = ? AND name = ?",
+                          (self.match_id, self.name)).fetchone() == ("playing",)
+
+    def add_action(self, hand: int, idx: int, action, think_ms: int | None) -> bool:
+        """Save one action; False, saving nothing, when the line was closed meanwhile."""
+        with self._store._tx() as db:
+            if not self._playing(db):
+                return False
+            db.execute("INSERT INTO actions VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                       (self.match_id, self.name, hand, idx, *[int(x) for x in action[:5]],
+                        action[5], None if think_ms is None else int(think_ms)))
+        return True
+
+    def finish_hand(self, record: dict, last: bool, now: dt.datetime) -> bool:
+        """Save a finished hand (and finish the line after its last); False when the line was
+        closed meanwhile (nothing saved)."""
+        with self._store._tx() as db:
+            if not self._playing(db):
+                return False
+            db.execute("INSERT INTO hands VALUES (?, ?, ?, ?, ?)",
+                       (self.match_id, self.name, record["hand"], record["hero_net"],
+                        json.dumps(record)))
+            if last:
+                db.execute("UPDATE participants SET status = 'finished', finished_at = ? "
+                           "WHERE match_id = ? AND name = ? AND status = 'playing'",
+                           (now.isoformat(), self.match_id, self.name))
+        return True

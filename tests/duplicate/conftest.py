@@ -23,16 +23,27 @@ PERSON = '<Eve & "co"><script>'
 FIRST_SESSION = ["x", "r 999999", "c", "c", "q"]  # two bad commands, two calls, then quit
 
 
-def run_cli(store, *args, stdin: str | None = None) -> tuple[int, str]:
-    """``holdemjax duplicate ARGS --store STORE`` in this process: (exit status, stdout)."""
-    out = io.StringIO()
+class Ran(tuple):
+    """What a command did: unpacks as ``(exit status, stdout + stderr)``; ``.out`` and ``.err``
+    apart."""
+
+    def __new__(cls, code: int, out: str, err: str):
+        ran = super().__new__(cls, (code, out + err))
+        ran.code, ran.out, ran.err = code, out, err
+        return ran
+
+
+def run_cli(store, *args, stdin: str | None = None) -> Ran:
+    """``holdemjax duplicate ARGS --store STORE`` in this process (stdout and stderr caught)."""
+    out, err = io.StringIO(), io.StringIO()
     with contextlib.ExitStack() as stack:
         stack.enter_context(contextlib.redirect_stdout(out))
+        stack.enter_context(contextlib.redirect_stderr(err))
         if stdin is not None:
             mp = stack.enter_context(pytest.MonkeyPatch.context())
             mp.setattr("sys.stdin", io.StringIO(stdin))
         code = cli.main([args[0], "--store", str(store), *map(str, args[1:])])
-    return code, out.getvalue()
+    return Ran(code, out.getvalue(), err.getvalue())
 
 
 @pytest.fixture(scope="session")
@@ -40,10 +51,10 @@ def e2e(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("duplicate")
     store = tmp / "match.sqlite"
     seen: dict = {"store": store, "tmp": tmp}
-    code, text = run_cli(store, "create", "--seats", SEATS, "--hands", HANDS, "--seed", SEED,
-                         "--participants", 4, "--json")
-    assert code == 0, text
-    seen["create"] = json.loads(text)
+    ran = run_cli(store, "create", "--seats", SEATS, "--hands", HANDS, "--seed", SEED,
+                  "--participants", 4, "--json")
+    assert ran.code == 0, ran
+    seen["create"] = json.loads(ran.out)
     mid = seen["match"] = seen["create"]["match"]
     seen["run_a"] = run_cli(store, "run", mid, bundled("baseline"), "--name", "base-a")
     seen["sealed"] = {

@@ -181,10 +181,12 @@ def test_decks_come_from_the_seed(e2e):
 _FRESH = """
 import json, sys
 from holdemjax.duplicate import match as M
+from holdemjax.duplicate import references
 from holdemjax.duplicate.store import Store
 with Store(sys.argv[1]) as s:
     m = s.create_match(M.MatchSpec(seats={seats}, hands={hands}, participants=1), seed={seed})
     M.play_line(s, m.id, "random", M.BotHero("jax-random"))
+    references.play(s, m.id)
     lines = s.lines(m.id)
     print(json.dumps({{n: l.hands for n, l in lines.items()}}))
 """
@@ -204,9 +206,8 @@ def test_same_seed_same_decks_and_bot_lines_in_a_fresh_process(e2e, tmp_path):
 
 def test_close_command_keeps_an_unfinished_line(tmp_path):
     store = tmp_path / "c.sqlite"
-    code, text = run_cli(store, "create", "--seats", SEATS, "--hands", 3, "--seed", 5,
-                         "--deadline", "+2h", "--json")
-    mid = json.loads(text)["match"]
+    mid = json.loads(run_cli(store, "create", "--seats", SEATS, "--hands", 3, "--seed", 5,
+                             "--deadline", "+2h", "--json").out)["match"]
     run_cli(store, "play", mid, "--name", "ann", stdin="c\nq\n")
     code, text = run_cli(store, "close", mid)
     assert code == 0 and "ann: unfinished, closed after 0 of 3 hands" in text
@@ -232,11 +233,42 @@ def test_create_refuses_bad_settings(tmp_path):
     assert code == 2 and "no match 'feedbeef'" in text
 
 
+def test_errors_go_to_stderr_with_exit_2_and_nothing_on_stdout(tmp_path):
+    """Issue 36 (small): `_dispatch` printed MatchError and ValueError on the stdout console;
+    every error line of ``holdemjax duplicate`` goes to stderr, and a sealed result too."""
+    for args, code, says in ((("status", "feedbeef"), 2, "no match 'feedbeef'"),
+                             (("create", "--seats", 12), 2, "seats must be 2..9, got 12"),
+                             (("verify", "feedbeef"), 2, "no match 'feedbeef'")):
+        ran = run_cli(tmp_path / "e.sqlite", *args)
+        assert ran.code == code and says in ran.err and ran.out == "", (args, ran)
+    mid = json.loads(run_cli(tmp_path / "e.sqlite", "create", "--seats", 3, "--hands", 1,
+                             "--references", "close", "--json").out)["match"]
+    ran = run_cli(tmp_path / "e.sqlite", "run", mid, "nobody-such")
+    assert ran.code == 2 and "'nobody-such' is neither" in ran.err and ran.out == "", ran
+    ran = run_cli(tmp_path / "e.sqlite", "leaderboard", mid)
+    assert ran.code == 1 and "is sealed until it closes" in ran.err and ran.out == "", ran
+
+
+def test_results_of_a_match_that_closed_by_itself_play_its_references_first(tmp_path):
+    """Issue 36 point 8: the store no longer plays the reference lines when a match closes by
+    itself (here: its one participant finished); the result commands play what is missing,
+    with a progress bar on stderr, before they read."""
+    store = tmp_path / "r.sqlite"
+    mid = json.loads(run_cli(store, "create", "--seats", 3, "--hands", 2, "--participants", 1,
+                             "--references", "close", "--json").out)["match"]
+    assert run_cli(store, "run", mid, "random").code == 0
+    with Store(store) as s:
+        assert s.match(mid).state == "closed" and s.references(mid) == {}
+    ran = run_cli(store, "leaderboard", mid, "--json")
+    assert ran.code == 0 and json.loads(ran.out)["compared_with"] == "ref:intermediate", ran
+    assert "reference lines" in ran.err
+
+
 def test_create_plays_the_reference_lines_and_shows_progress(tmp_path):
-    code, text = run_cli(tmp_path / "m.sqlite", "create", "--seats", 3, "--hands", 10)
-    assert code == 0, text
-    # every tenth of the way, on a log: 3 of 30 hands first, all 30 last
-    assert "reference lines: 3/30 hands" in text and "reference lines: 30/30 hands" in text
+    ran = run_cli(tmp_path / "m.sqlite", "create", "--seats", 3, "--hands", 10)
+    assert ran.code == 0, ran
+    # rich's progress bar (issue 36 finding 10: no hand-rolled one); on a log, its last state
+    assert re.search(r"reference lines .*30/30 hands", ran.out), ran.out
     with Store(tmp_path / "m.sqlite") as s:
         mid = s.match_ids()[0]
         assert len(s.participants(mid, references=True)) == 3  # played, sealed like any line
@@ -244,7 +276,7 @@ def test_create_plays_the_reference_lines_and_shows_progress(tmp_path):
         assert all(len(line.hands) == 10 for line in s.lines(mid).values())
 
 
-def test_an_unattributable_interruption_charges_nobody_and_the_line_resumes(tmp_path, capsys,
+def test_an_unattributable_interruption_charges_nobody_and_the_line_resumes(tmp_path,
                                                                             monkeypatch):
     """Issue 35 point 1: an epoch interruption the host cannot attribute (`SeriesVoid`) is never
     charged to the policy: `duplicate run` says so on stderr, exits 2 and keeps the line as
@@ -254,9 +286,8 @@ def test_an_unattributable_interruption_charges_nobody_and_the_line_resumes(tmp_
     from holdemjax.series.protocol import SeriesVoid
 
     store = tmp_path / "v.sqlite"
-    code, text = run_cli(store, "create", "--seats", SEATS, "--hands", 3, "--seed", 11,
-                         "--references", "close", "--json")
-    mid = json.loads(text)["match"]
+    mid = json.loads(run_cli(store, "create", "--seats", SEATS, "--hands", 3, "--seed", 11,
+                             "--references", "close", "--json").out)["match"]
     decide, calls = WasmHero.decide, [0]
 
     def interrupted(self, hand):
@@ -267,8 +298,8 @@ def test_an_unattributable_interruption_charges_nobody_and_the_line_resumes(tmp_
         return decide(self, hand)
 
     monkeypatch.setattr(WasmHero, "decide", interrupted)
-    code, text = run_cli(store, "run", mid, bundled_baseline(), "--name", "cut")
-    err = capsys.readouterr().err
+    ran = run_cli(store, "run", mid, bundled_baseline(), "--name", "cut")
+    code, err = ran.code, ran.err
     assert code == 2 and "epoch interruption" in err and "'cut' is kept as played" in err, err
     monkeypatch.setattr(WasmHero, "decide", decide)
     code, text = run_cli(store, "run", mid, bundled_baseline(), "--name", "cut")  # resumes

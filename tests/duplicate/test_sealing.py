@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 
 from holdemjax.duplicate import match as M
+from holdemjax.duplicate import references
 from holdemjax.duplicate.store import JOINED, Sealed, Store
 
 SEED = 2**100 + 12345  # a 128-bit seed: its decimal text must never show while open
@@ -43,7 +44,12 @@ def _calls(m, store):
         "door": lambda: store.door(m.id, "no-such-token"),
         "join_by_door": lambda: store.join_by_door(m.id, store.add_door(m.id), "erin", "api",
                                                    "http", M.utcnow()),
-        "play_references": lambda: store.play_references(m.id),
+        "references": lambda: store.references(m.id),
+        "authorized": lambda: store.authorized(m.id, "alice", "wrong-key-123"),
+        "joining_seat": lambda: store.joining_seat(m.id),
+        "insert_door": lambda: store.insert_door(m.id, "0" * 64, "share", None),
+        "find_door": lambda: store.find_door(m.id, "0" * 64),
+        "use_door": lambda: store.use_door(m.id, "0" * 64, "zed"),
         "close_field": None, "close_match": None,  # they close: checked apart below
     }
 
@@ -115,6 +121,7 @@ def test_verify_replays_every_reference_bot_decision(tmp_path):
         m = store.create_match(SPEC, seed=SEED)
         M.play_line(store, m.id, "alice", M.BotHero("advanced"))
         store.close_match(m.id)
+        references.play(store, m.id)  # closing plays nothing: the caller plays them
         good = store.verify(m.id)
         assert good["ok"] and good["hands_replayed"] == good["hands_checked"] == 8  # 4 lines
         db = sqlite3.connect(store.path)

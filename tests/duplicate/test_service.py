@@ -10,6 +10,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from holdemjax.duplicate import match as M
+from holdemjax.duplicate.entrants import HeroLoaders
 from holdemjax.duplicate.service import create_app
 
 OP = {"X-Operator": "operator-token"}
@@ -168,19 +169,23 @@ def test_the_operator_uploads_a_wasm_participant(client):
     assert st["participants"] == [{"name": "up", "kind": "wasm", "status": "joined"}]
 
 
-def test_the_operator_uploads_a_sampled_participant(client, monkeypatch):
+def test_the_operator_uploads_a_sampled_participant(tmp_path):
     """``?suffix=KIND&sample=true`` plays the upload with the kind's sampled loader (the CLI's
-    ``duplicate run FILE --sample``); refused for a kind that cannot be sampled."""
-    from holdemjax.duplicate import cli
-
+    ``duplicate run FILE --sample``); refused for a kind that cannot be sampled. The loaders are
+    the app's argument (issue 36 finding 10: no module global the CLI fills)."""
     made = []
 
     def sampled(path):
         made.append(open(path, "rb").read())
         return M.BotHero("advanced")
 
-    monkeypatch.setitem(cli.HERO_LOADERS, ".fake", lambda path: M.BotHero("beginner"))
-    monkeypatch.setitem(cli.SAMPLED_LOADERS, ".fake", sampled)
+    heroes = HeroLoaders({".fake": lambda path: M.BotHero("beginner")}, {".fake": sampled})
+    app = create_app(str(tmp_path / "s.sqlite"), operator="operator-token", hero_loaders=heroes)
+    with TestClient(app) as client:
+        _sampled_upload(client, made)
+
+
+def _sampled_upload(client, made):
     mid = _create(client)["match"]
     r = client.post(f"/api/matches/{mid}/entrants?name=s&suffix=.fake&sample=true",
                     content=b"weights", headers=OP)
@@ -193,17 +198,25 @@ def test_the_operator_uploads_a_sampled_participant(client, monkeypatch):
         {"name": "s", "kind": "bot", "status": "joined"}]
 
 
-def test_the_operator_uploads_a_checkpoint(client):
-    """A PPO checkpoint uploaded with ``?suffix=.msgpack`` plays its JAX policy (the loader the
-    ``holdemjax`` command registers; the page sends that suffix for a .msgpack file) and plays
-    the line ``duplicate run MATCH X.msgpack`` plays on the same match."""
-    import pathlib
-
+def test_the_operator_uploads_a_checkpoint(tmp_path):
+    """A PPO checkpoint uploaded with ``?suffix=.msgpack`` plays its JAX policy (the loaders the
+    ``holdemjax`` command passes; the page sends that suffix for a .msgpack file) and plays
+    the line ``duplicate run MATCH X.msgpack`` plays on the same match. Issue 36 finding 10:
+    an app made by `create_app` alone, with the loaders as its argument, takes a .msgpack
+    upload (no parser need be built first)."""
     from holdemjax import cli as command
-    from holdemjax.duplicate import cli
     from holdemjax.duplicate.store import Store
 
-    command.build_parser()  # registers the .msgpack loaders, as `holdemjax` does at start
+    app = create_app(str(tmp_path / "s.sqlite"), operator="operator-token",
+                     hero_loaders=command.hero_loaders())
+    with TestClient(app) as client:
+        client.store_path = tmp_path / "s.sqlite"
+        _checkpoint_upload(client, command, Store)
+
+
+def _checkpoint_upload(client, command, Store):
+    import pathlib
+
     path = (pathlib.Path(__file__).resolve().parents[2] / "training" / "checkpoints"
             / "sng6_example.msgpack")
     six = dict(seats=6, bots=["advanced", "beginner", "intermediate", "advanced", "beginner"])
@@ -212,8 +225,23 @@ def test_the_operator_uploads_a_checkpoint(client):
                     content=path.read_bytes(), headers=OP)
     assert r.status_code == 200 and r.json() == {"name": "upload", "status": "finished"}
     with Store(str(client.store_path)) as s:
-        M.play_line(s, mid, "by-file", cli.HERO_LOADERS[".msgpack"](str(path)))
+        M.play_line(s, mid, "by-file", command.hero_loaders().files[".msgpack"](str(path)))
     assert client.post(f"/api/matches/{mid}/close", headers=OP).status_code == 200
     with Store(str(client.store_path)) as s:
         lines = s.lines(mid)
     assert lines["upload"].hands and lines["upload"].hands == lines["by-file"].hands
+
+
+def test_close_answers_at_once_and_results_wait_for_the_references(client):
+    """Issue 36 points 2 and 8: closing is a write that answers at once (it played the missing
+    reference lines inside the request, under the global lock); a closed match's results
+    answer 503 naming the progress while the background worker plays them, never a partial
+    field."""
+    mid = _create(client, hands=1000)["match"]
+    st = client.post(f"/api/matches/{mid}/close", headers=OP).json()
+    assert st["state"] == "closed" and st["preparing"], st
+    r = client.get(f"/api/matches/{mid}/leaderboard")
+    assert r.status_code == 503 and "reference lines are being played" in r.json()["detail"]
+    assert client.get(f"/m/{mid}/leaderboard").status_code == 503
+    status = client.get(f"/api/matches/{mid}").json()
+    assert status["preparing"] and status["references"][1] == 3000

@@ -33,7 +33,11 @@ SEED = 2**90 + 17
 @pytest.fixture(scope="module")
 def club(tmp_path_factory):
     path = tmp_path_factory.mktemp("club") / "club.sqlite"
-    app = create_app(str(path), operator=OPERATOR, max_lines=1)
+    from holdemjax import cli as command
+
+    # the loaders the `holdemjax` command passes (.msgpack checkpoints)
+    app = create_app(str(path), operator=OPERATOR, max_lines=1,
+                     hero_loaders=command.hero_loaders())
     # a failure must come back as the client sees it (a 500 too), not as a raised exception
     with TestClient(app, raise_server_exceptions=False) as c:
         yield c
@@ -80,9 +84,6 @@ def test_an_upload_that_fails_to_load_is_a_422_with_its_cause(club, body, why):
 def test_a_checkpoint_upload_that_fails_to_load_is_a_422(club):
     """Finding 3 (a .msgpack upload): the loader's failure is a 422 naming the file's kind
     and its reason, without the server's temporary path (it named it before)."""
-    from holdemjax import cli as command
-
-    command.build_parser()  # registers the .msgpack loaders, as `holdemjax` does at start
     mid, _ = _match(club)
     r = club.post(f"/api/matches/{mid}/entrants?name=ck&suffix=.msgpack",
                   content=b"\x93garbage" * 100, headers=OP)
@@ -269,7 +270,7 @@ def test_an_unknown_match_names_no_path_and_no_other_match(club):
     """Finding 5: a 404 for an unknown match printed the store's file path and the open
     matches' ids."""
     mid, _ = _match(club)
-    path = club.app.state.service.path
+    path = club.app.state.service.store.path
     for r in (club.get("/api/matches/nope"), club.get("/m/nope"),
               club.post("/api/matches/nope/invites", json={}, headers=OP),
               club.post("/api/matches/nope/close-field", headers=OP)):

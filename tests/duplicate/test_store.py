@@ -9,7 +9,7 @@ import sqlite3
 import pytest
 
 from holdemjax.duplicate import match as M
-from holdemjax.duplicate import scores
+from holdemjax.duplicate import references, scores
 from holdemjax.duplicate.names import BadName
 from holdemjax.duplicate.store import Sealed, Store
 
@@ -90,8 +90,12 @@ def test_join_rules(tmp_path):
             M.play_line(s, m.id, "late", M.BotHero("random"))
         with pytest.raises(M.MatchError, match="kept as played \\(finished\\)"):
             M.play_line(s, m.id, "solo", M.BotHero("random"))
+        # issue 36 point 8: the store never plays: the close it made when the last line
+        # finished played no reference line; whoever reads the results plays them
+        assert set(s.lines(m.id)) == {"solo"}
+        references.play(s, m.id)
         lines = s.lines(m.id)
-        assert {f"ref:{t}" for t in M.tier_names()} <= set(lines)  # played at close
+        assert {f"ref:{t}" for t in M.tier_names()} <= set(lines)
         assert all(len(line.hands) == 3 for line in lines.values())
         board = scores.leaderboard(m.spec, lines)
         assert board["compared_with"] == "ref:intermediate"
@@ -142,13 +146,13 @@ def test_sealed_until_the_deadline_then_unfinished_lines_are_kept(tmp_path):
         assert M.play_line(s, m.id, "eve", _Script(3), now=lambda: clock[0], key=KEY) \
             == "paused"
         with pytest.raises(Sealed, match="sealed until it closes.*deadline 2030-01-01T13:00"):
-            s.require_closed(m.id, now=T0)
+            s.require_closed(m.id)
         hand, stored = s.progress(m.id, "eve", KEY)
         clock[0] = T0 + dt.timedelta(hours=2)
         # resuming after the deadline: the match closes instead, keeping the line
         with pytest.raises(M.MatchError, match="closed \\(deadline\\).*kept as played"):
             M.play_line(s, m.id, "eve", _Script(50), now=lambda: clock[0], key=KEY)
-        record = s.require_closed(m.id, now=clock[0])
+        record = s.require_closed(m.id)
         assert record.close_reason == "deadline"
         eve = s.participant(m.id, "eve")
         assert eve.status == "unfinished"
@@ -167,6 +171,9 @@ def test_close_is_idempotent_and_reveals(tmp_path):
         first = s.close_match(m.id, "closed")
         again = s.close_match(m.id, "other reason")
         assert first == again and first.close_reason == "closed"
+        # issue 36 point 8: closing is a write, never a line played (it played three)
+        assert s.verify(m.id)["hands_checked"] == 0 and s.references(m.id) == {}
+        references.play(s, m.id)
         result = s.verify(m.id)
         assert result["ok"] and result["seed"] == 6 and result["hands_checked"] == 9  # 3 refs
         with pytest.raises(ValueError, match="deadline .* is not in the future"):
@@ -252,6 +259,7 @@ def test_a_version_1_store_is_upgraded_and_its_32_bit_seed_deals_as_before(tmp_p
         assert s.match("m1").versions == {} and s.match("m1").seed is None
         assert M.play_line(s, "m1", "late", M.BotHero("advanced")) == "finished"
         s.close_match("m1")
+        references.play(s, "m1")
         assert s.match("m1").seed == 4_000_000_000
         result = s.verify("m1")
         assert result["ok"] and result["hands_replayed"] == 12  # the line and 3 references
@@ -262,3 +270,18 @@ def test_a_version_1_store_is_upgraded_and_its_32_bit_seed_deals_as_before(tmp_p
     deck = cards.hand_deck(jax.random.fold_in(jax.random.key(4_000_000_000), 0), 0)
     assert first["hole"][0] == [cards.card_text(int(c)) for c in deck[:2]]  # old derivation
     assert sqlite3.connect(path).execute("SELECT value FROM meta").fetchone() == ("2",)
+
+
+def test_reads_never_close_a_match_closing_is_a_call(tmp_path):
+    """Issue 36 point 8: closing is an explicit call. A match whose deadline passed stays open
+    (and sealed) through every read — `lines`, `verify`, `require_closed` closed it before —
+    until `refresh` (called by the CLI's commands and the service's routes) closes it."""
+    then = dt.datetime(2020, 1, 1, tzinfo=dt.UTC)
+    with Store(tmp_path / "s.sqlite") as s:
+        m = s.create_match(M.MatchSpec(**SPEC, deadline="2020-01-02T00:00Z"), seed=3, now=then)
+        for read in (s.lines, s.verify, s.require_closed):
+            with pytest.raises(Sealed):
+                read(m.id)
+        assert s.match(m.id).state == "open"
+        assert s.refresh(m.id) == "closed" and s.match(m.id).close_reason == "deadline"
+        assert s.lines(m.id) == {}

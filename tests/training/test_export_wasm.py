@@ -94,13 +94,13 @@ def duplicate(modules, tmp_path_factory):
     (``duplicate run MATCH X.msgpack``) and sampled (``X.msgpack --sample``); closed."""
     store = str(tmp_path_factory.mktemp("club") / "club.sqlite")
 
-    def run(*args):
-        out = io.StringIO()
-        with contextlib.redirect_stdout(out):
+    def run(*args):  # (exit status, stdout, stderr): error lines go to stderr (issue 36)
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
             code = cli.main(["duplicate", args[0], "--store", store, *map(str, args[1:])])
-        return code, out.getvalue()
+        return code, out.getvalue(), err.getvalue()
 
-    code, text = run("create", "--seats", 6, "--hands", 12, "--seed", 7, "--json")
+    code, text, _ = run("create", "--seats", 6, "--hands", 12, "--seed", 7, "--json")
     assert code == 0, text
     match = json.loads(text)["match"]
     played = {name: run("run", match, *policy, "--name", name) for name, policy in (
@@ -114,8 +114,8 @@ def duplicate(modules, tmp_path_factory):
 def test_duplicate_checkpoint_and_export_play_identical_lines(duplicate, a, b):
     run, match, played = duplicate
     for name in (a, b):
-        assert played[name] == (0, f"{name}: line finished\n"), played[name]
-    code, text = run("review", match, a, b, "--json")
+        assert played[name][:2] == (0, f"{name}: line finished\n"), played[name]
+    code, text, _ = run("review", match, a, b, "--json")
     review = json.loads(text)
     assert code == 0 and review["hands_compared"] == 12
     assert review["divergent_hands"] == 0
@@ -127,7 +127,7 @@ def test_duplicate_sampled_line_is_sampled(duplicate, modules):
     run, match, _ = duplicate
     review = json.loads(run("review", match, "jax", "jax-s", "--json")[1])
     assert review["divergent_hands"] > 0
-    code, text = run("run", match, modules[0], "--sample")
+    code, _, text = run("run", match, modules[0], "--sample")
     assert code == 2 and "--sample plays a policy file that can be sampled" in text
     assert "greedy.wasm" in text
 
@@ -157,7 +157,7 @@ def test_a_duplicate_match_of_another_size_is_refused(modules, tmp_path, capsys)
     match = json.loads(capsys.readouterr().out)["match"]
     for policy in (modules[1], CHECKPOINT):
         assert cli.main(["duplicate", "run", "--store", store, match, str(policy)]) == 2
-    out = " ".join(capsys.readouterr().out.split())
+    out = " ".join(capsys.readouterr().err.split())  # error lines go to stderr (issue 36)
     assert (f"policy sampled.wasm: trapped on the start message (UNREACHABLE); it logged "
             f"{REFUSAL.format('duplicate', 4)!r}: it does not join the match") in out
     assert (f"checkpoint {CHECKPOINT} plays 6-seat tables only (its network's input is for "

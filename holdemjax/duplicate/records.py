@@ -1,0 +1,63 @@
+"""What the store returns: a match as anyone may see it, a participant, a line (`store.Store`)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from holdemjax.duplicate import spec as M
+
+__all__ = ["MatchRecord", "Participant", "Line", "Sealed", "JOINED"]
+
+JOINED = "joined"  # the status every participant shows while the match is open
+
+
+class Sealed(M.MatchError):
+    """Results, histories and progress of an open match are sealed."""
+
+
+@dataclasses.dataclass(frozen=True)
+class MatchRecord:
+    """One match as anyone may see it: ``seed`` and ``salt`` are None until it is closed.
+    ``versions``: the checksums it was created under (`spec.versions`; empty for a match of a
+    version-1 store)."""
+
+    id: str
+    created_at: str
+    spec: M.MatchSpec
+    seed: int | None
+    salt: str | None
+    commitment: str
+    state: str
+    closed_at: str | None
+    close_reason: str | None
+    versions: dict
+    field_closed: bool
+
+
+@dataclasses.dataclass(frozen=True)
+class Participant:
+    name: str
+    kind: str  # "wasm", "bot", "person", "api" or "reference"
+    source: str
+    sha256: str
+    status: str  # "playing", "finished", "unfinished"; JOINED while the match is open
+    joined_at: str
+    finished_at: str | None
+
+
+@dataclasses.dataclass
+class Line:
+    """A participant's line: its finished hands by index (`match.Hand.record` dicts) and the
+    thinking time of each hero decision, in ms (``think_ms``; None where not measured)."""
+
+    participant: Participant
+    hands: dict
+    think_ms: list = dataclasses.field(default_factory=list)
+
+    @property
+    def name(self) -> str:
+        return self.participant.name
+
+    @property
+    def reference(self) -> bool:
+        return self.participant.kind == "reference"

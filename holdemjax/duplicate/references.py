@@ -1,0 +1,112 @@
+"""The reference lines of a match: one per tier, ``"ref:<tier>"`` in the hero seat with the hero
+seat's key, over every hand (the style table's bot rows, the comparison of a one-participant
+match). They are played here, by whoever asks: ``duplicate create`` (default) or ``close`` with
+a progress bar, the service in a background worker (`Worker`); never by the store.
+"""
+
+from __future__ import annotations
+
+import threading
+
+from holdemjax.duplicate import match as M
+
+__all__ = ["PREFIX", "names", "missing", "play", "Worker"]
+
+PREFIX = "ref:"
+
+
+def names() -> list[str]:
+    """The reference line of every tier, in tier order."""
+    return [PREFIX + tier for tier in M.tier_names()]
+
+
+def missing(store, match_id: str) -> list[str]:
+    """The reference lines of ``match_id`` not yet finished."""
+    done = store.references(match_id)
+    return [n for n in names() if done.get(n) != "finished"]
+
+
+def play(store, match_id: str, progress=None) -> None:
+    """Play what is missing of the reference lines (sealed like every line; closed matches
+    too). ``progress(done, total)``: hands of reference lines played, of all."""
+    tiers, hands = M.tier_names(), store.match(match_id).spec.hands
+    todo = set(missing(store, match_id))
+    for i, tier in enumerate(tiers):
+        if PREFIX + tier not in todo:
+            continue
+        each = None if progress is None else (
+            lambda done, _, i=i: progress(i * hands + done, len(tiers) * hands))
+        M.play_line(store, match_id, PREFIX + tier, M.BotHero(tier), kind="reference",
+                    reference=True, progress=each)
+    if progress is not None:
+        progress(len(tiers) * hands, len(tiers) * hands)
+
+
+class _Stopped(Exception):
+    pass
+
+
+class Worker:
+    """Plays the reference lines of the service's matches in background threads, one job per
+    match, and keeps their progress (``(done, total)`` hands) for the status to show. Between
+    two hands a job waits (up to `YIELD_S`) while ``quiet`` is clear: the service clears it
+    while requests are being answered, so a background job never competes with them for long
+    (one interpreter: the jobs and the requests share its lock)."""
+
+    YIELD_S = 0.05
+
+    def __init__(self, store, quiet: threading.Event | None = None):
+        self.store, self.quiet = store, quiet
+        self.progress: dict[str, tuple[int, int]] = {}
+        self.errors: dict[str, str] = {}
+        self._jobs: dict[str, threading.Thread] = {}
+        self._guard = threading.Lock()
+        self._stop = threading.Event()
+
+    def start(self, match_id: str) -> bool:
+        """Start the match's job unless one runs or nothing is missing; True if one runs now."""
+        with self._guard:
+            job = self._jobs.get(match_id)
+            if job is not None and job.is_alive():
+                return True
+            if self._stop.is_set() or not missing(self.store, match_id):
+                return False
+            hands = self.store.match(match_id).spec.hands
+            self.progress.setdefault(match_id, (0, len(names()) * hands))  # shown from now
+            job = self._jobs[match_id] = threading.Thread(
+                target=self._run, args=(match_id,), daemon=True,
+                name=f"references-{match_id}")
+            job.start()
+            return True
+
+    def _run(self, match_id: str) -> None:
+        def show(done: int, total: int) -> None:
+            self.progress[match_id] = (done, total)
+            if self.quiet is not None:
+                self.quiet.wait(self.YIELD_S)
+            if self._stop.is_set():
+                raise _Stopped  # between two hands: the lines resume at the next start
+
+        try:
+            play(self.store, match_id, progress=show)
+        except _Stopped:
+            pass
+        except Exception as exc:  # kept for the status: a job must not die unseen
+            self.errors[match_id] = f"{type(exc).__name__}: {exc}"
+        finally:
+            self.store.close(this_thread=True)  # its connection ends with the job
+
+    def stop(self, timeout: float = 60) -> None:
+        """Stop every job after its current hand (the service shutting down)."""
+        self._stop.set()
+        for job in list(self._jobs.values()):
+            job.join(timeout)
+
+    def busy(self, match_id: str) -> bool:
+        job = self._jobs.get(match_id)
+        return job is not None and job.is_alive()
+
+    def wait(self, match_id: str, timeout: float | None = None) -> None:
+        job = self._jobs.get(match_id)
+        if job is not None:
+            job.join(timeout)

@@ -1,0 +1,210 @@
+"""The routes of ``holdemjax duplicate serve``: the JSON API (`api`) and the pages (`web`), each
+a small function over the line service (`lines.LineService`, from ``app.state.service``), its
+credentials checked by dependencies (`operator_only`, `line_key`). The table of routes and the
+statuses are in `holdemjax.duplicate.service`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+import urllib.parse
+
+import anyio
+from fastapi import APIRouter, Body, Depends, HTTPException, Request
+from fastapi.responses import HTMLResponse
+from pydantic import BaseModel, ConfigDict
+
+from holdemjax.duplicate import match as M
+from holdemjax.duplicate import names, pages
+from holdemjax.duplicate.lines import LineService
+
+__all__ = ["api", "web", "CreateBody", "InviteBody", "JoinBody", "ActBody"]
+
+
+# ------------------------------------------------------------------------- request bodies
+class _Body(BaseModel):
+    """A JSON body: unknown fields refused, no silent conversions ("6" is not 6)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
+class CreateBody(_Body):
+    """``POST /api/matches``: `match.MatchSpec`'s fields (its checks give the 422s) and
+    ``seed`` (None: 128 random bits)."""
+
+    seats: int = 6
+    hands: int = 100
+    small_blind: int = 10
+    big_blind: int = 20
+    ante: int = 0
+    stack: int = 2000
+    hero: int = 0
+    bots: list[str] = []
+    participants: int | None = None
+    deadline: str | None = None
+    seed: int | None = None
+
+
+class InviteBody(_Body):
+    name: str | None = None
+
+
+class JoinBody(_Body):
+    token: str
+    name: str
+    browser: bool = False
+
+
+class ActBody(_Body):
+    """``decision``: the id of the decision the state offered (required)."""
+
+    decision: int
+    action: str
+    amount: int = 0
+
+
+# ---------------------------------------------------------------------------- dependencies
+def service(request: Request) -> LineService:
+    return request.app.state.service
+
+
+def operator_only(request: Request) -> None:
+    """403 unless header X-Operator holds the operator token (compared in constant time)."""
+    given = request.headers.get("x-operator", "")
+    if not secrets.compare_digest(hashlib.sha256(given.encode()).digest(),
+                                  hashlib.sha256(request.app.state.operator.encode()).digest()):
+        raise HTTPException(403, "the operator token is required (header X-Operator)")
+
+
+def line_key(request: Request) -> str | None:
+    return request.headers.get("x-line-key")
+
+
+Service = Depends(service)
+Operator = Depends(operator_only)
+Key = Depends(line_key)
+api = APIRouter(prefix="/api/matches")
+web = APIRouter(default_response_class=HTMLResponse)
+
+
+# ----------------------------------------------------------------------------- the API
+@api.post("", dependencies=[Operator])
+def create(body: CreateBody, svc: LineService = Service):
+    spec = body.model_dump(exclude={"seed"}, exclude_unset=True)
+    m, share = svc.create(M.MatchSpec.from_dict(spec), body.seed)
+    return {"match": m.id, "commitment": m.commitment, "share": share,
+            "share_url": f"/join/{m.id}/{share}"}
+
+
+@api.get("")
+def match_list(svc: LineService = Service):
+    return [{"match": i, "state": svc.store.match(i).state} for i in svc.store.match_ids()]
+
+
+@api.get("/{match_id}")
+def match_status(match_id: str, svc: LineService = Service):
+    return svc.status(match_id)
+
+
+@api.post("/{match_id}/invites", dependencies=[Operator])
+def invite(match_id: str, body: InviteBody = Body(default=InviteBody()),  # noqa: B008
+           svc: LineService = Service):
+    token = svc.store.add_door(match_id, "invite", body.name)
+    return {"token": token, "url": f"/join/{match_id}/{token}"}
+
+
+@api.post("/{match_id}/join")
+def join(match_id: str, body: JoinBody, svc: LineService = Service):
+    name = names.normal(body.name)  # the name as the store keeps it (`names`)
+    key = svc.store.join_by_door(match_id, body.token, name,
+                                 "person" if body.browser else "api", "http", M.utcnow())
+    return {"match": match_id, "name": name, "key": key,
+            "play_url": f"/m/{match_id}/play/{urllib.parse.quote(name)}"}
+
+
+@api.get("/{match_id}/lines/{name}")
+def line_state(match_id: str, name: str, key: str | None = Key, svc: LineService = Service):
+    return svc.state(match_id, name, key)
+
+
+@api.post("/{match_id}/lines/{name}/act")
+def line_act(match_id: str, name: str, body: ActBody, key: str | None = Key,
+             svc: LineService = Service):
+    return svc.act(match_id, name, key, body.decision, body.action, body.amount)
+
+
+@api.post("/{match_id}/lines/{name}/pause")
+def line_pause(match_id: str, name: str, key: str | None = Key, svc: LineService = Service):
+    return {"status": "paused", "hands_done": svc.pause(match_id, name, key)}
+
+
+@api.post("/{match_id}/entrants", dependencies=[Operator])
+async def entrant(match_id: str, request: Request, name: str, bot: str | None = None,
+                  suffix: str | None = None, sample: bool = False,
+                  svc: LineService = Service):
+    if names.normal(name) != name:  # the operator's entrants obey the rules for names
+        raise names.BadName(f"participant name {name!r} is not in its normal form: write "
+                            f"{names.normal(name)!r}")
+    await anyio.to_thread.run_sync(svc.store.check_can_join, match_id, name)  # before the body
+    data = await request.body()
+    status = await anyio.to_thread.run_sync(  # a whole line: never on the event loop
+        svc.entrant, match_id, name, bot, data, suffix, sample)
+    return {"name": name, "status": status}
+
+
+@api.post("/{match_id}/close-field", dependencies=[Operator])
+def close_field(match_id: str, svc: LineService = Service):
+    svc.store.close_field(match_id)
+    return svc.status(match_id)
+
+
+@api.post("/{match_id}/close", dependencies=[Operator])
+def close(match_id: str, svc: LineService = Service):
+    svc.close_match(match_id)
+    return svc.status(match_id)
+
+
+@api.get("/{match_id}/{what}")
+def results(match_id: str, what: str, a: str | None = None, b: str | None = None,
+            svc: LineService = Service):
+    if what in pages.RESULTS:
+        svc.results_ready(match_id)
+    return pages.results(svc.store, match_id, what, a, b)
+
+
+# --------------------------------------------------------------------------- the pages
+@web.get("/")
+def home(svc: LineService = Service):
+    return pages.home([(i, svc.store.match(i).state) for i in svc.store.match_ids()])
+
+
+@web.get("/m/{match_id}")
+def match_page(match_id: str, svc: LineService = Service):
+    return pages.status_page(svc.status(match_id))
+
+
+@web.get("/join/{match_id}/{token}")
+def join_page(match_id: str, token: str, svc: LineService = Service):
+    try:
+        door = svc.store.door(match_id, token)
+    except M.MatchError as exc:
+        return HTMLResponse(pages.refused(str(exc)), status_code=409)
+    return pages.join_page(svc.status(match_id), token, door)
+
+
+@web.get("/m/{match_id}/play/{name}")
+def play_page(match_id: str, name: str, svc: LineService = Service):
+    return pages.play_page(svc.status(match_id), name)
+
+
+@web.get("/m/{match_id}/{what}")
+def result_page(match_id: str, what: str, svc: LineService = Service):
+    if what in pages.RESULTS:
+        svc.results_ready(match_id)
+    return pages.result_page(svc.store, match_id, what)
+
+
+@web.get("/static/{name}")
+def static(name: str):
+    return pages.static_file(name)

@@ -1,0 +1,88 @@
+"""Issue 36 point 8 (clean rooms), read from the source: the modules of holdemjax.duplicate
+import one another without a cycle (imports inside functions count: a cycle hidden in a function
+is still a cycle), nobody outside store.py touches `Store`'s private attributes, and only
+store.py speaks SQL."""
+
+from __future__ import annotations
+
+import ast
+import pathlib
+
+PACKAGE = pathlib.Path(__file__).resolve().parents[2] / "holdemjax" / "duplicate"
+#: What only store.py may touch: `Store`'s connection, transactions and private readers.
+STORE_PRIVATE = {"_db", "_tx", "_one", "_record", "_row", "_participants", "_progress",
+                 "_authorized", "_lines", "_conn", "_local"}
+
+
+def _modules() -> dict[str, ast.Module]:
+    return {p.stem: ast.parse(p.read_text()) for p in sorted(PACKAGE.glob("*.py"))}
+
+
+def _imports(tree: ast.Module) -> set[str]:
+    """The sibling modules ``tree`` imports (anywhere in it)."""
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            if node.module == "holdemjax.duplicate":
+                found |= {a.name for a in node.names}
+            elif node.module.startswith("holdemjax.duplicate."):
+                found.add(node.module.split(".")[2])
+        elif isinstance(node, ast.Import):
+            found |= {a.name.split(".")[2] for a in node.names
+                      if a.name.startswith("holdemjax.duplicate.")}
+    return found
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Every cycle found by a depth-first walk (each reported once, from its smallest name)."""
+    out, path = set(), []
+
+    def walk(node):
+        if node in path:
+            cycle = path[path.index(node):]
+            start = cycle.index(min(cycle))
+            out.add(tuple(cycle[start:] + cycle[:start]))
+            return
+        path.append(node)
+        for nxt in sorted(graph.get(node, ())):
+            walk(nxt)
+        path.pop()
+
+    for node in sorted(graph):
+        walk(node)
+    return [list(c) for c in sorted(out)]
+
+
+def test_no_import_cycle_inside_duplicate():
+    """Issue 36 finding 10: cli -> service -> pages -> cli (through `HERO_LOADERS`) and
+    match <-> seat were cycles."""
+    modules = _modules()
+    graph = {name: _imports(tree) & set(modules) for name, tree in modules.items()}
+    assert _cycles(graph) == []
+
+
+def test_nobody_outside_store_touches_its_private_attributes():
+    """Issue 36 finding 10: seat.py, doors.py, match.py and service.py read `Store._db`,
+    `_tx`, `_record`, `_authorized`."""
+    bad = []
+    for name, tree in _modules().items():
+        if name == "store":
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute) and node.attr in STORE_PRIVATE:
+                bad.append(f"{name}.py:{node.lineno} .{node.attr}")
+    assert bad == []
+
+
+def test_only_store_and_schema_speak_sql():
+    """Issue 36 point 8: SQL lives in store.py (and its layout in schema.py) alone."""
+    words = ("SELECT ", "INSERT ", "UPDATE ", "DELETE ", "BEGIN ")
+    bad = []
+    for name, tree in _modules().items():
+        if name in ("store", "schema"):
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and any(
+                    node.value.lstrip().startswith(w) for w in words):
+                bad.append(f"{name}.py:{node.lineno} {node.value[:30]!r}")
+    assert bad == []
