@@ -146,8 +146,8 @@ class Env(abc.ABC):
     def chance_outcomes(self, state: State) -> Array:
         """``# [num_chance_outcomes] float32``: the probability of each outcome of the chance
         event an afterstate awaits (zero for impossible ones; summing to 1). An afterstate
-        awaiting none (no chance in this step, a finished game) has outcome 0 with
-        probability 1."""
+        awaiting none (no chance in this step, a game that was over before it) has outcome 0
+        with probability 1."""
         if not _traced(state):
             return self._eager("chance_outcomes", self._chance_outcomes)(state)
         return self._chance_outcomes(state)
