@@ -22,7 +22,8 @@ single-player 2048 as a Gymnasium environment (optional extra ``holdemjax[pettin
 * Chance: ``reset(seed)`` draws the game from ``jax.random.key(seed)``; step ``t`` of an env
   whose steps draw chance uses ``fold_in(key, t)``; a seed gives the same game every time.
 * Calls run the env's compiled programs (`holdemjax.api`'s eager calls: compiled once per env,
-  then about a millisecond a step).
+  then about a millisecond a step); every bridge of one env id and options shares one env, so
+  a second bridge compiles nothing.
 
 `gymnasium_env("2048")` is the single-player game as a ``gymnasium.Env``: a Box observation, a
 Discrete action, the legal actions in ``info["action_mask"]``. Tests: tests/test_pettingzoo.py
@@ -48,6 +49,21 @@ from holdemjax.registry import make
 __all__ = ["HoldemjaxAEC", "HoldemjaxGym", "env", "gymnasium_env"]
 
 
+@functools.lru_cache(maxsize=64)
+def _shared(env_id: str, options: tuple):
+    return make(env_id, **dict(options))
+
+
+def _game(env_id: str, options: dict):
+    """One env per id and options for every bridge of this process, so its compiled programs
+    (init, step, observe: compiled on first use) serve them all: a second bridge compiles
+    nothing."""
+    try:
+        return _shared(env_id, tuple(sorted(options.items())))
+    except TypeError:  # an option that cannot be a cache key: an env of its own
+        return make(env_id, **options)
+
+
 def _space(env) -> gymnasium.spaces.Box:
     """The observation's Box: bool as int8 0..1, integers by their dtype's range, floats open."""
     shape, dtype = env.observation_shape, env.observation_dtype
@@ -68,7 +84,7 @@ class HoldemjaxAEC(AECEnv):
 
     def __init__(self, env_id: str, **options):
         super().__init__()
-        self.game = make(env_id, **options)
+        self.game = _game(env_id, options)
         self.metadata = {"name": f"holdemjax_{env_id}", "render_modes": [],
                          "is_parallelizable": False}
         self.possible_agents = [f"player_{i}" for i in range(self.game.num_players)]
@@ -154,7 +170,7 @@ class HoldemjaxGym(gymnasium.Env):
 
     def __init__(self, env_id: str = "2048", **options):
         super().__init__()
-        self.game = make(env_id, **options)
+        self.game = _game(env_id, options)
         if self.game.num_players != 1:
             raise ValueError(f"{env_id} has {self.game.num_players} players; a Gymnasium env "
                              "has one (use holdemjax.pettingzoo.env for more)")

@@ -67,6 +67,20 @@ def test_the_same_seed_is_the_same_game():
     assert lines[0] == lines[1]
 
 
+def test_a_second_bridge_compiles_nothing():
+    from holdemjax.testing import CompileCounter
+
+    first = hpz.env("connect_four")
+    first.reset(seed=1)
+    first.step(int(np.flatnonzero(first.last()[0]["action_mask"])[0]))
+    with CompileCounter() as compiles:
+        second = hpz.env("connect_four")
+        second.reset(seed=2)
+        second.step(int(np.flatnonzero(second.last()[0]["action_mask"])[0]))
+    assert compiles.count == 0
+    assert hpz.env("kuhn_poker", observe_history=True).game is not hpz.env("kuhn_poker").game
+
+
 def test_2048_as_a_gymnasium_env():
     env = hpz.gymnasium_env("2048")
     with warnings.catch_warnings():
