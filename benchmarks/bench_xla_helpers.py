@@ -51,7 +51,22 @@ def _draws(batch: int):
     }
 
 
-class DrawSide(bench.Side):
+class ProgramSide(bench.Side):
+    """One compiled program called on fixed arguments (``self.run(*self.args)``), each call
+    counting ``self.per_call`` items."""
+
+    def _run(self, seconds: float) -> dict:
+        calls, t0 = 0, time.perf_counter()
+        while True:
+            int(self.run(*self.args))
+            calls += 1
+            elapsed = time.perf_counter() - t0
+            if elapsed >= seconds:
+                break
+        return {"count": calls * self.per_call, "seconds": elapsed}
+
+
+class DrawSide(ProgramSide):
     """``LENGTH`` rounds of one draw over a batch of keys in one compiled call."""
 
     unit = "draws/s"
@@ -73,19 +88,10 @@ class DrawSide(bench.Side):
         self.compile_s = time.perf_counter() - t0
         fusions, whiles = bench.kernel_counts(self.run.as_text() or "")
         self.info = {"batch": batch, "length": LENGTH, "fusions": fusions, "whiles": whiles}
-
-    def _run(self, seconds: float) -> dict:
-        calls, t0 = 0, time.perf_counter()
-        while True:
-            int(self.run(self.keys))
-            calls += 1
-            elapsed = time.perf_counter() - t0
-            if elapsed >= seconds:
-                break
-        return {"count": calls * LENGTH * self.batch, "seconds": elapsed}
+        self.args, self.per_call = (self.keys,), LENGTH * batch
 
 
-class EvaluateSide(bench.Side):
+class EvaluateSide(ProgramSide):
     """The hand evaluator on a batch of seven-card hands (its result leaves through
     `compute_once`, so the form decides whether XLA may vectorize its loop)."""
 
@@ -103,16 +109,7 @@ class EvaluateSide(bench.Side):
         self.run = jax.jit(lambda h: evaluator.evaluate(h).sum()).lower(self.hands).compile()
         self.compile_s = time.perf_counter() - t0
         self.info = {"batch": batch}
-
-    def _run(self, seconds: float) -> dict:
-        calls, t0 = 0, time.perf_counter()
-        while True:
-            int(self.run(self.hands))
-            calls += 1
-            elapsed = time.perf_counter() - t0
-            if elapsed >= seconds:
-                break
-        return {"count": calls * self.batch, "seconds": elapsed}
+        self.args, self.per_call = (self.hands,), batch
 
 
 @contextlib.contextmanager

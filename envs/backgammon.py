@@ -166,21 +166,11 @@ class Backgammon(Env):
 
     def _step(self, state: BackgammonState, action: Array, key) -> BackgammonState:
         board, playable, rewards, won, turn_over = self._micro_move(state, action)
-        mover = state.current_player
         # The next roll (drawn whatever happens, used only when the turn passes).
         dice = xla.randint(key, (1, 2), 0, NUM_DIE_FACES)[0]
-        board = jnp.where(turn_over, turn_round(board), board)
         playable = jnp.where(turn_over, _playable(dice), playable)
-        return state.replace(
-            current_player=jnp.where(turn_over, 1 - mover, mover),
-            rewards=rewards.astype(jnp.float32),
-            terminated=won,
-            legal_action_mask=legal_mask(board, playable),
-            _board=board,
-            _dice=jnp.where(turn_over, dice, state._dice),
-            _playable=playable,
-            _turn=jnp.where(turn_over, 1 - state._turn, state._turn),
-        )
+        return _after(state, board, playable, rewards, won, turn_over).replace(
+            _dice=jnp.where(turn_over, dice, state._dice))
 
     def _micro_move(self, state: BackgammonState, action: Array):
         """The micro-move: (board, dice left to play, rewards, won, the turn passes)."""
@@ -206,19 +196,9 @@ class Backgammon(Env):
 
     def _step_deterministic(self, state: BackgammonState, action: Array) -> BackgammonState:
         board, playable, rewards, won, turn_over = self._micro_move(state, action)
-        mover = state.current_player
-        board = jnp.where(turn_over, turn_round(board), board)
         playable = jnp.where(turn_over, 0, playable)  # the next roll is not made yet
-        return state.replace(
-            current_player=jnp.where(turn_over, 1 - mover, mover),
-            rewards=rewards.astype(jnp.float32),
-            terminated=won,
-            legal_action_mask=legal_mask(board, playable),
-            _board=board,
-            _playable=playable,
-            _turn=jnp.where(turn_over, 1 - state._turn, state._turn),
-            _roll_pending=turn_over,
-        )
+        return _after(state, board, playable, rewards, won, turn_over).replace(
+            _roll_pending=turn_over)
 
     def _chance_outcomes(self, state: BackgammonState) -> Array:
         none = jnp.arange(len(ROLLS)) == 0
@@ -239,6 +219,22 @@ class Backgammon(Env):
     def _observe(self, state: BackgammonState, player_id: Array) -> Array:
         dice = jnp.where(player_id == state.current_player, state._playable, 0)
         return jnp.concatenate([state._board, dice])
+
+
+def _after(state: BackgammonState, board, playable, rewards, won, turn_over) -> BackgammonState:
+    """The state after a micro-move (``board`` turned round to the next mover when the turn
+    passes; ``playable``: the dice the mover has to play next)."""
+    mover = state.current_player
+    board = jnp.where(turn_over, turn_round(board), board)
+    return state.replace(
+        current_player=jnp.where(turn_over, 1 - mover, mover),
+        rewards=rewards.astype(jnp.float32),
+        terminated=won,
+        legal_action_mask=legal_mask(board, playable),
+        _board=board,
+        _playable=playable,
+        _turn=jnp.where(turn_over, 1 - state._turn, state._turn),
+    )
 
 
 # ------------------------------------------------------------------------------ the rules

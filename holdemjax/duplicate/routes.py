@@ -6,6 +6,7 @@ statuses are in `holdemjax.duplicate.service`.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import secrets
 import urllib.parse
@@ -29,20 +30,23 @@ class _Body(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
 
 
-class CreateBody(_Body):
-    """``POST /api/matches``: `match.MatchSpec`'s fields (its checks give the 422s) and
-    ``seed`` (None: 128 random bits)."""
+_SPEC = {f.name: f.default for f in dataclasses.fields(M.MatchSpec)}  # its defaults, once
 
-    seats: int = 6
-    hands: int = 100
-    small_blind: int = 10
-    big_blind: int = 20
-    ante: int = 0
-    stack: int = 2000
-    hero: int = 0
-    bots: list[str] = []
-    participants: int | None = None
-    deadline: str | None = None
+
+class CreateBody(_Body):
+    """``POST /api/matches``: `match.MatchSpec`'s fields (its checks give the 422s, its
+    defaults fill what the body leaves out) and ``seed`` (None: 128 random bits)."""
+
+    seats: int = _SPEC["seats"]
+    hands: int = _SPEC["hands"]
+    small_blind: int = _SPEC["small_blind"]
+    big_blind: int = _SPEC["big_blind"]
+    ante: int = _SPEC["ante"]
+    stack: int = _SPEC["stack"]
+    hero: int = _SPEC["hero"]
+    bots: list[str] = list(_SPEC["bots"])
+    participants: int | None = _SPEC["participants"]
+    deadline: str | None = _SPEC["deadline"]
     seed: int | None = None
 
 
