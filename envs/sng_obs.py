@@ -11,7 +11,6 @@ import dataclasses
 
 import jax
 import jax.numpy as jnp
-import numpy as np
 
 from holdemjax.poker import table as tb
 from holdemjax.poker.structure import level_at
@@ -75,13 +74,14 @@ def _inv(x) -> jax.Array:
 
 
 def _rotated(rows: jax.Array, seat: jax.Array) -> jax.Array:
-    """``# [K, N] -> [K, N]``: ``rows[:, (seat + i) % N]`` at column i (the observer first).
-
-    A sum of N static rotations, each kept where it is the observer's: cheaper on the CPU than
-    the gather that a traced index makes (under ``vmap`` one index per row)."""
+    """``# [..., N] -> [..., N]``: ``rows[..., (seat + i) % N]`` at index i (the observer first),
+    as index arithmetic: no roll, concatenate or gather."""
     n = rows.shape[-1]
-    seat = seat % n
-    return sum(jnp.where(seat == s, jnp.roll(rows, -s, axis=-1), 0) for s in range(n))
+    src = (seat % n + jnp.arange(n)) % n
+    out = jnp.zeros_like(rows)
+    for j in range(n):
+        out = jnp.where(src == j, rows[..., j:j + 1], out)
+    return out
 
 
 def encode(lay: Layout, tour: Tournament, seat: jax.Array) -> jax.Array:
@@ -96,27 +96,25 @@ def encode(lay: Layout, tour: Tournament, seat: jax.Array) -> jax.Array:
     chips = lambda x: x.astype(jnp.float32) * per_bb
     flag = lambda x: x.astype(jnp.float32)
     i32 = lambda x: x.astype(jnp.int32)
-    # Every seat-indexed block (STACKS .. STREET_RAISES, contiguous in BLOCKS) as one int
-    # matrix by absolute seat, rotated once to the observer's view: (name, rows, in chips?).
+    # Every seat-indexed block (STACKS .. STREET_RAISES) by absolute seat, each rotated to the
+    # observer's view on its own (a concatenate of the blocks before one rotation is evaluated
+    # element by element by XLA's CPU emitter: 2.6x slower at batch 4,096, same bits).
     per_seat = (
-        ("STACKS", t.stacks[None], True),
-        ("BETS", t.bets[None], True),
-        ("CONTRIB", t.contrib[None], True),
-        ("FOLDED", i32(t.folded)[None], False),
-        ("ALLIN", i32(t.allin)[None], False),
-        ("OUT", i32(~t.in_hand)[None], False),
-        ("TO_ACT", i32(seats == t.to_act)[None], False),
-        ("BUTTON", i32(seats == t.button)[None], False),
-        ("SMALL_BLIND", i32(seats == t.sb)[None], False),
-        ("BIG_BLIND", i32(seats == t.bb)[None], False),
+        ("STACKS", t.stacks, True),
+        ("BETS", t.bets, True),
+        ("CONTRIB", t.contrib, True),
+        ("FOLDED", t.folded, False),
+        ("ALLIN", t.allin, False),
+        ("OUT", ~t.in_hand, False),
+        ("TO_ACT", seats == t.to_act, False),
+        ("BUTTON", seats == t.button, False),
+        ("SMALL_BLIND", seats == t.sb, False),
+        ("BIG_BLIND", seats == t.bb, False),
         ("STREET_CHIPS", tour.street_chips, True),
         ("STREET_RAISES", tour.street_raises, False),
     )
-    rows = _rotated(jnp.concatenate([r for _, r, _ in per_seat]), seat)
-    in_chips = np.concatenate([np.full(r.shape[0], c) for _, r, c in per_seat])
-    # chips: x * per_bb as `chips` does; flags: x * 1.0, exactly x.
-    scale = jnp.where(in_chips, per_bb, jnp.float32(1.0))
-    seat_blocks = (rows.astype(jnp.float32) * scale[:, None]).reshape(-1)
+    seat_parts = {name: (chips if in_chips else flag)(_rotated(i32(x), seat)).reshape(-1)
+                  for name, x, in_chips in per_seat}
     cards = jnp.arange(52)
     hole = (cards[:, None] == t.hole[seat][None, :]).any(axis=1)
     visible = jnp.arange(5) < t.revealed
@@ -144,14 +142,5 @@ def encode(lay: Layout, tour: Tournament, seat: jax.Array) -> jax.Array:
         "HANDS_TO_CAP": flag(fmt.hand_cap - tour.hand)[None] * _inv(fmt.hand_cap),
         "PLAYERS_LEFT": flag(tour.alive.sum())[None] * (1.0 / n),
     }
-    names = [name for name, _, _ in per_seat]
-    first = [name for name, _, _ in BLOCKS].index(names[0])
-    # The seat blocks must be contiguous in BLOCKS, in this order (checked at trace time).
-    assert [name for name, _, _ in BLOCKS][first:first + len(names)] == names
-    out = []
-    for name, _, _ in BLOCKS:
-        if name == names[0]:
-            out.append(seat_blocks)
-        elif name not in names:
-            out.append(parts[name])
-    return jnp.concatenate(out).astype(jnp.float32)
+    parts.update(seat_parts)
+    return jnp.concatenate([parts[name] for name, _, _ in BLOCKS]).astype(jnp.float32)
