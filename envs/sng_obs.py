@@ -115,10 +115,14 @@ def encode(lay: Layout, tour: Tournament, seat: jax.Array) -> jax.Array:
     )
     seat_parts = {name: (chips if in_chips else flag)(_rotated(i32(x), seat)).reshape(-1)
                   for name, x, in_chips in per_seat}
+    # Multi-hots as ors of one-hots (no reduce: where ``revealed`` is a constant, as in a
+    # first deal, XLA would fold a reduce over [batch, 52, 5] with its slow evaluator).
     cards = jnp.arange(52)
-    hole = (cards[:, None] == t.hole[seat][None, :]).any(axis=1)
-    visible = jnp.arange(5) < t.revealed
-    board = ((cards[:, None] == t.board[None, :]) & visible[None, :]).any(axis=1)
+    mine_cards = t.hole[seat]
+    hole = (cards == mine_cards[0]) | (cards == mine_cards[1])
+    board = jnp.zeros(52, bool)
+    for k in range(5):
+        board = board | ((cards == t.board[k]) & (k < t.revealed))
     lg = tb.legal(t)
     mine = t.to_act == seat
     to_call = jnp.minimum(jnp.maximum(t.current_bet - t.bets[seat], 0), t.stacks[seat])

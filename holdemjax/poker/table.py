@@ -283,6 +283,8 @@ def start_hand(
     big_blind,
     ante,
     deck,
+    *,
+    can_end: bool = True,
 ) -> Table:
     """Post blinds and ante, deal, and return the first decision (or the finished hand).
 
@@ -296,6 +298,9 @@ def start_hand(
         left, as dead money in the main pot.
       deck: ``# [52] int32`` the hand's permutation (``cards.hand_deck``); seat s holds
         deck[2s], deck[2s+1], the board is deck[18:23].
+      can_end: static; False when the caller knows the hand cannot be over after the blinds
+        (two or more dealt seats keep chips behind, e.g. `tournament.first_hand_waits`): the
+        payout of a hand over from the blinds is then left out of the program.
     """
     stacks = _i32(stacks)
     n = stacks.shape[-1]
@@ -344,6 +349,8 @@ def start_hand(
         ante=ante,
         num_decisions=_i32(0),
     )
+    if not can_end:
+        return table.replace(to_act=_first_after(_needs_action(table), bb))
     return _advance(table, bb, sparse=False)
 
 

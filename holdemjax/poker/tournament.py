@@ -98,12 +98,13 @@ class Decision:
     street_raises: jax.Array  # [4, N] int32 bets/raises per street and seat this hand
 
 
-def _deal(fmt: Format, key, hand, stacks, alive, positions) -> tb.Table:
+def _deal(fmt: Format, key, hand, stacks, alive, positions, can_end: bool = True) -> tb.Table:
     button, sb, bb, sb_posts = positions
     small, big, ante = blinds_at(fmt, hand)
     # hand_deck(key, hand) at the positions start_hand reads (the rest is never dealt).
     deck = dealt_deck(jax.random.wrap_key_data(key), hand, fmt.num_seats)
-    return tb.start_hand(stacks, alive, button, sb, bb, sb_posts, small, big, ante, deck)
+    return tb.start_hand(stacks, alive, button, sb, bb, sb_posts, small, big, ante, deck,
+                         can_end=can_end)
 
 
 def start(key, fmt: Format) -> Tournament:
@@ -139,7 +140,10 @@ def seat(key, fmt: Format) -> Tournament:
     alive = jnp.ones(n, bool)
     stacks = jnp.full(n, fmt.starting_stack, jnp.int32)
     positions = tb.first_positions(alive, n - 1)
-    table = _deal(fmt, k_game, jnp.int32(0), stacks, alive, positions)
+    # Hand 0 of a format whose first hand waits cannot be over from the blinds: its deal
+    # leaves the payout out of the program.
+    table = _deal(fmt, k_game, jnp.int32(0), stacks, alive, positions,
+                  can_end=not first_hand_waits(fmt))
     return Tournament(
         table=table,
         key=k_game,

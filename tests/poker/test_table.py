@@ -522,3 +522,27 @@ def test_check_action_names_bad_host_input():
                                 (T.RAISE, 1001, "1001"), (T.RAISE, 40.5, "40.5")]:
         with pytest.raises(ValueError, match=match):
             T.check_action(t, kind, amount)
+
+
+def test_start_hand_without_its_ending_equals_start_hand_wherever_the_hand_waits():
+    """``start_hand(..., can_end=False)`` (the first deal of a format whose first hand waits:
+    `tournament.first_hand_waits`) leaves the payout out of the program: on every deal that
+    waits for a decision it is ``start_hand`` leaf by leaf; the random deals include hands over
+    from the blinds, where the two differ (the payout is what was left out)."""
+    rng = np.random.default_rng(11)
+    stacks = rng.integers(1, 40, size=(256, 6)).astype(np.int32)  # short: many all-in blinds
+    stacks[rng.random((256, 6)) < 0.6] = 0
+    stacks[:, :2] = np.maximum(stacks[:, :2], 1)
+    alive = stacks > 0
+    btn, sb, bb, posts = jax.vmap(T.first_positions)(alive, rng.integers(0, 6, 256))
+    decks = np.stack([rng.permutation(52) for _ in range(256)]).astype(np.int32)
+    args = (stacks, alive, btn, sb, bb, posts, np.full(256, 10, np.int32),
+            np.full(256, 20, np.int32), np.full(256, 20, np.int32), decks)
+    full = _vstart(*args)
+    lean = jax.jit(jax.vmap(lambda *a: T.start_hand(*a, can_end=False)))(*args)
+    waits = ~np.asarray(full.hand_over)
+    assert 0 < waits.sum() < 256
+    for name, a in vars(full).items():
+        b = np.asarray(getattr(lean, name))
+        assert (np.asarray(a)[waits] == b[waits]).all(), name
+    assert not (np.asarray(lean.hand_over)).any()
