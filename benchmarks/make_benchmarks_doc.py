@@ -64,18 +64,20 @@ prints the costliest XLA kernels of the benchmark's step):
   `jax.random`'s bits with the hash unrolled (`holdemjax.xla`; JAX's own CPU lowering is a
   rolled loop of small kernels), `act_randomly` finds the k-th legal action without XLA's CPU
   `cumsum` and `argmax`, and resets run only on the rows that ended. What is left is the
-  tournament step itself (`envs/sng.py`, `envs/sng_obs.py`, `holdemjax/poker/`). At batch
-  4,096 about a third of the step's kernel time is one fusion of the observation encoding: the
-  18 per-seat blocks rotated to the
-  observer's seat are built with concatenates, which XLA's CPU emitter evaluates element by
-  element; another tenth copies the observation's blocks into one vector (a `concatenate` of
-  materialized blocks). Writing the observation in one fusion straight into its final layout
-  (the rotation as one index map over seats, no concatenate), and fewer XLA kernels per engine
-  `act` and menu mask (each kernel launch costs microseconds on this CPU, which is what bounds
-  batch 64, where a step has little work per kernel), are what the goal needs. Two rewrites
-  that keep the observation bit for bit were measured against the encoding as it is and
-  dropped: one static index map per observer seat (a gather from one vector of every value)
-  ran slower, and the seat rotation as a one-hot matrix product no faster. (The
+  tournament step itself (`envs/sng.py`, `envs/sng_obs.py`, `holdemjax/poker/`). The
+  observation encoding was a third of the step's kernel time at batch 4,096: its 18 per-seat
+  blocks were concatenated and then rotated to the observer's seat with rolls, which XLA's CPU
+  emitter evaluates element by element. Each block is now rotated on its own by index
+  arithmetic (no concatenate before the rotation, no roll): the encoding runs 2.6x faster at
+  4,096 (2.2 ms -> 0.83 ms a call, same bits), equal at 64; what is left of it is the final
+  `concatenate` of the materialized blocks (about a tenth of the step). Fewer XLA kernels per
+  engine `act` and menu mask (each kernel launch costs microseconds on this CPU, which is what
+  bounds batch 64, where a step has little work per kernel) are what the goal still needs.
+  Measured and dropped: larger row chunks for the sparse forms at batch 64 (16 and 32 rows
+  instead of 8: 0.98x and 0.92x), the plain `lax` forms at 64 (`sparse.set_gather(False)`:
+  0.33x), and two rewrites of the rotation that keep the observation bit for bit:
+  one static index map per observer seat (a gather from one vector of every value) ran slower,
+  and the seat rotation as a one-hot matrix product no faster. (The
   2026-12-03 figures come from an AMD EPYC of family 23, without AVX-512; the 2026-12-02 ones,
   7.22x at 4,096, from an Intel Xeon with it. On the EPYC the same step's rate moved widely
   between runs and within one run, for the code before and after this session's engine changes
@@ -84,7 +86,10 @@ prints the costliest XLA kernels of the benchmark's step):
 - **Compile time (`sng-6`, `sng-6-turbo`, `certify`, `ring-9` init + step <= 2x pgx's Go 9x9;
   side games <= 1x their pgx game).** What was cut: `init` no longer compiles `advance` when
   the format's first hand always waits for a decision (`tournament.first_hand_waits`, every
-  registered format); the batched `sparse_cond`s carry only the
+  registered format), and that first deal leaves the payout of a hand over from the blinds out
+  of the program (`table.start_hand(..., can_end=False)`); the observation's card multi-hots
+  are ors of one-hots, not a reduce that XLA constant-folded with its slow evaluator for over a
+  second when the board is a constant (the first deal); the batched `sparse_cond`s carry only the
   values they change (the pots' winnings, the ICM scores) instead of the whole table or
   tournament; `sparse_while` leaves the leaves its body returns untouched out of its scatters.
   What is left, from `perf` of an XLA compile of the batched step: most of it is LLVM (IR
