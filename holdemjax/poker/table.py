@@ -63,6 +63,9 @@ __all__ = [
     "check_action",
     "pot_total",
     "with_cards",
+    "decided",
+    "begin",
+    "showdown_winnings",
 ]
 
 class Kind(enum.IntEnum):
@@ -351,7 +354,14 @@ def start_hand(
     )
     if not can_end:
         return table.replace(to_act=_first_after(_needs_action(table), bb))
-    return _advance(table, bb, sparse=False)
+    return begin(table)
+
+
+def begin(table: Table) -> Table:
+    """From a table right after the blinds (`start_hand` with ``can_end=False``): its first
+    decision, or the hand finished at once when the blinds leave nobody able to act (the board
+    run out, the pots paid). ``start_hand(...)`` is ``begin(start_hand(..., can_end=False))``."""
+    return _advance(table, table.bb, sparse=False)
 
 
 def legal(table: Table) -> Legal:
@@ -398,6 +408,16 @@ def act(table: Table, kind, amount=0) -> Table:
     Returns the same table when the hand is already over.
     """
     t = table
+    out = _advance(decided(t, kind, amount), jnp.maximum(t.to_act, 0))
+    return _tree_where(t.hand_over | (t.to_act < 0), t, out)
+
+
+def decided(table: Table, kind, amount=0) -> Table:
+    """The first half of `act`: ``table`` with the decision's chips put in (and the fold, the
+    all-in, the raise sizes) and nothing else: no next seat, no new street, no payout. The
+    board cards the decision reveals (`act`) come out on these contributions, which makes this
+    the table a luck estimate reads (`holdemjax.luck`). Meaningful while a seat is to act."""
+    t = table
     n = t.num_seats
     p = jnp.maximum(t.to_act, 0)
     lg = legal(t)
@@ -414,7 +434,7 @@ def act(table: Table, kind, amount=0) -> Table:
     stacks = t.stacks - add
     increment = new_bet - t.current_bet
     full = is_raise & (increment >= t.min_raise)  # a short all-in leaves min_raise alone
-    moved = t.replace(
+    return t.replace(
         stacks=stacks,
         bets=t.bets + add,
         contrib=t.contrib + add,
@@ -425,8 +445,13 @@ def act(table: Table, kind, amount=0) -> Table:
         min_raise=jnp.where(full, increment, t.min_raise),
         num_decisions=t.num_decisions + 1,
     )
-    out = _advance(moved, p)
-    return _tree_where(t.hand_over | (t.to_act < 0), t, out)
+
+
+def showdown_winnings(table: Table) -> jax.Array:
+    """``# [N] int32`` what each seat would collect if the hand ended now with its five board
+    cards (every pot, side pots, the uncalled bet and odd chips as `act` pays them at the end):
+    a check-down's payout. For a table with chips in (not `hand_over`)."""
+    return _winnings(table)
 
 
 def check_action(table: Table, kind, amount=0) -> None:

@@ -1,0 +1,201 @@
+"""Luck out of the numbers: AIVAT-style chance corrections for hold'em hands (one room).
+
+AIVAT (Burch, Schmid, Moravčík, Morrill, Bowling: "AIVAT: A New Variance Reduction Technique
+for Agent Evaluation in Imperfect Information Games", AAAI 2018) removes from a game's outcome
+the part that chance caused, and stays unbiased: at every chance event it subtracts
+``u(h·c) - E_c'[u(h·c')]``, the change of a value function ``u`` the outcome ``c`` caused minus
+its expectation over the outcomes chance could have drawn. Each term has expectation zero given
+the history before the event, whatever ``u`` is; a good ``u`` only makes the reduction larger.
+
+Here ``u`` is the value of a check-down: what every seat would end with if nobody put in another
+chip and the hand were shown down, as a function of the seats' final stacks (`chips`: the stacks
+themselves; `icm_value`: their ICM equity in a tournament). Its expectation over the board cards
+still to come is exact where that is cheap (the river: up to 52 cards; turn and river: the
+1,326 pairs) and sampled with addressed keys before the flop (unbiased: a mean of uniform draws).
+The chance events of a hand and their corrections:
+
+* the deal (every seat's hole cards): `deal_correction` -- the check-down value with the cards
+  dealt minus its mean over every deal, on the table right after the blinds;
+* board cards (flop, turn, river, or several at once in an all-in run-out):
+  `reveal_correction` -- ``u`` with ``k1`` board cards known minus ``u`` with ``k0``, on the
+  contributions at the moment they come out (`holdemjax.poker.table.decided`). The cards dealt
+  to seat positions are never on the board (`holdemjax.poker.cards`: seat s holds deck[2s],
+  deck[2s+1], the board is deck[18:23]), so the board's unseen cards are drawn from the 52 minus
+  every seat position's two and the board cards shown.
+
+`hand_luck` sums them over one hand from its decisions. The corrected result of a hand is the
+actual one minus its luck. Everything is pure JAX (fixed shapes, vmap-able).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from holdemjax import xla
+from holdemjax.poker import table as tb
+from holdemjax.poker.cards import NUM_CARDS
+from holdemjax.poker.tournament import open_places_icm
+
+__all__ = ["Value", "chips", "icm_value", "check_down_values", "reveal_correction",
+           "deal_correction", "hand_luck", "VISIBLE", "PREFLOP_SAMPLES"]
+
+#: A value function: the seats' stacks at the end of a hand ``# [N]`` -> their values ``# [N]``.
+Value = Callable[[jax.Array], jax.Array]
+
+#: The numbers of board cards a hold'em table shows: pre-flop, flop, turn, river.
+VISIBLE = (0, 3, 4, 5)
+#: Boards drawn for a pre-flop check-down value (its expectation is sampled: unbiased).
+PREFLOP_SAMPLES = 64
+
+_PAIRS = np.array(list(itertools.combinations(range(NUM_CARDS), 2)), np.int32)  # [1326, 2]
+_SINGLES = np.arange(NUM_CARDS, dtype=np.int32)[:, None]  # [52, 1]
+
+
+def chips(stacks: jax.Array) -> jax.Array:
+    """The value of chips: the stacks themselves (float32), for cash and ring formats."""
+    return jnp.asarray(stacks, jnp.float32)
+
+
+def icm_value(alive: jax.Array, payouts: jax.Array) -> Value:
+    """The value of a tournament's stacks: ICM equity of the places still open
+    (`tournament.open_places_icm`, the one definition) for the seats ``alive`` when the hand
+    began."""
+    return lambda stacks: open_places_icm(stacks, alive & (stacks > 0), payouts)
+
+
+def _unseen(table: tb.Table, visible: int) -> jax.Array:
+    """``# [52] bool``: cards that may still come on the board once ``visible`` are shown."""
+    used = jnp.concatenate([table.hole.reshape(-1), table.board[:visible]])
+    cards = jnp.arange(NUM_CARDS)
+    return ~(cards[:, None] == used[None, :]).any(axis=1)
+
+
+def _end_values(table: tb.Table, boards: jax.Array, value: Value) -> jax.Array:
+    """``# [B, N]``: ``value`` of the stacks after a check-down on each of ``boards # [B, 5]``."""
+    def one(board):
+        shown = tb.with_cards(table, table.hole, board)
+        return value(table.stacks + tb.showdown_winnings(shown))
+    return jax.vmap(one)(boards)
+
+
+def _complete(table: tb.Table, visible: int, extra: jax.Array) -> jax.Array:
+    """Boards ``# [B, 5]``: the first ``visible`` cards of the table's board, then ``extra``."""
+    known = jnp.broadcast_to(table.board[:visible], (extra.shape[0], visible))
+    return jnp.concatenate([known, extra], axis=1).astype(jnp.int32)
+
+
+def _draw(key: jax.Array, allowed: jax.Array, count: int, samples: int) -> jax.Array:
+    """``# [samples, count]``: each row ``count`` distinct cards drawn uniformly from
+    ``allowed # [52] bool`` (the smallest uniform keys of the allowed cards)."""
+    noise = xla.uniform(key, (samples, NUM_CARDS))
+    noise = jnp.where(allowed[None, :], noise, 2.0)
+    return jax.lax.top_k(-noise, count)[1].astype(jnp.int32)
+
+
+def check_down_values(table: tb.Table, visible: int, value: Value = chips, key=None,
+                      samples: int = PREFLOP_SAMPLES) -> jax.Array:
+    """``# [N] float32``: the expected ``value`` of every seat if the hand were checked down
+    from ``table`` (its contributions as they are) with the first ``visible`` (static: 0, 3, 4
+    or 5) of its board cards known, the rest drawn from the cards no seat position holds.
+    Exact for 3, 4 and 5; for 0 the mean over ``samples`` boards drawn from ``key`` (an
+    unbiased estimate). ``table`` must have its chips in (not ``hand_over``: `table.decided`
+    or a table waiting for a decision)."""
+    if visible not in VISIBLE:
+        raise ValueError(f"visible must be one of {VISIBLE}, got {visible!r}")
+    if visible == 5:
+        return _end_values(table, table.board[None, :], value)[0]
+    allowed = _unseen(table, visible)
+    if visible == 0:
+        if key is None:
+            raise ValueError("a pre-flop check-down value is sampled: pass a key")
+        boards = _draw(key, allowed, 5, samples)
+        return _end_values(table, boards, value).mean(axis=0)
+    extra = _SINGLES if visible == 4 else _PAIRS
+    ok = allowed[extra].all(axis=1)
+    safe = jnp.where(ok[:, None], extra, 0)  # masked rows are weighted 0
+    vals = _end_values(table, _complete(table, visible, jnp.asarray(safe)), value)
+    weight = ok.astype(jnp.float32) / ok.sum()
+    return (weight[:, None] * vals).sum(axis=0)
+
+
+def _values_by_visible(table: tb.Table, value: Value, key) -> jax.Array:
+    """``# [4, N]``: `check_down_values` for each entry of `VISIBLE`."""
+    return jnp.stack([check_down_values(table, k, value, key) for k in VISIBLE])
+
+
+def _index(visible: jax.Array) -> jax.Array:
+    return jnp.searchsorted(jnp.asarray(VISIBLE), visible)
+
+
+def reveal_correction(table: tb.Table, shown_before, shown_after, value: Value = chips,
+                      key=None) -> jax.Array:
+    """``# [N] float32``: the luck of the board cards that came out between ``shown_before``
+    and ``shown_after`` visible cards (0, 3, 4, 5; traced is fine) on ``table``'s
+    contributions: ``u(shown_after) - u(shown_before)`` with ``u`` = `check_down_values`. Zero
+    when nothing came out. Its expectation over the cards that came out is zero (exactly where
+    ``shown_before`` >= 3; over the pre-flop samples' draw too where it is 0). ``key`` draws
+    the pre-flop samples (needed: which cards came out may be traced)."""
+    if key is None:
+        raise ValueError("reveal_correction needs a key: a pre-flop check-down value is sampled")
+    vals = _values_by_visible(table, value, key)
+    after, before = vals[_index(shown_after)], vals[_index(shown_before)]
+    return jnp.where(shown_after > shown_before, after - before, 0.0).astype(jnp.float32)
+
+
+def deal_correction(table: tb.Table, value: Value = chips, key=None,
+                    samples: int = PREFLOP_SAMPLES) -> jax.Array:
+    """``# [N] float32``: the luck of the deal on the table right after the blinds
+    (`table.start_hand(..., can_end=False)`): the pre-flop check-down value with the hole
+    cards dealt minus its mean over deals of every seat position's cards and the board
+    (``samples`` of each, drawn from ``key``; unbiased)."""
+    k_board, k_deal = xla.split(key)
+    dealt = check_down_values(table, 0, value, k_board, samples)
+    n = table.num_seats
+    cards = _draw(k_deal, jnp.ones(NUM_CARDS, bool), 2 * n + 5, samples)
+
+    def one(deal):
+        hole, board = deal[:2 * n].reshape(n, 2), deal[2 * n:]
+        shown = tb.with_cards(table, hole, board)
+        return value(table.stacks + tb.showdown_winnings(shown))
+
+    return (dealt - jax.vmap(one)(cards).mean(axis=0)).astype(jnp.float32)
+
+
+def hand_luck(start: tb.Table, kinds: jax.Array, amounts: jax.Array, value: Value = chips,
+              key=None) -> tuple[jax.Array, tb.Table]:
+    """``(luck # [N] float32, the finished table)`` of one hand played from ``start`` (the table
+    right after the blinds, `table.start_hand(..., can_end=False)`) by the decisions
+    ``kinds``, ``amounts`` ``# [D]`` (the engine's exact actions, in order; the ones after the
+    hand ended are ignored): the deal's correction plus every reveal's. The corrected result
+    of seat ``i`` is its actual result minus ``luck[i]``."""
+    if key is None:
+        raise ValueError("hand_luck needs a key: pre-flop values are sampled")
+    k_deal, k_out, k_events = xla.split(key, 3)
+    luck = deal_correction(start, value, k_deal)
+    # A hand the blinds leave nobody able to act in runs its board out at once.
+    over_at_once = reveal_correction(start, jnp.int32(0), jnp.int32(5), value, k_out)
+    luck = luck + jnp.where(start.to_act >= 0, 0.0, over_at_once)
+
+    def body(t, xs):
+        kind, amount = xs
+        nxt = tb.act(t, kind, amount)
+        live = ~t.hand_over & (t.to_act >= 0)
+        return nxt, (tb.decided(t, kind, amount), t.revealed, nxt.revealed,
+                     live & (nxt.revealed > t.revealed))
+
+    table, (mids, before, after, reveals) = jax.lax.scan(body, tb.begin(start), (kinds, amounts))
+    # At most three decisions bring cards out (flop, turn, river; a run-out is one): the
+    # corrections are computed for those alone.
+    (at,) = jnp.nonzero(reveals, size=3, fill_value=kinds.shape[0])
+    valid = at < kinds.shape[0]
+    at = jnp.minimum(at, kinds.shape[0] - 1)
+    corr = jax.vmap(lambda i, k: reveal_correction(
+        jax.tree.map(lambda a: a[i], mids), before[i], after[i], value, k))(
+            at, xla.split(k_events, 3))
+    luck = luck + jnp.where(valid[:, None], corr, 0.0).sum(axis=0)
+    return luck.astype(jnp.float32), table

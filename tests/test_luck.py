@@ -1,0 +1,144 @@
+"""holdemjax.luck: AIVAT-style chance corrections (Burch et al., AAAI 2018) for hold'em hands.
+
+What could be wrong and is checked: the cards a correction draws from (every seat position's
+hole cards are out of the board's draw, holdemjax.poker.cards), the contributions it reads (the
+chips of the decision that brought the cards out), one correction against a hand-computed
+value, the exact expectations against the engine playing every board out, and the estimator's
+unbiasedness and variance over many hands of unequal players."""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from holdemjax import luck
+from holdemjax.poker import table as tb
+from holdemjax.poker.cards import parse_cards
+
+_vstart = jax.jit(jax.vmap(lambda *a: tb.start_hand(*a, can_end=False)))
+
+
+def _deck(holes: list[str], board: str) -> np.ndarray:
+    deck = [-1] * 52
+    for seat, text in enumerate(holes):
+        deck[2 * seat], deck[2 * seat + 1] = parse_cards(text)
+    deck[18:23] = parse_cards(board)
+    rest = iter(c for c in range(52) if c not in deck)
+    return np.array([c if c >= 0 else next(rest) for c in deck], np.int32)
+
+
+def _heads_up(board: str, stacks=(1000, 1000)):
+    deck = _deck(["AsAh", "KsKh"], board)
+    return tb.start_hand(jnp.asarray(stacks, jnp.int32), jnp.ones(2, bool), 0, 0, 1, True, 10, 20,
+                         0, deck, can_end=False)
+
+
+def test_river_correction_equals_the_hand_computed_value():
+    """AA against KK on 2c 7d 9h Jc, 20 chips each in: of the 44 cards the river comes from (52
+    minus both seats' cards and the four shown), Kc and Kd (2) win the 40-chip pot for KK, the
+    other 42 for AA. The river Kd: AA's check-down value falls by 40 * 42/44 chips, KK's rises
+    by as much (the chips value: stacks)."""
+    t = tb.begin(_heads_up("2c7d9hJcKd"))
+    while int(tb.act(t, tb.CHECK_CALL, 0).revealed) < 5:  # call, checks to the turn's last
+        t = tb.act(t, tb.CHECK_CALL, 0)
+    assert int(t.revealed) == 4 and int(t.to_act) == 0  # the button closes the turn
+    mid = tb.decided(t, tb.CHECK_CALL, 0)
+    after = tb.act(t, tb.CHECK_CALL, 0)
+    assert int(after.revealed) == 5
+    corr = np.asarray(luck.reveal_correction(mid, t.revealed, after.revealed,
+                                            key=jax.random.key(0)))
+    np.testing.assert_allclose(corr, [-40 * 42 / 44, 40 * 42 / 44], rtol=1e-5)
+
+
+def _finish_by_checks(t: tb.Table, steps: int = 24) -> tb.Table:
+    return jax.lax.fori_loop(0, steps, lambda _, t: tb.act(t, tb.CHECK_CALL, 0), t)
+
+
+@pytest.mark.parametrize("visible", [3, 4])
+def test_exact_check_down_values_equal_the_engine_playing_every_board_out(visible):
+    """`check_down_values` with 3 or 4 cards known is the mean, over every completion of the
+    board from the cards no seat position holds, of the stacks the engine itself ends with when
+    everyone checks or calls to the end (`table.act`, its own showdown and pots): three seats,
+    one all-in for less (a side pot), at the flop or the turn."""
+    deck = _deck(["AsKd", "QhQc", "7s6s", "2d3d"], "Ts9s2hJd4c")
+    stacks = jnp.asarray([1000, 60, 1000, 0], jnp.int32)  # seat 3: out (its cards still dealt)
+    t = tb.begin(tb.start_hand(stacks, stacks > 0, 3, 0, 1, True, 10, 20, 0, deck,
+                               can_end=False))
+    t = tb.act(t, tb.RAISE, 100)  # seat 2 raises; seat 0 calls; seat 1 calls all-in (60)
+    t = tb.act(t, tb.CHECK_CALL, 0)
+    t = tb.act(t, tb.CHECK_CALL, 0)
+    while int(t.revealed) < visible:
+        t = tb.act(t, tb.CHECK_CALL, 0)
+    assert int(t.revealed) == visible and not bool(t.hand_over)
+    got = np.asarray(luck.check_down_values(t, visible))
+    used = set(np.asarray(t.hole).reshape(-1).tolist()) | set(
+        np.asarray(t.board[:visible]).tolist())
+    unseen = [c for c in range(52) if c not in used]
+    assert len(unseen) == 52 - 8 - visible
+    extra = ([(c,) for c in unseen] if visible == 4 else
+             [(a, b) for i, a in enumerate(unseen) for b in unseen[i + 1:]])
+    boards = np.array([list(np.asarray(t.board[:visible])) + list(e) for e in extra], np.int32)
+    ends = jax.jit(jax.vmap(lambda b: _finish_by_checks(tb.with_cards(t, t.hole, b))))(
+        jnp.asarray(boards))
+    assert bool(ends.hand_over.all())
+    end = ends.stacks
+    np.testing.assert_allclose(got, np.asarray(end, np.float64).mean(axis=0), rtol=1e-5)
+
+
+def _policy(t: tb.Table, key) -> tuple[jax.Array, jax.Array]:
+    """Unequal players: seat 0 raises half the time (a pot-sized raise or all-in), the others
+    fold a fifth of the time and otherwise check or call."""
+    k1, k2 = jax.random.split(key)
+    u = jax.random.uniform(k1)
+    lg = tb.legal(t)
+    aggressive = t.to_act == 0
+    raise_to = jnp.where(jax.random.uniform(k2) < 0.7, lg.min_raise_to * 2, lg.max_raise_to)
+    kind = jnp.where(aggressive, jnp.where(u < 0.5, tb.RAISE, tb.CHECK_CALL),
+                     jnp.where((u < 0.2) & ~lg.can_check, tb.FOLD, tb.CHECK_CALL))
+    return kind.astype(jnp.int32), raise_to.astype(jnp.int32)
+
+
+MAX_DECISIONS = 40
+
+
+def _play_and_luck(key):
+    """One six-max hand at 50 big blinds: the decisions `_policy` takes, then `hand_luck` of
+    them; returns (actual chips won by each seat, luck, finished)."""
+    k_deck, k_play, k_luck = jax.random.split(key, 3)
+    deck = jax.random.permutation(k_deck, 52).astype(jnp.int32)
+    stacks = jnp.full(6, 1000, jnp.int32)
+    start = tb.start_hand(stacks, jnp.ones(6, bool), 0, 1, 2, True, 10, 20, 0, deck,
+                          can_end=False)
+
+    def body(t, k):
+        kind, amount = _policy(t, k)
+        return tb.act(t, kind, amount), (kind, amount)
+
+    _, (kinds, amounts) = jax.lax.scan(body, tb.begin(start), jax.random.split(k_play,
+                                                                               MAX_DECISIONS))
+    hand_luck, end = luck.hand_luck(start, kinds, amounts, key=k_luck)
+    return (end.stacks - stacks).astype(jnp.float32), hand_luck, end.hand_over
+
+
+def test_corrected_results_are_unbiased_with_a_smaller_standard_error():
+    """Over 2,000 six-max hands of unequal players, seat 0's corrected mean equals its actual
+    mean within the standard error of their difference (the corrections' mean is zero: AIVAT's
+    unbiasedness), the corrections sum to zero over the seats where chips are the value (chips
+    only move between seats), and the corrected results' standard error is smaller."""
+    hands = 2000
+    won, hand_luck, over = jax.jit(jax.vmap(_play_and_luck))(
+        jax.random.split(jax.random.key(5), hands))
+    won, hand_luck = np.asarray(won, np.float64), np.asarray(hand_luck, np.float64)
+    assert np.asarray(over).all()
+    np.testing.assert_allclose(won.sum(axis=1), 0.0)
+    # (float32 values of stacks near 1,000 chips: a few hundredths of rounding per hand)
+    np.testing.assert_allclose(hand_luck.sum(axis=1), 0.0, atol=0.25)
+    raw, corrected = won[:, 0], won[:, 0] - hand_luck[:, 0]
+    se = lambda x: x.std(ddof=1) / np.sqrt(len(x))  # noqa: E731
+    assert abs(hand_luck[:, 0].mean()) < 3.5 * se(hand_luck[:, 0]), (
+        hand_luck[:, 0].mean(), se(hand_luck[:, 0]))
+    print(f"seat 0: raw {raw.mean():.1f} +- {se(raw):.1f}, corrected {corrected.mean():.1f} "
+          f"+- {se(corrected):.1f}: SE ratio {se(raw) / se(corrected):.2f}")
+    assert se(corrected) < se(raw)
