@@ -76,7 +76,8 @@ def _create(args, store, con) -> int:
         bots = bots * (args.seats - 1)  # one tier names them all
     spec = MatchSpec(seats=args.seats, hands=args.hands, small_blind=args.small_blind,
                      big_blind=args.big_blind, ante=args.ante, stack=args.stack, hero=args.hero,
-                     bots=bots, participants=args.participants, deadline=_deadline(args.deadline))
+                     bots=bots, participants=args.participants, deadline=_deadline(args.deadline),
+                     simultaneous=args.simultaneous, clock=args.clock)
     m = store.create_match(spec, args.seed)
     if args.references == "create":  # the long part of a long match, with its progress shown
         with _progress_bar("reference lines", stderr=args.json) as show:
@@ -191,7 +192,7 @@ def _serve(args, store, con) -> int:
 
     store.close()  # the service opens its own connections
     return serve(args.store, host=args.host, port=args.port, max_lines=args.max_lines,
-                 hero_loaders=args.hero_loaders)
+                 hero_loaders=args.hero_loaders, idle_s=60 * args.idle_minutes)
 
 
 def _leaderboard(args, store, con) -> int:
@@ -390,6 +391,10 @@ def add_parser(subparsers, heroes: HeroLoaders | None = None) -> argparse.Argume
     p.add_argument("--participants", type=int, help="how many may join; the match closes when "
                    "they all finished (default: open until close-field, close or the deadline)")
     p.add_argument("--deadline", help="ISO 8601 time (UTC unless it says) or +30m / +2h / +3d")
+    p.add_argument("--simultaneous", action="store_true", help="every participant plays hand k "
+                   "at the same time, once the field is complete (through the service)")
+    p.add_argument("--clock", type=int, default=120, help="simultaneous: seconds a participant "
+                   "has for a hand before the table checks or folds for it (default 120)")
     p.add_argument("--json", action="store_true", help='print {"match": ..., "commitment": ...}')
     p.add_argument("--references", choices=("create", "close"), default="create",
                    help="play the reference lines now, showing progress (default), or at close")
@@ -413,6 +418,8 @@ def add_parser(subparsers, heroes: HeroLoaders | None = None) -> argparse.Argume
     p.add_argument("--port", type=int, default=8765, help="port (default 8765)")
     p.add_argument("--max-lines", type=int, default=24, help="lines played at once; one more is "
                    "refused with 503 (default 24)")
+    p.add_argument("--idle-minutes", type=float, default=5, help="a line untouched this long "
+                   "leaves the lines in play (default 5)")
     command("close", _close, "close the match now: unfinished lines close as played so far; "
             "the seed is revealed")
     p = command("leaderboard", _leaderboard, "raw, relative and matchpoint scores (closed "

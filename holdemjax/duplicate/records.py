@@ -6,7 +6,7 @@ import dataclasses
 
 from holdemjax.duplicate import spec as M
 
-__all__ = ["MatchRecord", "Participant", "Line", "Sealed", "JOINED"]
+__all__ = ["MatchRecord", "Participant", "Line", "Round", "Sealed", "JOINED"]
 
 JOINED = "joined"  # the status every participant shows while the match is open
 
@@ -32,6 +32,16 @@ class MatchRecord:
     close_reason: str | None
     versions: dict
     field_closed: bool
+
+
+@dataclasses.dataclass(frozen=True)
+class Round:
+    """Where a simultaneous match stands (`store.Store.round`): ``hand``, the hand open to every
+    line (None while the field is not complete: nothing is dealt; the match's hand count once
+    every line finished); ``behind``, the lines that have not finished it."""
+
+    hand: int | None
+    behind: tuple[str, ...]
 
 
 @dataclasses.dataclass(frozen=True)

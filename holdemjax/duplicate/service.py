@@ -54,12 +54,13 @@ import sys
 from fastapi import FastAPI, HTTPException
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from holdemjax.duplicate import match as M
 from holdemjax.duplicate import pages, routes
 from holdemjax.duplicate.doors import Refused, Unknown, WrongKey
 from holdemjax.duplicate.entrants import HeroLoaders
-from holdemjax.duplicate.lines import IDLE_S, Busy, LineService, Preparing
+from holdemjax.duplicate.lines import IDLE_S, TICK_S, Busy, LineService, Preparing
 from holdemjax.duplicate.store import Sealed, Store
 from holdemjax.series.protocol import MAX_MODULE_BYTES
 from holdemjax.series.wasm import PolicyLoadError
@@ -113,25 +114,33 @@ def _shown(value) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
+def _answer(request, detail: str, code: int, **extra):
+    """JSON ``{"detail"}`` for the API; an HTML page saying the same for the pages."""
+    if request.url.path.startswith("/api/"):
+        return JSONResponse({"detail": detail, **extra}, status_code=code)
+    return HTMLResponse(pages.error_page(code, detail, **extra), status_code=code)
+
+
 def _refusal(code: int):
-    return lambda request, exc: JSONResponse({"detail": str(exc)}, status_code=code)
+    return lambda request, exc: _answer(request, str(exc), code)
 
 
 def _sealed(request, exc):
-    if request.url.path.startswith("/api/"):
-        return JSONResponse({"detail": str(exc), "sealed": True}, status_code=403)
-    return HTMLResponse(pages.sealed(str(exc)), status_code=403)
+    return _answer(request, str(exc), 403, sealed=True)
+
+
+def _http(request, exc):
+    return _answer(request, str(exc.detail), exc.status_code)
 
 
 def _not_loaded(request, exc):
-    return JSONResponse({"detail": f"the uploaded policy did not load ({exc.stage}): "
-                         f"{exc.cause}"}, status_code=422)
+    return _answer(request, f"the uploaded policy did not load ({exc.stage}): {exc.cause}", 422)
 
 
 def _malformed(request, exc):
     parts = [f"{'.'.join(str(x) for x in e['loc'] if x != 'body') or 'body'}: {e['msg']} "
              f"(got {_shown(e.get('input'))})" for e in exc.errors()]
-    return JSONResponse({"detail": "bad request: " + "; ".join(parts)}, status_code=422)
+    return _answer(request, "bad request: " + "; ".join(parts), 422)
 
 
 #: Typed exceptions -> their answer: the most specific class of an exception picks it (never
@@ -139,20 +148,26 @@ def _malformed(request, exc):
 ERRORS = {Sealed: _sealed, WrongKey: _refusal(403), Unknown: _refusal(404),
           Busy: _refusal(503), Preparing: _refusal(503), Refused: _refusal(409),
           M.MatchError: _refusal(409), ValueError: _refusal(422),  # names.BadName among them
-          PolicyLoadError: _not_loaded, RequestValidationError: _malformed}
+          PolicyLoadError: _not_loaded, RequestValidationError: _malformed,
+          StarletteHTTPException: _http}
 
 
 def create_app(path: str, *, operator: str | None = None, max_lines: int = 24,
-               hero_loaders: HeroLoaders | None = None):
+               hero_loaders: HeroLoaders | None = None, idle_s: float = IDLE_S,
+               tick_s: float | None = TICK_S):
     """The FastAPI app over store file ``path``. ``operator``: the operator token (None draws
-    one: ``app.state.operator``). ``max_lines``: lines played at once. ``hero_loaders``: the
-    kinds of upload beyond .wasm (`entrants.HeroLoaders`; the ``holdemjax`` command's
-    ``serve`` passes its ``.msgpack`` checkpoints)."""
+    one: ``app.state.operator``). ``max_lines``: lines played at once; ``idle_s``: a line
+    untouched this long leaves them. ``hero_loaders``: the kinds of upload beyond .wasm
+    (`entrants.HeroLoaders`; the ``holdemjax`` command's ``serve`` passes its ``.msgpack``
+    checkpoints). ``tick_s``: the steward's period (`lines.LineService.tick`: closing, the
+    simultaneous clock), started with the app; None: no steward (tests call ``tick``)."""
     max_lines = require_int("max_lines", max_lines, 1)
-    svc = LineService(Store(path), max_lines, hero_loaders)
+    svc = LineService(Store(path), max_lines, hero_loaders, idle_s=idle_s)
 
     @contextlib.asynccontextmanager
     async def lifespan(app):
+        if tick_s is not None:
+            svc.start(tick_s)
         yield
         svc.close()  # the reference jobs stop after their current hand
 
@@ -167,7 +182,8 @@ def create_app(path: str, *, operator: str | None = None, max_lines: int = 24,
 
 
 def serve(path: str, *, host: str = "127.0.0.1", port: int = 8765, max_lines: int = 24,
-          operator: str | None = None, hero_loaders: HeroLoaders | None = None) -> int:
+          operator: str | None = None, hero_loaders: HeroLoaders | None = None,
+          idle_s: float = IDLE_S) -> int:
     """Run the service until interrupted (uvicorn, one process); prints the URL and the
     operator token."""
     import uvicorn
@@ -175,7 +191,8 @@ def serve(path: str, *, host: str = "127.0.0.1", port: int = 8765, max_lines: in
     # one interpreter runs every request and the reference jobs: a waiting request gets the
     # interpreter's lock after 1 ms of a job's work, not 5 (Python's default)
     sys.setswitchinterval(0.001)
-    app = create_app(path, operator=operator, max_lines=max_lines, hero_loaders=hero_loaders)
+    app = create_app(path, operator=operator, max_lines=max_lines, hero_loaders=hero_loaders,
+                     idle_s=idle_s)
     print(f"holdemjax duplicate service: http://{host}:{port}/  (store {path})")
     print(f"operator token: {app.state.operator}  (create, invite, close: paste it on the page)",
           flush=True)

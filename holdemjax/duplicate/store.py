@@ -44,15 +44,21 @@ from holdemjax.duplicate import match as M
 from holdemjax.duplicate.doors import Doors, Refused, Unknown, WrongKey
 from holdemjax.duplicate.doors import key_hash as _key_hash
 from holdemjax.duplicate.names import BadName, fold, normal
-from holdemjax.duplicate.records import JOINED, Line, MatchRecord, Participant, Sealed
-from holdemjax.duplicate.schema import SCHEMA, UPGRADE_1, create_private, private_companions
+from holdemjax.duplicate.records import JOINED, Line, MatchRecord, Participant, Round, Sealed
+from holdemjax.duplicate.schema import (
+    SCHEMA,
+    UPGRADE_1,
+    UPGRADE_2,
+    create_private,
+    private_companions,
+)
 from holdemjax.duplicate.seat import Seat
 from holdemjax.validate import require_int
 
 __all__ = ["SCHEMA_VERSION", "Store", "LineRows", "MatchRecord", "Participant", "Line", "Sealed",
-           "JOINED"]
+           "JOINED", "Round"]
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 _REF = "ref:"  # reference lines: "ref:<tier>" (`references`); no participant may use the prefix
 
 class Store(Doors):
@@ -103,13 +109,15 @@ class Store(Doors):
                     db.execute(stmt)
                 db.execute("INSERT INTO meta VALUES ('schema_version', ?)",
                            (str(SCHEMA_VERSION),))
-            elif self._one("SELECT value FROM meta WHERE key = 'schema_version'") == "1":
-                for stmt in filter(str.strip, UPGRADE_1.split(";")):
-                    db.execute(stmt)
+            else:
+                for old, upgrade in (("1", UPGRADE_1), ("2", UPGRADE_2)):
+                    if self._one("SELECT value FROM meta WHERE key = 'schema_version'") == old:
+                        for stmt in filter(str.strip, upgrade.split(";")):
+                            db.execute(stmt)
         version = self._one("SELECT value FROM meta WHERE key = 'schema_version'")
         if version != str(SCHEMA_VERSION):
             raise ValueError(f"{self.path}: match store schema version {version}, this holdemjax "
-                             f"reads versions 1 and {SCHEMA_VERSION}")
+                             f"reads versions 1 to {SCHEMA_VERSION}")
 
     # ------------------------------------------------------------------------ plumbing
     def close(self, *, this_thread: bool = False) -> None:
@@ -183,19 +191,41 @@ class Store(Doors):
         is none."""
         return self._record(match_id, reveal=False)
 
-    def match_ids(self) -> list[str]:
-        return [r[0] for r in self._db.execute("SELECT id FROM matches ORDER BY created_at")]
+    def match_ids(self, *, open_only: bool = False) -> list[str]:
+        """The matches' ids, oldest first (``open_only``: the open ones)."""
+        where = " WHERE state = 'open'" if open_only else ""
+        return [r[0] for r in self._db.execute(f"SELECT id FROM matches{where} "
+                                               "ORDER BY created_at")]
 
     # ---------------------------------------------------------- the doors' rows (`doors`)
-    def insert_door(self, match_id: str, token_hash: str, kind: str, name: str | None) -> None:
+    def insert_door(self, match_id: str, token_hash: str, kind: str, name: str | None,
+                    cap: int | None = None) -> None:
         with self._tx() as db:
-            db.execute("INSERT INTO doors VALUES (?, ?, ?, ?, NULL)",
-                       (match_id, token_hash, kind, name))
+            db.execute("INSERT OR IGNORE INTO doors VALUES (?, ?, ?, ?, NULL, ?, 0)",
+                       (match_id, token_hash, kind, name, cap))
 
     def find_door(self, match_id: str, token_hash: str) -> tuple | None:
-        """(kind, name, used_by) of the door with that token hash, or None."""
-        return self._db.execute("SELECT kind, name, used_by FROM doors WHERE match_id = ? AND "
-                                "token_hash = ?", (match_id, token_hash)).fetchone()
+        """(kind, name, used_by, cap, joins) of the door with that token hash, or None."""
+        return self._db.execute("SELECT kind, name, used_by, cap, joins FROM doors WHERE "
+                                "match_id = ? AND token_hash = ?",
+                                (match_id, token_hash)).fetchone()
+
+    def count_join(self, match_id: str, token_hash: str, step: int = 1) -> bool:
+        """Count a join through a share link (``step`` -1 gives one back): False, counting
+        nothing, when the link has admitted its cap of joins already."""
+        with self._tx() as db:
+            done = db.execute("UPDATE doors SET joins = joins + ? WHERE match_id = ? AND "
+                              "token_hash = ? AND (? < 0 OR cap IS NULL OR joins < cap)",
+                              (step, match_id, token_hash, step))
+            return done.rowcount == 1
+
+    def secret(self) -> bytes:
+        """The key the service signs its cookies with (32 random bytes, made on first use and
+        kept in the file, so a restart keeps them valid)."""
+        with self._tx() as db:
+            db.execute("INSERT OR IGNORE INTO meta VALUES ('service_secret', ?)",
+                       (secrets.token_hex(32),))
+        return bytes.fromhex(self._one("SELECT value FROM meta WHERE key = 'service_secret'"))
 
     def use_door(self, match_id: str, token_hash: str, name: str) -> None:
         with self._tx() as db:
@@ -298,6 +328,36 @@ class Store(Doors):
         """A `Seat` of no line (versions checked, a hero begun before it joins)."""
         return Seat(None, self._record(match_id, reveal=True), None)
 
+    def round(self, match_id: str) -> Round | None:
+        """Where a simultaneous match (`MatchSpec.simultaneous`) stands: the hand open to every
+        line and the lines that have not finished it (`records.Round`); None for a match that is
+        not simultaneous or is closed. Public to the field by design: everyone plays hand k at
+        once, so who is still on it is who everyone waits for; nothing else of a line shows."""
+        m = self.match(match_id)
+        if not m.spec.simultaneous or m.state != "open":
+            return None
+        parts = [p.name for p in self._participants(match_id) if p.kind != "reference"]
+        expected = m.spec.participants
+        if not parts or not (m.field_closed or (expected is not None
+                                                and len(parts) >= expected)):
+            return Round(None, ())  # the field is not complete: no hand is dealt yet
+        done = dict(self._db.execute("SELECT name, COUNT(*) FROM hands WHERE match_id = ? "
+                                     "GROUP BY name", (match_id,)).fetchall())
+        hand = min(done.get(n, 0) for n in parts)
+        return Round(hand, tuple(n for n in parts if done.get(n, 0) == hand)
+                     if hand < m.spec.hands else ())
+
+    def clock_seat(self, match_id: str, name: str) -> Seat:
+        """The `Seat` of a line that is behind in a simultaneous match (`round`), for the
+        service's clock to play out its hand (`live.LiveLine.run_out`) without its key;
+        `doors.Refused` for any other line."""
+        r = self.round(match_id)
+        if r is None or r.hand is None or name not in r.behind:
+            raise Refused(f"{name!r} is not behind in a simultaneous match {match_id}")
+        m = self._record(match_id, reveal=True)
+        part = next(p for p in self._participants(match_id) if p.name == name)
+        return Seat(LineRows(self, match_id, name), m, part)
+
     def references(self, match_id: str) -> dict[str, str]:
         """Reference line -> its status: the house's bot lines, not sealed (`references`)."""
         self._row(match_id)
@@ -387,7 +447,7 @@ class Store(Doors):
         m = self.match(match_id)
         if m.state == "closed":
             return m
-        ways = [f"`holdemjax duplicate close {match_id}`"]
+        ways = ["the operator closing it"]
         if m.spec.deadline:
             ways.append(f"its deadline {m.spec.deadline}")
         ways.append("every line finishing once nobody can join"
