@@ -84,9 +84,7 @@ class Doors:
             raise Refused(f"this share link to match {match_id} has admitted its {row[3]} "
                           "participants")
         m = self.match(match_id)
-        if m.state != "open" or m.field_closed or (
-                m.spec.participants is not None
-                and len(self.participants(match_id)) >= m.spec.participants):
+        if m.state != "open" or m.field_complete(len(self.participants(match_id))):
             raise Refused(f"match {match_id} takes no more participants"
                                + (f" ({m.close_reason})" if m.state != "open" else ""))
         return {"kind": row[0], "name": row[1]}

@@ -129,7 +129,7 @@ class LineService:
             else:
                 try:
                     live = LiveLine(self.store, match_id, name, None,
-                                    seat=self.store.clock_seat(match_id, name))
+                                    seat=self.store.seat(match_id, name, None, clock=True))
                 except Refused:
                     return False  # it finished the hand meanwhile
             return live.run_out()

@@ -6,7 +6,8 @@ its ``-wal`` and ``-shm`` files mode 0600."""
 
 import os
 
-__all__ = ["SCHEMA", "UPGRADE_1", "UPGRADE_2", "create_private", "private_companions"]
+__all__ = ["SCHEMA", "UPGRADE_1", "UPGRADE_2", "create_private", "private_companions",
+           "install"]
 
 
 def create_private(path: str) -> None:
@@ -91,3 +92,27 @@ ALTER TABLE doors ADD COLUMN cap INTEGER;
 ALTER TABLE doors ADD COLUMN joins INTEGER NOT NULL DEFAULT 0;
 UPDATE meta SET value = '3' WHERE key = 'schema_version'
 """
+
+
+def install(db, path: str, version: int) -> None:
+    """Give the open connection ``db`` (inside the store's write transaction) this layout: a
+    new file gets `SCHEMA`, an older one its upgrades; ValueError for another SQLite file or
+    another version."""
+    tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master")}
+    if "meta" not in tables:
+        if tables:
+            raise ValueError(f"{path} is an SQLite file but not a match store "
+                             f"(tables: {sorted(tables)})")
+        # statement by statement: executescript() would commit the transaction
+        for stmt in filter(str.strip, SCHEMA.split(";")):
+            db.execute(stmt)
+        db.execute("INSERT INTO meta VALUES ('schema_version', ?)", (str(version),))
+    now = lambda: db.execute(  # noqa: E731
+        "SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0]
+    for old, upgrade in (("1", UPGRADE_1), ("2", UPGRADE_2)):
+        if now() == old:
+            for stmt in filter(str.strip, upgrade.split(";")):
+                db.execute(stmt)
+    if now() != str(version):
+        raise ValueError(f"{path}: match store schema version {now()}, this holdemjax reads "
+                         f"versions 1 to {version}")

@@ -52,7 +52,6 @@ def _calls(m, store):
         "use_door": lambda: store.use_door(m.id, "0" * 64, "zed"),
         "count_join": lambda: store.count_join(m.id, "0" * 64),
         "round": lambda: store.round(m.id), "secret": store.secret,
-        "clock_seat": lambda: store.clock_seat(m.id, "alice"),
         "close_field": None, "close_match": None,  # they close: checked apart below
     }
 

@@ -5,7 +5,8 @@ through the link in the browser and Bob over the JSON API; each hand opens for b
 itself, then the leaderboard ranks both.
 
 With HOLDEMJAX_SCREENSHOTS=DIR set, the test saves a PNG of every page into DIR (the pictures
-in docs/duplicate.md: ``HOLDEMJAX_SCREENSHOTS=docs pytest tests/duplicate/test_service_browser.py``).
+in docs/duplicate.md: ``HOLDEMJAX_SCREENSHOTS=docs pytest tests/duplicate/
+test_service_browser.py``).
 """
 
 from __future__ import annotations
