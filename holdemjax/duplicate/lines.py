@@ -30,6 +30,7 @@ from holdemjax.duplicate import references
 from holdemjax.duplicate.doors import Refused, WrongKey
 from holdemjax.duplicate.entrants import HeroLoaders, play_entrant
 from holdemjax.duplicate.live import LiveLine
+from holdemjax.series import protocol as P
 from holdemjax.validate import require_int
 
 __all__ = ["LineService", "Busy", "Preparing", "IDLE_S", "TICK_S", "SHARE_CAP"]
@@ -57,6 +58,7 @@ class LineService:
         self._secret = store.secret()  # signs the share tokens and the join cookies
         self.monotonic = time.monotonic  # the clocks' time (tests replace it)
         self._rounds: dict[str, tuple[int, float]] = {}  # match -> (open hand, opened at)
+        self._clocks: dict[tuple[str, str], P.Clock] = {}  # simultaneous lines' away rule
         self._steward: threading.Thread | None = None
         self._stopping = threading.Event()
         self.steward_error: str | None = None  # the last failure of a tick, for the status
@@ -102,9 +104,13 @@ class LineService:
                 self.references.start(match_id)  # what is missing of them
                 continue
             r, deadline = self._round(match_id)
-            if r is not None and deadline is not None and self.monotonic() >= deadline:
-                for name in r.behind:
-                    self.run_out(match_id, name)
+            if r is None or deadline is None:
+                continue
+            late = self.monotonic() >= deadline
+            for name in r.behind:
+                away = self._clock(match_id, name).away
+                if away or late:
+                    self.run_out(match_id, name, "away" if away else "timeout")
 
     def _round(self, match_id: str):
         """(the match's `store.Round`, the monotonic time its open hand's clock runs out): the
@@ -120,8 +126,21 @@ class LineService:
                 seen = self._rounds[match_id] = (r.hand, now)
         return r, seen[1] + self.store.match(match_id).spec.clock
 
-    def run_out(self, match_id: str, name: str) -> bool:
-        """Play the rest of ``name``'s open hand by the table's rule (its clock ran out)."""
+    def _clock(self, match_id: str, name: str) -> P.Clock:
+        """The line's series clock (`protocol.Clock`), for its rule of away: two hands run
+        out in a row make the line away, and an away line's hands are run out as soon as they
+        open, until its player is shown a decision again (`Clock.sit_in`)."""
+        with self._guard:
+            clock = self._clocks.get((match_id, name))
+            if clock is None:
+                spec = self.store.match(match_id).spec
+                clock = self._clocks[(match_id, name)] = P.Clock(spec.clock * 10**9, 0, None)
+            return clock
+
+    def run_out(self, match_id: str, name: str, why: str = "timeout") -> bool:
+        """Play the rest of ``name``'s open hand by the table's rule (`live.LiveLine.run_out`):
+        its clock ran out (``why`` "timeout", counted by its `protocol.Clock`) or it is away
+        ("away")."""
         with self.lock(match_id, name):
             found = self._live.get((match_id, name))
             if found is not None and found[0] is not None:
@@ -132,10 +151,16 @@ class LineService:
                                     seat=self.store.seat(match_id, name, None, clock=True))
                 except Refused:
                     return False  # it finished the hand meanwhile
-            return live.run_out()
+            played = live.run_out(why)
+            if played:  # a hand whose decisions the table played (nothing counts while away)
+                self._clock(match_id, name).record_decision("timeout", 0)
+            return played is not None
 
-    def _clocked(self, match_id: str, state: dict) -> dict:
-        """A simultaneous match's state with ``clock``: the seconds left on the open hand."""
+    def _clocked(self, match_id: str, name: str, state: dict) -> dict:
+        """A simultaneous match's state with ``clock``: the seconds left on the open hand. A
+        decision shown to the line's player brings an away line back (`protocol.Clock.sit_in`)."""
+        if state.get("status") == "decision" and (match_id, name) in self._clocks:
+            self._clocks[(match_id, name)].sit_in()
         if state.get("status") == "decision":
             _, deadline = self._round(match_id)
             if deadline is not None:
@@ -273,8 +298,14 @@ class LineService:
     def state(self, match_id: str, name: str, key: str | None) -> dict:
         """The hero's state (`LiveLine.state`), the bots played up to its decision."""
         with self.lock(match_id, name):
-            live = self._line(match_id, name, key)
-            return self._clocked(match_id, self._done(live, live.state()))
+            try:
+                live = self._line(match_id, name, key)
+            except Busy:  # a line that waits for the others needs no place among those in play
+                waiting = LiveLine(self.store, match_id, name, key).waiting()
+                if waiting is None:
+                    raise
+                return waiting
+            return self._clocked(match_id, name, self._done(live, live.state()))
 
     def act(self, match_id: str, name: str, key: str | None, decision: int, action: str,
             amount: int = 0) -> dict:
@@ -288,8 +319,8 @@ class LineService:
             live = self._line(match_id, name, key)
             if live.hand is None:
                 live.state()
-            answer = self._clocked(match_id, self._done(live, live.act(action, amount,
-                                                                       decision)))
+            answer = self._clocked(match_id, name, self._done(live, live.act(action, amount,
+                                                                             decision)))
             self._answers[(match_id, name)] = (decision, answer)
             return answer
 

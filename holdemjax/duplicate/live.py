@@ -128,26 +128,32 @@ class LiveLine:
             self.store.refresh(self.match_id, self.now())
         return True
 
-    def run_out(self) -> bool:
+    def waiting(self) -> dict | None:
+        """The ``"waiting"`` answer when the line's next hand is not open to every line yet (a
+        simultaneous match), else None; deals nothing."""
+        return self._gate() if self.hand is None else None
+
+    def run_out(self, auto: str = "timeout") -> int | None:
         """The line's clock ran out (a simultaneous match): play the rest of its hand, the
         hero's decisions by the table's rule (`holdemjax.series.hand.default_action`: check
-        when free, else fold; recorded with ``auto`` ``"timeout"``), the bots as ever, and save
-        it. False when there was nothing to play out or the line was closed meanwhile."""
+        when free, else fold; recorded with ``auto``: ``"timeout"``, or ``"away"``), the bots as
+        ever, and save it. Returns how many of the hero's decisions the table played; None when
+        there was nothing to play out or the line was closed meanwhile."""
         if self.hand is None:
             if self.seat.progress()[0] >= self.spec.hands:
-                return False
+                return None
             self.hand, self.shown = self.seat.hand(), 0
-        hand = self.hand
+        hand, made = self.hand, self.made
         while not hand.over:
             if hand.to_act == self.spec.hero:
                 kind, amount = default_action(hand.legal_info())
-                played = hand.apply(kind, amount, "timeout")
+                played = hand.apply(kind, amount, auto)
                 self.made, self.offered = self.made + 1, None
             else:
                 played = hand.apply(*self.seat.bot_action(hand))
             if not self.seat.add_action(hand.index, len(hand.actions) - 1, played):
-                return False
-        return self._finish(hand)
+                return None
+        return self.made - made if self._finish(hand) else None
 
     def act(self, action: str, amount: int = 0, decision: int | None = None) -> dict:
         """Play the hero's ``action`` (a reply's word, `protocol.ACTIONS`; ``raise`` to

@@ -162,17 +162,19 @@ def test_idle_lines_free_their_place(field):
 def test_simultaneous_play_hand_by_hand_with_the_clock(field):
     """Point 6: nobody is dealt hand k+1 before every line finished hand k; nothing is dealt
     before the field is complete; a line whose clock ran out has the rest of its hand played by
-    the table's rule (check, else fold: `series.hand.default_action`, recorded "timeout")."""
+    the table's rule (check, else fold: `series.hand.default_action`, recorded "timeout"), and
+    after two such hands in a row it is away (the series' `protocol.Clock`): its next hand is
+    played as soon as it opens, recorded "away"."""
     field.cookies.clear()
-    mid, share = _match(field, simultaneous=True, participants=3, clock=30)
+    mid, share = _match(field, simultaneous=True, participants=3, clock=30, hands=3)
     keys = {n: _key(field, mid, share, n) for n in ("ann", "bob")}
     st = _state(field, mid, "ann", keys["ann"])
     assert st["status"] == "waiting" and st["waiting_for"] == "field" and "view" not in st
     keys["cat"] = _key(field, mid, share, "cat")
     field.svc.tick()  # hand 1's clock starts when the service sees it open to all
-    first = {n: _state(field, mid, n, k) for n, k in keys.items()}
+    first = {n: _state(field, mid, n, keys[n]) for n in ("ann", "bob")}
     assert {n: (s["status"], s["view"]["hand"]) for n, s in first.items()} == {
-        n: ("decision", 0) for n in keys}
+        "ann": ("decision", 0), "bob": ("decision", 0)}
     assert first["ann"]["clock"] == 30
     assert field.get(f"/api/matches/{mid}").json()["round"] == {"hand": 0, "behind": 3}
     st = _play_hand(field, mid, "ann", keys["ann"])
@@ -180,26 +182,49 @@ def test_simultaneous_play_hand_by_hand_with_the_clock(field):
     assert any(e["type"] == "hand_over" for e in st["events"])
     _play_hand(field, mid, "bob", keys["bob"])
     st = _state(field, mid, "ann", keys["ann"])
-    assert st["status"] == "waiting" and st["behind"] == 1  # cat is still on hand 1
-    field.clock.now += 29
-    field.svc.tick()
-    assert _state(field, mid, "ann", keys["ann"])["status"] == "waiting"
-    field.clock.now += 2  # cat's clock ran out: the table plays the rest of cat's hand
-    field.svc.tick()
-    nxt = {n: _state(field, mid, n, k) for n, k in keys.items()}
-    assert {n: (s["status"], s["view"]["hand"]) for n, s in nxt.items()} == {
-        n: ("decision", 1) for n in keys}
-    assert nxt["cat"]["decision"] > first["cat"]["decision"]  # its decisions were played
+    assert st["status"] == "waiting" and st["behind"] == 1  # cat never came: still on hand 1
+    for hand in (1, 2):
+        field.clock.now += 29
+        field.svc.tick()
+        assert _state(field, mid, "ann", keys["ann"])["status"] == "waiting"
+        field.clock.now += 2  # cat's clock ran out: the table plays the rest of cat's hand
+        field.svc.tick()
+        nxt = {n: _state(field, mid, n, keys[n]) for n in ("ann", "bob")}
+        assert {n: (s["status"], s["view"]["hand"]) for n, s in nxt.items()} == {
+            "ann": ("decision", hand), "bob": ("decision", hand)}
+        if hand == 2:
+            break
+        for n in ("ann", "bob"):
+            _play_hand(field, mid, n, keys[n])
     with pytest.raises(Exception, match="sealed"):
         field.svc.store.lines(mid)
-    for n in ("ann", "bob", "cat"):
+    field.svc.tick()  # cat is away: hand 3 is played for cat at once, no clock to wait for
+    assert field.get(f"/api/matches/{mid}").json()["round"] == {"hand": 2, "behind": 2}
+    for n in ("ann", "bob"):
         _play_hand(field, mid, n, keys[n])
     field.svc.tick()  # every line is finished: the steward closes the match (complete)
     m = field.svc.store.match(mid)
     assert m.state == "closed" and m.close_reason == "complete"
-    cat = field.svc.store.lines(mid)["cat"].hands[0]["actions"]
-    assert any(a[1] == 0 and a[5] == "timeout" for a in cat)
+    cat = field.svc.store.lines(mid)["cat"].hands
+    autos = [{a[5] for a in cat[h]["actions"] if a[1] == 0} for h in range(3)]
+    assert autos == [{"timeout"}, {"timeout"}, {"away"}], autos
     assert field.get(f"/api/matches/{mid}/leaderboard").status_code == 200
+
+
+def test_a_waiting_line_needs_no_place(tmp_path):
+    """A simultaneous line that waits for the others is answered "waiting" even while the
+    lines in play fill the cap (its page keeps asking; a 503 would stop it)."""
+    app = create_app(str(tmp_path / "s.sqlite"), operator=OPERATOR, max_lines=1, tick_s=None)
+    with TestClient(app) as c:
+        c.svc = app.state.service
+        mid, share = _match(c, simultaneous=True, participants=2)
+        ann, _ = _key(c, mid, share, "ann"), _key(c, mid, share, "bob")
+        assert _play_hand(c, mid, "ann", ann)["status"] == "waiting"
+        other, token = _match(c)
+        x = _key(c, other, token, "x")
+        assert _state(c, other, "x", x)["status"] == "decision"  # x holds the one place
+        st = c.get(f"/api/matches/{mid}/lines/ann", headers={"X-Line-Key": ann})
+        assert st.status_code == 200 and st.json()["status"] == "waiting", st.text
 
 
 def test_simultaneous_matches_from_the_cli(tmp_path):

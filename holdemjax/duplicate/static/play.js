@@ -89,7 +89,7 @@
       waiting.textContent = st.waiting_for === "field"
         ? "Waiting for others to join: every hand is dealt to everyone at the same time."
         : `Waiting for others to finish this hand (${st.behind} still playing it): the next hand opens for everyone at once.`;
-      poll = setTimeout(() => api("GET", base, undefined, H).then(show).catch((err) => text("note", err.message)), 1500);
+      poll = setTimeout(ask, 1500);
       return;
     }
     if (st.status !== "decision") {
@@ -133,5 +133,13 @@
     finally { busy = false; }
   }
 
-  api("GET", base, undefined, H).then(show).catch((err) => text("note", err.message));
+  // Ask for the line's state; while waiting, a refusal (the server busy, the network gone)
+  // only delays the next question.
+  function ask() {
+    api("GET", base, undefined, H).then(show).catch((err) => {
+      text("note", err.message);
+      if (document.body.dataset.status === "waiting") poll = setTimeout(ask, 3000);
+    });
+  }
+  ask();
 })();
