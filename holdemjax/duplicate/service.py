@@ -17,7 +17,9 @@ elsewhere: refused from its Content-Length, or once the bytes read pass the cap,
 whole), 422 a bad value (a malformed name: `names`; a body that is not the route's model; an
 upload that fails to load: `PolicyLoadError.cause`), 503 when ``max_lines`` lines are already
 being played (`lines.Busy`) or a closed match's reference lines are still being played
-(`lines.Preparing`: its results follow them).
+(`lines.Preparing`: its results follow them). The pages answer the same errors as HTML pages
+(`pages.error_page`). No read writes: closing at the deadline and the simultaneous clock are the
+steward's (`lines.LineService.tick`, started with the app).
 
 =========================================  ==================================================
 ``POST /api/matches`` (operator)           create: the spec's fields (and ``seed``, else
@@ -26,9 +28,13 @@ being played (`lines.Busy`) or a closed match's reference lines are still being 
                                            seed and salt once closed; ``references``
                                            (hands done, total) and ``preparing``
 ``POST /api/matches/{id}/invites`` (op.)   ``{"name"?}`` -> an invitation token
-``POST /api/matches/{id}/join``            ``{"token", "name"}`` -> ``{"key"}``
+``GET /api/matches/{id}/share`` (op.)      the share link, again (``{"token", "url"}``)
+``POST /api/matches/{id}/join``            ``{"token", "name", "browser"?}`` -> ``{"key"}``;
+                                           a browser that joined is refused another line
+                                           (its signed cookie); a share link admits its cap
 ``GET /api/matches/{id}/lines/{name}``     the hero's state (`live.LiveLine.state`), with
-                                           the offered ``decision``'s id
+                                           the offered ``decision``'s id (``"waiting"`` in
+                                           a simultaneous match until the hand opens)
 ``POST .../lines/{name}/act``              ``{"decision", "action", "amount"?}`` -> the next
                                            state (a repeat of the decision just played:
                                            the same answer again, nothing played)
