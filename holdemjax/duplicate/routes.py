@@ -155,7 +155,7 @@ def join(match_id: str, body: JoinBody, request: Request, response: Response,
                                  "person" if body.browser else "api", "http", M.utcnow())
     if body.browser:  # the page's join: this browser has its line now
         response.set_cookie(_joined_cookie(match_id), svc.join_mark(match_id, name),
-                            max_age=365 * 86400, httponly=True, samesite="strict")
+                            max_age=365 * 86400, httponly=True, samesite="lax")
     return {"match": match_id, "name": name, "key": key, "play_url": _play_url(match_id, name)}
 
 
