@@ -156,9 +156,12 @@ class LineService:
                 self._clock(match_id, name).record_decision("timeout", 0)
             return played is not None
 
-    def _clocked(self, match_id: str, name: str, state: dict) -> dict:
+    def _clocked(self, live: LiveLine, state: dict) -> dict:
         """A simultaneous match's state with ``clock``: the seconds left on the open hand. A
         decision shown to the line's player brings an away line back (`protocol.Clock.sit_in`)."""
+        match_id, name = live.match_id, live.name
+        if not live.spec.simultaneous:
+            return state
         if state.get("status") == "decision" and (match_id, name) in self._clocks:
             self._clocks[(match_id, name)].sit_in()
         if state.get("status") == "decision":
@@ -305,7 +308,7 @@ class LineService:
                 if waiting is None:
                     raise
                 return waiting
-            return self._clocked(match_id, name, self._done(live, live.state()))
+            return self._clocked(live, self._done(live, live.state()))
 
     def act(self, match_id: str, name: str, key: str | None, decision: int, action: str,
             amount: int = 0) -> dict:
@@ -319,8 +322,7 @@ class LineService:
             live = self._line(match_id, name, key)
             if live.hand is None:
                 live.state()
-            answer = self._clocked(match_id, name, self._done(live, live.act(action, amount,
-                                                                             decision)))
+            answer = self._clocked(live, self._done(live, live.act(action, amount, decision)))
             self._answers[(match_id, name)] = (decision, answer)
             return answer
 

@@ -18,6 +18,8 @@ import pytest
 from fastapi.testclient import TestClient
 
 from holdemjax.duplicate import match as M
+from holdemjax.duplicate.doors import key_hash
+from holdemjax.duplicate.lines import SHARE_CAP
 from holdemjax.duplicate.service import create_app
 from holdemjax.duplicate.store import Store
 from tests.duplicate.conftest import run_cli
@@ -122,7 +124,7 @@ def test_a_browser_joins_a_match_once(field):
         "scout", "someone else"]
 
 
-def test_a_share_link_admits_its_cap_and_the_operator_sees_it_every_time(field):
+def test_a_share_link_admits_its_cap_and_the_operator_sees_it_every_time(field, monkeypatch):
     """Finding 7: one client filled the match through the share link. A link admits its cap
     (a refused join gives its place back); the operator reads the link again at any time."""
     mid, share = _match(field, cap=2)
@@ -135,11 +137,12 @@ def test_a_share_link_admits_its_cap_and_the_operator_sees_it_every_time(field):
     assert field.get(f"/api/matches/{mid}/share", headers=OP).json() == {
         "token": share, "url": f"/join/{mid}/{share}"}
     # created through the service, a link's cap is the match's participants, else SHARE_CAP
-    m, token = field.svc.create(M.MatchSpec(**{**SPEC.as_dict(), "participants": 3}), SEED,
-                                None)
-    field.svc.references.stop(0)  # its reference lines are not needed here
-    assert field.svc.store.find_door(m.id, __import__("hashlib").sha256(
-        token.encode()).hexdigest())[3] == 3
+    monkeypatch.setattr(field.svc.references, "start", lambda match_id: False)  # not needed
+    for participants, cap in ((3, 3), (None, SHARE_CAP)):
+        spec = M.MatchSpec(**{**SPEC.as_dict(), "participants": participants})
+        m, token = field.svc.create(spec, SEED, None)
+        assert token == field.svc.share_token(m.id)
+        assert field.svc.store.find_door(m.id, key_hash(token))[3] == cap
 
 
 def test_idle_lines_free_their_place(field):
@@ -202,12 +205,15 @@ def test_simultaneous_play_hand_by_hand_with_the_clock(field):
     assert field.get(f"/api/matches/{mid}").json()["round"] == {"hand": 2, "behind": 2}
     for n in ("ann", "bob"):
         _play_hand(field, mid, n, keys[n])
-    field.svc.tick()  # every line is finished: the steward closes the match (complete)
+    field.svc.tick()  # every line is finished: the match is closed (complete)
     m = field.svc.store.match(mid)
     assert m.state == "closed" and m.close_reason == "complete"
     cat = field.svc.store.lines(mid)["cat"].hands
     autos = [{a[5] for a in cat[h]["actions"] if a[1] == 0} for h in range(3)]
     assert autos == [{"timeout"}, {"timeout"}, {"away"}], autos
+    # made in the store, the match has no reference lines yet: its results wait for them
+    assert field.get(f"/api/matches/{mid}/leaderboard").status_code == 503
+    field.svc.ready(mid, 120)
     assert field.get(f"/api/matches/{mid}/leaderboard").status_code == 200
 
 
