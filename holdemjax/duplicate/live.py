@@ -71,8 +71,9 @@ class LiveLine:
         """Play the bots up to the hero's decision. ``status``: ``"decision"`` (with ``view``),
         ``"finished"``, ``"waiting"`` (a simultaneous match: the next hand is not open to every
         line yet; ``waiting_for`` ``"field"`` or ``"hand"``, ``behind``: how many lines the
-        field waits for) or ``"closed"`` (the match closed: the line is kept as played)."""
-        if self.store.refresh(self.match_id, self.now()) != "open":
+        field waits for) or ``"closed"`` (the match closed, or its deadline passed: the line is
+        kept as played). It closes nothing: a read (the steward closes, or the next action)."""
+        if not self._open():
             return self._status("closed")
         while True:
             if self.hand is None:
@@ -124,9 +125,13 @@ class LiveLine:
         self.pending += self._events() + [{"type": "hand_over", "hand": hand.index,
                                            "net": record["hero_net"]}]
         self.hand = None
-        if hand.index == self.spec.hands - 1:
-            self.store.refresh(self.match_id, self.now())
         return True
+
+    def _open(self) -> bool:
+        """Whether the match takes actions: open and before its deadline (read, not closed)."""
+        m = self.store.match(self.match_id)
+        return m.state == "open" and (m.spec.deadline is None
+                                      or self.now() < M.parse_time(m.spec.deadline))
 
     def waiting(self) -> dict | None:
         """The ``"waiting"`` answer when the line's next hand is not open to every line yet (a
@@ -182,4 +187,7 @@ class LiveLine:
         self.made += 1
         if not self.seat.add_action(hand.index, len(hand.actions) - 1, played, think):
             return self._status("closed")
-        return self.state()
+        out = self.state()
+        if out["status"] == "finished":  # the last line done: the match closes (complete)
+            self.store.refresh(self.match_id, self.now())
+        return out

@@ -92,12 +92,14 @@ def test_a_status_read_writes_nothing_and_the_steward_closes(field):
     then = dt.datetime(2020, 1, 1, tzinfo=dt.UTC)
     mid = store.create_match(M.MatchSpec(**{**SPEC.as_dict(), "deadline": "2020-01-02T00:00Z"}),
                              SEED, now=then).id
+    key = store.join(mid, "late", "api", "http", "", then)
     row = lambda: sqlite3.connect(store.path).execute(  # noqa: E731
         "SELECT state, closed_at FROM matches WHERE id = ?", (mid,)).fetchone()
     for path in (f"/api/matches/{mid}", f"/m/{mid}", f"/api/matches/{mid}/leaderboard",
-                 f"/m/{mid}/leaderboard", "/api/matches", "/"):
-        field.get(path)
+                 f"/m/{mid}/leaderboard", "/api/matches", "/", f"/api/matches/{mid}/lines/late"):
+        r = field.get(path, headers={"X-Line-Key": key})
         assert row() == ("open", None), path
+    assert r.json()["status"] == "closed"  # the line's own read: past the deadline, no play
     field.svc.tick()
     assert row()[0] == "closed" and store.match(mid).close_reason == "deadline"
 
