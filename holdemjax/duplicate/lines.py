@@ -130,12 +130,12 @@ class LineService:
         """The line's series clock (`protocol.Clock`), for its rule of away: two hands run
         out in a row make the line away, and an away line's hands are run out as soon as they
         open, until its player is shown a decision again (`Clock.sit_in`)."""
-        with self._guard:
-            clock = self._clocks.get((match_id, name))
-            if clock is None:
-                spec = self.store.match(match_id).spec
-                clock = self._clocks[(match_id, name)] = P.Clock(spec.clock * 10**9, 0, None)
-            return clock
+        clock = self._clocks.get((match_id, name))
+        if clock is None:
+            fresh = P.Clock(self.store.match(match_id).spec.clock * 10**9, 0, None)
+            with self._guard:  # read above, outside the guard
+                clock = self._clocks.setdefault((match_id, name), fresh)
+        return clock
 
     def run_out(self, match_id: str, name: str, why: str = "timeout") -> bool:
         """Play the rest of ``name``'s open hand by the table's rule (`live.LiveLine.run_out`):
