@@ -45,9 +45,6 @@ class LiveLine:
                  seat=None):
         self.store, self.match_id, self.name, self.now = store, match_id, name, now
         self.seat = store.seat(match_id, name, key) if seat is None else seat
-        if self.seat.participant.status != "playing":
-            raise M.MatchError(f"{name!r} already played match {match_id} "
-                               f"(line {self.seat.participant.status})")
         self.seat.check_versions()
         self.spec = self.seat.spec
         self.hand = None
@@ -73,6 +70,9 @@ class LiveLine:
         line yet; ``waiting_for`` ``"field"`` or ``"hand"``, ``behind``: how many lines the
         field waits for) or ``"closed"`` (the match closed, or its deadline passed: the line is
         kept as played). It closes nothing: a read (the steward closes, or the next action)."""
+        if self.seat.participant.status != "playing":  # its line is over: it says so
+            return self._status("finished" if self.seat.participant.status == "finished"
+                                else "closed")
         if not self._open():
             return self._status("closed")
         while True:

@@ -205,8 +205,10 @@ def test_simultaneous_play_hand_by_hand_with_the_clock(field):
         field.svc.store.lines(mid)
     field.svc.tick()  # cat is away: hand 3 is played for cat at once, no clock to wait for
     assert field.get(f"/api/matches/{mid}").json()["round"] == {"hand": 2, "behind": 2}
-    for n in ("ann", "bob"):
-        _play_hand(field, mid, n, keys[n])
+    _play_hand(field, mid, "ann", keys["ann"])
+    again = _state(field, mid, "ann", keys["ann"])  # a finished line says so (it was a 409)
+    assert again["status"] == "finished" and again["hands_done"] == 3, again
+    _play_hand(field, mid, "bob", keys["bob"])
     field.svc.tick()  # every line is finished: the match is closed (complete)
     m = field.svc.store.match(mid)
     assert m.state == "closed" and m.close_reason == "complete"
