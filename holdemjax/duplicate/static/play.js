@@ -21,8 +21,14 @@
     list.scrollTop = list.scrollHeight;
   }
 
+  // What the table shows of a hand that went on after your last decision: the cards shown at
+  // its showdown and its result (the felt keeps the last view, without a seat to act).
+  let lastView = null, reveal = {}, result = "";
   function events(list) {
     for (const e of list) {
+      if (e.type === "hand_start") { reveal = {}; result = ""; }
+      if (e.type === "showdown") for (const c of e.cards) reveal[c[0]] = c.slice(1);
+      if (e.type === "hand_over") result = `hand ${e.hand + 1}: you ${e.net > 0 ? "+" : ""}${e.net}`;
       if (e.type === "hand_start") log(`hand ${e.hand + 1}: you hold ${words(e.hole)}`, "hand");
       else if (e.type === "action") {
         const mine = e.seat === d.hero;
@@ -49,18 +55,19 @@
     document.getElementById("actions").append(b);
   }
 
-  function table(v) {
+  function table(v, over) {
     const seats = v.stacks.map((stack, s) => {
       const marks = [s === v.button ? "btn" : "", s === v.sb && v.sb !== v.bb ? "sb" : "", s === v.bb ? "bb" : ""].filter(Boolean);
-      const classes = [s === v.seat ? "actor" : "", v.folded[s] ? "folded" : "", s === d.hero ? "hero" : ""].filter(Boolean);
+      const classes = [s === v.seat && !over ? "actor" : "", v.folded[s] ? "folded" : "", s === d.hero ? "hero" : ""].filter(Boolean);
       return {
         name: s === d.hero ? `${d.name} (you)` : who(s), stack: stack + " chips", bet: v.bets[s],
-        cards: s === d.hero ? v.hole : v.folded[s] ? [] : [null, null], marks, classes,
+        cards: s === d.hero ? v.hole : reveal[s] || (v.folded[s] ? [] : [null, null]), marks, classes,
         status: v.folded[s] ? "folded" : v.allin[s] ? "all-in" : "",
       };
     });
     HoldemFelt.draw(document.getElementById("table-view"), document.getElementById("board"),
                     document.getElementById("pot"), { seats, board: v.board, pot: v.pot });
+    if (over && result) text("pot", result);
     const hole = document.getElementById("hole");
     hole.replaceChildren(...v.hole.map(HoldemFelt.card));
   }
@@ -85,6 +92,7 @@
     clearTimeout(poll);
     clock(st.clock);
     document.body.dataset.status = st.status;
+    if (st.status !== "decision" && lastView) table(lastView, true);
     if (st.status === "waiting") {
       waiting.textContent = st.waiting_for === "field"
         ? "Waiting for others to join: every hand is dealt to everyone at the same time."
@@ -101,7 +109,8 @@
     decision = st.decision;
     document.body.dataset.decision = st.decision;
     document.body.dataset.hand = v.hand;
-    table(v);
+    lastView = v;
+    table(v, false);
     text("note", "");
     const lg = v.legal;
     button("fold", "fold");
