@@ -71,6 +71,8 @@ class LineService:
         self._locks: dict[tuple[str, str], threading.Lock] = {}
         # (match, name) -> (the decision last played, the answer given): a repeat gets it again
         self._answers: dict[tuple[str, str], tuple[int, dict]] = {}
+        for match_id in store.match_ids(open_only=True):  # matches made before: their link too
+            self._add_share_link(match_id, store.match(match_id).spec.participants)
 
     def close(self) -> None:
         self._stopping.set()
@@ -177,10 +179,15 @@ class LineService:
         if share_cap is not None:
             require_int("share_cap", share_cap, 1)
         m = self.store.create_match(spec, seed)
-        cap = share_cap or spec.participants or SHARE_CAP
-        share = self.store.add_door(m.id, "share", cap=cap, token=self.share_token(m.id))
+        share = self._add_share_link(m.id, share_cap or spec.participants)
         self.references.start(m.id)
         return m, share
+
+    def _add_share_link(self, match_id: str, cap: int | None) -> str:
+        """The match's share link (`share_token`), admitting ``cap`` joins (None: `SHARE_CAP`);
+        a link that exists already is kept as it is."""
+        return self.store.add_door(match_id, "share", cap=cap or SHARE_CAP,
+                                   token=self.share_token(match_id))
 
     def _sign(self, what: str) -> str:
         digest = hmac.new(self._secret, what.encode(), hashlib.sha256).digest()

@@ -147,6 +147,20 @@ def test_a_share_link_admits_its_cap_and_the_operator_sees_it_every_time(field, 
         assert field.svc.store.find_door(m.id, key_hash(token))[3] == cap
 
 
+def test_a_match_made_before_gets_a_share_link_the_operator_can_see(tmp_path):
+    """A match whose share token the store cannot give back (only its hash is kept) gets the
+    service's own link when the service starts, so the status page's link is one that works."""
+    with Store(tmp_path / "s.sqlite") as s:
+        mid = s.create_match(SPEC, SEED).id
+        s.add_door(mid, "share")  # a random token, shown once and gone
+    app = create_app(str(tmp_path / "s.sqlite"), operator=OPERATOR, tick_s=None)
+    with TestClient(app) as c:
+        url = c.get(f"/api/matches/{mid}/share", headers=OP).json()["url"]
+        token = url.rsplit("/", 1)[1]
+        assert c.get(url).status_code == 200  # the join page
+        assert _join(c, mid, token, "ann").status_code == 200
+
+
 def test_idle_lines_free_their_place(field):
     """Finding 7: one client holding 21 lines filled the 24-line cap and the next person got
     503 for 15 minutes. A line untouched for ``idle_s`` leaves the cap (it keeps its hands)."""
