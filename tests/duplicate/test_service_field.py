@@ -161,6 +161,15 @@ def test_a_match_made_before_gets_a_share_link_the_operator_can_see(tmp_path):
         assert _join(c, mid, token, "ann").status_code == 200
 
 
+@pytest.mark.parametrize("body, named", [({"share_cap": 0}, "share_cap"),
+                                         ({"clock": 1}, "clock"),
+                                         ({"simultaneous": "yes"}, "simultaneous"),
+                                         ({"share_cap": "3"}, "share_cap")])
+def test_bad_new_settings_are_422_naming_them(field, body, named):
+    r = field.post("/api/matches", json={"seats": 3, "hands": 1, **body}, headers=OP)
+    assert r.status_code == 422 and named in r.json()["detail"], r.text
+
+
 def test_idle_lines_free_their_place(field):
     """Finding 7: one client holding 21 lines filled the 24-line cap and the next person got
     503 for 15 minutes. A line untouched for ``idle_s`` leaves the cap (it keeps its hands)."""
