@@ -2,11 +2,9 @@
 bot), close it, and read it once closed (leaderboard, review, style, report, verify).
 
 `add_parser(subparsers, heroes)` adds the ``duplicate`` command to the ``holdemjax`` parser
-(``heroes``: the `entrants.HeroLoaders` of the kinds of file beyond .wasm it plays: the
-``holdemjax`` command passes ``.msgpack``); `main` runs it on its own (``python -m
-holdemjax.duplicate.cli``). Results go to stdout, every error line to stderr. Exit status: 0
-done, 1 sealed (the match is still open) or a verification failure, 2 a bad request (unknown
-match, bad value, a policy that fails to load).
+(``heroes``: `entrants.HeroLoaders`, the kinds of file beyond .wasm); `main` runs it on its own
+(``python -m holdemjax.duplicate.cli``). Results go to stdout, error lines to stderr. Exit
+status: 0 done, 1 sealed or a verification failure, 2 a bad request.
 """
 
 from __future__ import annotations
@@ -76,7 +74,8 @@ def _create(args, store, con) -> int:
         bots = bots * (args.seats - 1)  # one tier names them all
     spec = MatchSpec(seats=args.seats, hands=args.hands, small_blind=args.small_blind,
                      big_blind=args.big_blind, ante=args.ante, stack=args.stack, hero=args.hero,
-                     bots=bots, participants=args.participants, deadline=_deadline(args.deadline))
+                     bots=bots, participants=args.participants, deadline=_deadline(args.deadline),
+                     simultaneous=args.simultaneous, clock=args.clock)
     m = store.create_match(spec, args.seed)
     if args.references == "create":  # the long part of a long match, with its progress shown
         with _progress_bar("reference lines", stderr=args.json) as show:
@@ -180,9 +179,9 @@ def _play(args, store, con) -> int:
 
 def _close_field(args, store, con) -> int:
     state = store.close_field(args.match)
-    con.print(f"match {args.match}: field closed; "
-              + ("every line was finished, so it closed" if state == "closed" else
-                 "it closes once every line that joined is finished (or at its deadline)"))
+    con.print(f"match {args.match}: field closed; " + (
+        "every line was finished, so it closed" if state == "closed" else
+        "it closes once every line that joined is finished (or at its deadline)"))
     return 0
 
 
@@ -191,7 +190,7 @@ def _serve(args, store, con) -> int:
 
     store.close()  # the service opens its own connections
     return serve(args.store, host=args.host, port=args.port, max_lines=args.max_lines,
-                 hero_loaders=args.hero_loaders)
+                 hero_loaders=args.hero_loaders, idle_s=60 * args.idle_minutes)
 
 
 def _leaderboard(args, store, con) -> int:
@@ -390,6 +389,9 @@ def add_parser(subparsers, heroes: HeroLoaders | None = None) -> argparse.Argume
     p.add_argument("--participants", type=int, help="how many may join; the match closes when "
                    "they all finished (default: open until close-field, close or the deadline)")
     p.add_argument("--deadline", help="ISO 8601 time (UTC unless it says) or +30m / +2h / +3d")
+    p.add_argument("--simultaneous", action="store_true", help="everyone plays hand k at once")
+    p.add_argument("--clock", type=int, default=120, help="simultaneous: seconds per hand, then "
+                   "the table checks or folds (default 120)")
     p.add_argument("--json", action="store_true", help='print {"match": ..., "commitment": ...}')
     p.add_argument("--references", choices=("create", "close"), default="create",
                    help="play the reference lines now, showing progress (default), or at close")
@@ -400,19 +402,18 @@ def add_parser(subparsers, heroes: HeroLoaders | None = None) -> argparse.Argume
     p.add_argument("policy", help="a .wasm file, a PPO checkpoint (.msgpack: its greedy JAX "
                    "policy, or sampled with --sample), or a bot: beginner, intermediate, "
                    "advanced, random, jax-baseline, jax-random")
-    p.add_argument("--sample", action="store_true", help="a checkpoint's JAX policy samples "
-                   "its actions with the coordinate-addressed draws of an export-wasm --sample "
-                   "module (default: greedy)")
-    p.add_argument("--name", help="participant name (default: the file's stem, STEM-sample "
-                   "with --sample, or the bot name)")
+    p.add_argument("--sample", action="store_true", help="a checkpoint samples with the draws "
+                   "of an export-wasm --sample module (default: greedy)")
+    p.add_argument("--name", help="participant name (default: the file's stem or bot name)")
     command("close-field", _close_field, "take no more participants: the match closes as "
             "soon as every line that joined is finished")
     p = command("serve", _serve, "the web service: create, join, play and read matches in a "
                 "browser or over its JSON API (the server alone holds the seeds)", match=False)
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     p.add_argument("--port", type=int, default=8765, help="port (default 8765)")
-    p.add_argument("--max-lines", type=int, default=24, help="lines played at once; one more is "
-                   "refused with 503 (default 24)")
+    p.add_argument("--max-lines", type=int, default=24, help="lines played at once (503 beyond)")
+    p.add_argument("--idle-minutes", type=float, default=5, help="a line idle this long leaves "
+                   "the lines in play (default 5)")
     command("close", _close, "close the match now: unfinished lines close as played so far; "
             "the seed is revealed")
     p = command("leaderboard", _leaderboard, "raw, relative and matchpoint scores (closed "

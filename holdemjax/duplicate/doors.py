@@ -2,7 +2,9 @@
 
 Both kinds are tokens whose SHA-256 only is stored; both go through `Doors.door`, which
 refuses when nobody can join any more (closed match, closed field, full), so a closed field
-refuses an invitation and a share link alike. An invitation is used up by its first join.
+refuses an invitation and a share link alike. An invitation is used up by its first join; a
+share link admits at most its ``cap`` of joins (issue 36: one client cannot fill a match through
+it; the service adds one line per browser on top, `routes`).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import secrets
 
 from holdemjax.duplicate import spec as M
 from holdemjax.duplicate.names import normal
+from holdemjax.validate import require_int
 
 __all__ = ["Doors", "key_hash", "Unknown", "WrongKey", "Refused"]
 
@@ -51,17 +54,22 @@ class Doors:
     """Share links and invitations of the store's matches (methods of `store.Store`; their rows
     through its `insert_door`, `find_door`, `use_door`)."""
 
-    def add_door(self, match_id: str, kind: str = "share", name: str | None = None) -> str:
-        """A new way in: a ``"share"`` link anyone may use, or an ``"invite"`` for one person
-        (``name``, if given, is the name it joins under). Returns its token (only its hash is
-        kept)."""
+    def add_door(self, match_id: str, kind: str = "share", name: str | None = None, *,
+                 cap: int | None = None, token: str | None = None) -> str:
+        """A new way in: a ``"share"`` link anyone may use, up to ``cap`` joins (None: no cap
+        but the match's), or an ``"invite"`` for one person (``name``, if given, is the name it
+        joins under). ``token``: the link's token (None: 128 random bits; the service derives
+        its share tokens from its secret, so it can show the link again). Returns the token
+        (only its hash is kept; adding a token twice adds one door)."""
         if kind not in ("share", "invite"):
             raise ValueError(f"a door is 'share' or 'invite', got {kind!r}")
         if name is not None:
             name = normal(name)  # BadName when the operator's name breaks the rules
+        if cap is not None:
+            require_int("cap", cap, 1)
         self.match(match_id)
-        token = secrets.token_urlsafe(16)
-        self.insert_door(match_id, _key_hash(token), kind, name)
+        token = secrets.token_urlsafe(16) if token is None else token
+        self.insert_door(match_id, _key_hash(token), kind, name, cap if kind == "share" else None)
         return token
 
     def door(self, match_id: str, token: str) -> dict:
@@ -72,10 +80,11 @@ class Doors:
             raise Refused(f"no such invitation or share link for match {match_id}")
         if row[2] is not None:
             raise Refused(f"this invitation to match {match_id} was used")
+        if row[3] is not None and row[4] >= row[3]:
+            raise Refused(f"this share link to match {match_id} has admitted its {row[3]} "
+                          "participants")
         m = self.match(match_id)
-        if m.state != "open" or m.field_closed or (
-                m.spec.participants is not None
-                and len(self.participants(match_id)) >= m.spec.participants):
+        if m.state != "open" or m.field_complete(len(self.participants(match_id))):
             raise Refused(f"match {match_id} takes no more participants"
                                + (f" ({m.close_reason})" if m.state != "open" else ""))
         return {"kind": row[0], "name": row[1]}
@@ -83,10 +92,17 @@ class Doors:
     def join_by_door(self, match_id: str, token: str, name: str, kind: str, source: str,
                      now: dt.datetime) -> str:
         """`join` through a door (`door`); an invite is used up. Returns the line's key."""
-        door = self.door(match_id, token)
+        door, hashed = self.door(match_id, token), _key_hash(str(token))
         if door["name"] is not None and name != door["name"]:
             raise Refused(f"this invitation is for {door['name']!r}, not {name!r}")
-        key = self.join(match_id, name, kind, source, "", now)
+        if door["kind"] == "share" and not self.count_join(match_id, hashed):
+            raise Refused(f"this share link to match {match_id} has admitted its participants")
+        try:
+            key = self.join(match_id, name, kind, source, "", now)
+        except BaseException:
+            if door["kind"] == "share":
+                self.count_join(match_id, hashed, -1)  # the place is given back
+            raise
         if door["kind"] == "invite":
-            self.use_door(match_id, _key_hash(str(token)), name)
+            self.use_door(match_id, hashed, name)
         return key

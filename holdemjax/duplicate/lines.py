@@ -6,11 +6,22 @@ requests on other lines and every read go on at once (the store gives each threa
 connection, WAL mode: a read never waits for a writer). Creating a match returns at once; its
 reference lines are played by the worker, and the status shows their progress. A closed match's
 results wait for them (`Preparing`, the service's 503) rather than showing a partial field.
+
+A second background thread, the steward (`LineService.start`, one `tick` a second), does what
+no read may do: it closes the matches whose deadline passed or whose field is complete and
+finished (`store.Store.refresh`), and it keeps the clock of simultaneous matches: a line still
+on the open hand ``clock`` seconds after the hand opened to all has the rest of it played by
+the table's rule (`live.LiveLine.run_out`), so one absent participant never holds the field.
+A line nobody touched for ``idle_s`` seconds leaves the cap of lines in play (it keeps its
+hands; it takes a place again when it is next opened).
 """
 
 from __future__ import annotations
 
+import base64
 import contextlib
+import hashlib
+import hmac
 import threading
 import time
 
@@ -19,10 +30,14 @@ from holdemjax.duplicate import references
 from holdemjax.duplicate.doors import Refused, WrongKey
 from holdemjax.duplicate.entrants import HeroLoaders, play_entrant
 from holdemjax.duplicate.live import LiveLine
+from holdemjax.series import protocol as P
+from holdemjax.validate import require_int
 
-__all__ = ["LineService", "Busy", "Preparing", "IDLE_S"]
+__all__ = ["LineService", "Busy", "Preparing", "IDLE_S", "TICK_S", "SHARE_CAP"]
 
-IDLE_S = 15 * 60  # a line nobody touched for this long leaves the cap of lines in play
+IDLE_S = 5 * 60  # a line nobody touched for this long leaves the cap of lines in play
+TICK_S = 1.0  # the steward's period (closing, the simultaneous clock)
+SHARE_CAP = 32  # joins a share link admits when neither the operator nor the match says
 
 
 class Busy(Refused):
@@ -37,8 +52,16 @@ class LineService:
     """``store`` (a `store.Store`, shared by every thread), at most ``max_lines`` lines in play,
     ``heroes`` for the operator's uploads."""
 
-    def __init__(self, store, max_lines: int, heroes: HeroLoaders | None = None):
-        self.store, self.max_lines = store, max_lines
+    def __init__(self, store, max_lines: int, heroes: HeroLoaders | None = None, *,
+                 idle_s: float = IDLE_S):
+        self.store, self.max_lines, self.idle_s = store, max_lines, idle_s
+        self._secret = store.secret()  # signs the share tokens and the join cookies
+        self.monotonic = time.monotonic  # the clocks' time (tests replace it)
+        self._rounds: dict[str, tuple[int, float]] = {}  # match -> (open hand, opened at)
+        self._clocks: dict[tuple[str, str], P.Clock] = {}  # simultaneous lines' away rule
+        self._steward: threading.Thread | None = None
+        self._stopping = threading.Event()
+        self.steward_error: str | None = None  # the last failure of a tick, for the status
         self.heroes = HeroLoaders() if heroes is None else heroes
         self._guard = threading.Lock()  # the dictionaries below, never held while playing
         self._serving, self._quiet = 0, threading.Event()  # requests in a line, none now
@@ -48,18 +71,148 @@ class LineService:
         self._locks: dict[tuple[str, str], threading.Lock] = {}
         # (match, name) -> (the decision last played, the answer given): a repeat gets it again
         self._answers: dict[tuple[str, str], tuple[int, dict]] = {}
+        for match_id in store.match_ids(open_only=True):  # matches made before: their link too
+            self._add_share_link(match_id, store.match(match_id).spec.participants)
 
     def close(self) -> None:
+        self._stopping.set()
+        if self._steward is not None:
+            self._steward.join(60)
         self.references.stop()
         self.store.close()
 
+    # ---------------------------------------------------------------------- the steward
+    def start(self, tick_s: float = TICK_S) -> None:
+        """Run the steward: `tick` every ``tick_s`` seconds until `close`."""
+        def run():
+            try:
+                while not self._stopping.wait(tick_s):
+                    try:
+                        self.tick()
+                    except Exception as exc:  # noqa: BLE001 - kept for the status, never lost
+                        self.steward_error = f"{type(exc).__name__}: {exc}"
+            finally:
+                self.store.close(this_thread=True)
+
+        self._steward = threading.Thread(target=run, daemon=True, name="duplicate-steward")
+        self._steward.start()
+
+    def tick(self) -> None:
+        """Close what must close (deadline passed; field complete and finished) and run out the
+        clocks of simultaneous matches: the writes no read makes."""
+        for match_id in self.store.match_ids(open_only=True):
+            if self.store.refresh(match_id) != "open":
+                self._rounds.pop(match_id, None)
+                self.references.start(match_id)  # what is missing of them
+                continue
+            r, deadline = self._round(match_id)
+            if r is None or deadline is None:
+                continue
+            late = self.monotonic() >= deadline
+            for name in r.behind:
+                away = self._clock(match_id, name).away
+                if away or late:
+                    self.run_out(match_id, name, "away" if away else "timeout")
+
+    def _round(self, match_id: str):
+        """(the match's `store.Round`, the monotonic time its open hand's clock runs out): the
+        clock of hand k starts when the service first sees hand k open to all (a restart
+        starts it again). (None, None) for a match that is not simultaneous."""
+        r = self.store.round(match_id)
+        if r is None or r.hand is None or not r.behind:
+            return r, None
+        now = self.monotonic()
+        with self._guard:
+            seen = self._rounds.get(match_id)
+            if seen is None or seen[0] != r.hand:
+                seen = self._rounds[match_id] = (r.hand, now)
+        return r, seen[1] + self.store.match(match_id).spec.clock
+
+    def _clock(self, match_id: str, name: str) -> P.Clock:
+        """The line's series clock (`protocol.Clock`), for its rule of away: two hands run
+        out in a row make the line away, and an away line's hands are run out as soon as they
+        open, until its player is shown a decision again (`Clock.sit_in`)."""
+        clock = self._clocks.get((match_id, name))
+        if clock is None:
+            fresh = P.Clock(self.store.match(match_id).spec.clock * 10**9, 0, None)
+            with self._guard:  # read above, outside the guard
+                clock = self._clocks.setdefault((match_id, name), fresh)
+        return clock
+
+    def run_out(self, match_id: str, name: str, why: str = "timeout") -> bool:
+        """Play the rest of ``name``'s open hand by the table's rule (`live.LiveLine.run_out`):
+        its clock ran out (``why`` "timeout", counted by its `protocol.Clock`) or it is away
+        ("away")."""
+        with self.lock(match_id, name):
+            found = self._live.get((match_id, name))
+            if found is not None and found[0] is not None:
+                live = found[0]
+            else:
+                try:
+                    live = LiveLine(self.store, match_id, name, None,
+                                    seat=self.store.seat(match_id, name, None, clock=True))
+                except Refused:
+                    return False  # it finished the hand meanwhile
+            played = live.run_out(why)
+            if played:  # a hand whose decisions the table played (nothing counts while away)
+                self._clock(match_id, name).record_decision("timeout", 0)
+            return played is not None
+
+    def _clocked(self, live: LiveLine, state: dict) -> dict:
+        """A simultaneous match's state with ``clock``: the seconds left on the open hand. A
+        decision shown to the line's player brings an away line back (`protocol.Clock.sit_in`)."""
+        match_id, name = live.match_id, live.name
+        if not live.spec.simultaneous:
+            return state
+        if state.get("status") == "decision" and (match_id, name) in self._clocks:
+            self._clocks[(match_id, name)].sit_in()
+        if state.get("status") == "decision":
+            _, deadline = self._round(match_id)
+            if deadline is not None:
+                state = {**state, "clock": max(0, round(deadline - self.monotonic()))}
+        return state
+
     # --------------------------------------------------------------------------- matches
-    def create(self, spec: M.MatchSpec, seed: int | None) -> tuple:
-        """A new match and its share token; its reference lines start in the background."""
+    def create(self, spec: M.MatchSpec, seed: int | None, share_cap: int | None = None) -> tuple:
+        """A new match and its share token (admitting ``share_cap`` joins; None: the match's
+        participants, else `SHARE_CAP`); its reference lines start in the background."""
+        if share_cap is not None:
+            require_int("share_cap", share_cap, 1)
         m = self.store.create_match(spec, seed)
-        share = self.store.add_door(m.id, "share")
+        share = self._add_share_link(m.id, share_cap or spec.participants)
         self.references.start(m.id)
         return m, share
+
+    def _add_share_link(self, match_id: str, cap: int | None) -> str:
+        """The match's share link (`share_token`), admitting ``cap`` joins (None: `SHARE_CAP`);
+        a link that exists already is kept as it is."""
+        return self.store.add_door(match_id, "share", cap=cap or SHARE_CAP,
+                                   token=self.share_token(match_id))
+
+    def _sign(self, what: str) -> str:
+        digest = hmac.new(self._secret, what.encode(), hashlib.sha256).digest()
+        return base64.urlsafe_b64encode(digest[:16]).rstrip(b"=").decode()
+
+    def share_token(self, match_id: str) -> str:
+        """The match's share token, derived from the service's secret (so the operator's
+        page can show the link again; the store keeps only its hash)."""
+        return self._sign(f"share:{match_id}")
+
+    def join_mark(self, match_id: str, name: str) -> str:
+        """The value of the cookie a browser gets at its join (`joined_as` reads it)."""
+        return base64.urlsafe_b64encode(name.encode()).decode() + "." + self._sign(
+            f"joined:{match_id}:{name}")
+
+    def joined_as(self, match_id: str, mark: str | None) -> str | None:
+        """The name a browser joined ``match_id`` under, from its signed cookie (None: none,
+        or one not signed by this service)."""
+        try:
+            coded, sig = str(mark).split(".")
+            name = base64.urlsafe_b64decode(coded.encode()).decode()
+        except (ValueError, UnicodeError):
+            return None
+        good = hmac.compare_digest(sig, self._sign(f"joined:{match_id}:{name}"))
+        return name if mark is not None and good else None
 
     def ready(self, match_id: str, timeout: float | None = None) -> None:
         """Wait for the match's reference lines (tests, tools: no route waits)."""
@@ -70,8 +223,8 @@ class LineService:
         self.references.start(match_id)  # what is missing of them, in the background
 
     def results_ready(self, match_id: str) -> None:
-        """`store.Sealed` while open; `Preparing` while its reference lines are played."""
-        self.store.refresh(match_id)  # closing at the deadline: a call, made here
+        """`store.Sealed` while open; `Preparing` while its reference lines are played. A read:
+        it closes nothing (the steward closes at the deadline)."""
         self.store.require_closed(match_id)
         if self.references.start(match_id):
             done, total = self.references.progress.get(match_id, (0, None))
@@ -79,9 +232,12 @@ class LineService:
                             f"({done}/{total or '?'} hands): its results follow them")
 
     def status(self, match_id: str) -> dict:
-        state = self.store.refresh(match_id)  # closing at the deadline: a call, made here
+        """The match as anyone may see it. A read: it writes nothing (a match past its deadline
+        is closed by the steward, `tick`, not by whoever looks)."""
         m = self.store.match(match_id)
-        return {"match": m.id, "state": state, "spec": m.spec.as_dict(),
+        r = self.store.round(match_id)
+        return {"match": m.id, "state": m.state, "spec": m.spec.as_dict(),
+                "round": None if r is None else {"hand": r.hand, "behind": len(r.behind)},
                 "commitment": m.commitment, "created_at": m.created_at,
                 "closed_at": m.closed_at, "close_reason": m.close_reason,
                 "field_closed": m.field_closed, "seed": m.seed, "salt": m.salt,
@@ -119,12 +275,12 @@ class LineService:
     def _line(self, match_id: str, name: str, key: str | None) -> LiveLine:
         """The line in play (opened now if it is not; its lock held by the caller)."""
         self.check_key(match_id, name, key)  # first: the cap below must not tell who plays
-        now = time.monotonic()
+        now = self.monotonic()
         with self._guard:
             found = self._live.get((match_id, name))
             if found is None:
                 for k, (_, seen) in list(self._live.items()):
-                    if now - seen > IDLE_S:
+                    if now - seen > self.idle_s:
                         del self._live[k]
                 if len(self._live) >= self.max_lines:
                     raise Busy(f"{self.max_lines} lines are being played: try again when one "
@@ -152,8 +308,14 @@ class LineService:
     def state(self, match_id: str, name: str, key: str | None) -> dict:
         """The hero's state (`LiveLine.state`), the bots played up to its decision."""
         with self.lock(match_id, name):
-            live = self._line(match_id, name, key)
-            return self._done(live, live.state())
+            try:
+                live = self._line(match_id, name, key)
+            except Busy:  # a line that waits for the others needs no place among those in play
+                waiting = LiveLine(self.store, match_id, name, key).waiting()
+                if waiting is None:
+                    raise
+                return waiting
+            return self._clocked(live, self._done(live, live.state()))
 
     def act(self, match_id: str, name: str, key: str | None, decision: int, action: str,
             amount: int = 0) -> dict:
@@ -167,7 +329,7 @@ class LineService:
             live = self._line(match_id, name, key)
             if live.hand is None:
                 live.state()
-            answer = self._done(live, live.act(action, amount, decision))
+            answer = self._clocked(live, self._done(live, live.act(action, amount, decision)))
             self._answers[(match_id, name)] = (decision, answer)
             return answer
 

@@ -14,6 +14,11 @@ before it (0 for the first, counted over every hand, kept in the store so a resu
 on counting). `LiveLine.act` plays only the decision it names (`OtherDecision` otherwise), so a
 request sent twice cannot play the next decision too; the service answers a repeat of the
 decision just played with the answer it gave the first time.
+
+In a simultaneous match (`spec.MatchSpec.simultaneous`) a line is dealt hand k only when the
+store's `round` opens it to every line: until then `state` answers ``"waiting"`` (for the field
+to be complete, or for the lines still on the hand before). When a line's clock runs out, the
+service plays the rest of its hand by the table's rule (`LiveLine.run_out`).
 """
 
 from __future__ import annotations
@@ -23,7 +28,7 @@ import time
 from holdemjax.duplicate import match as M
 from holdemjax.duplicate.doors import Refused
 from holdemjax.series import protocol as P
-from holdemjax.series.hand import check_exact
+from holdemjax.series.hand import check_exact, default_action
 
 __all__ = ["LiveLine", "OtherDecision"]
 
@@ -36,12 +41,10 @@ class OtherDecision(Refused):
 class LiveLine:
     """``name``'s line in ``match_id``, opened with its key (MatchError otherwise)."""
 
-    def __init__(self, store, match_id: str, name: str, key: str, *, now=M.utcnow):
+    def __init__(self, store, match_id: str, name: str, key: str | None, *, now=M.utcnow,
+                 seat=None):
         self.store, self.match_id, self.name, self.now = store, match_id, name, now
-        self.seat = store.seat(match_id, name, key)
-        if self.seat.participant.status != "playing":
-            raise M.MatchError(f"{name!r} already played match {match_id} "
-                               f"(line {self.seat.participant.status})")
+        self.seat = store.seat(match_id, name, key) if seat is None else seat
         self.seat.check_versions()
         self.spec = self.seat.spec
         self.hand = None
@@ -63,11 +66,20 @@ class LiveLine:
 
     def state(self) -> dict:
         """Play the bots up to the hero's decision. ``status``: ``"decision"`` (with ``view``),
-        ``"finished"`` or ``"closed"`` (the match closed: the line is kept as played)."""
-        if self.store.refresh(self.match_id, self.now()) != "open":
+        ``"finished"``, ``"waiting"`` (a simultaneous match: the next hand is not open to every
+        line yet; ``waiting_for`` ``"field"`` or ``"hand"``, ``behind``: how many lines the
+        field waits for) or ``"closed"`` (the match closed, or its deadline passed: the line is
+        kept as played). It closes nothing: a read (the steward closes, or the next action)."""
+        if self.seat.participant.status != "playing":  # its line is over: it says so
+            return self._status("finished" if self.seat.participant.status == "finished"
+                                else "closed")
+        if not self._open():
             return self._status("closed")
         while True:
             if self.hand is None:
+                waiting = self._gate()
+                if waiting is not None:
+                    return waiting
                 self.hand, self.shown = self.seat.hand(), 0
                 if self.hand is None:
                     return self._status("finished")
@@ -85,16 +97,68 @@ class LiveLine:
                 out["events"] += self._events()
                 out["view"] = hand.view()
                 return out
-            record = hand.record()
-            if not self.seat.finish_hand(record, last=hand.index == self.spec.hands - 1,
-                                         now=self.now()):
+            if not self._finish(hand):
                 return self._status("closed")
-            self.pending += self._events() + [{"type": "hand_over", "hand": hand.index,
-                                               "net": record["hero_net"]}]
-            self.hand = None
-            if record["hand"] == self.spec.hands - 1:
-                self.store.refresh(self.match_id, self.now())
+            if hand.index == self.spec.hands - 1:
                 return self._status("finished")
+
+    def _gate(self) -> dict | None:
+        """In a simultaneous match, the ``"waiting"`` answer while the line's next hand is not
+        open to every line (`store.Store.round`); None when it may be dealt."""
+        if not self.spec.simultaneous:
+            return None
+        start = self.seat.progress()[0]
+        r = self.store.round(self.match_id)
+        if start >= self.spec.hands or r is None or (r.hand is not None and start <= r.hand):
+            return None
+        out = self._status("waiting")
+        out["waiting_for"] = "field" if r.hand is None else "hand"
+        out["behind"] = len(r.behind)
+        return out
+
+    def _finish(self, hand) -> bool:
+        """Save the finished ``hand`` (False: the line was closed meanwhile)."""
+        record = hand.record()
+        if not self.seat.finish_hand(record, last=hand.index == self.spec.hands - 1,
+                                     now=self.now()):
+            return False
+        self.pending += self._events() + [{"type": "hand_over", "hand": hand.index,
+                                           "net": record["hero_net"]}]
+        self.hand = None
+        return True
+
+    def _open(self) -> bool:
+        """Whether the match takes actions: open and before its deadline (read, not closed)."""
+        m = self.store.match(self.match_id)
+        return m.state == "open" and (m.spec.deadline is None
+                                      or self.now() < M.parse_time(m.spec.deadline))
+
+    def waiting(self) -> dict | None:
+        """The ``"waiting"`` answer when the line's next hand is not open to every line yet (a
+        simultaneous match), else None; deals nothing."""
+        return self._gate() if self.hand is None else None
+
+    def run_out(self, auto: str = "timeout") -> int | None:
+        """The line's clock ran out (a simultaneous match): play the rest of its hand, the
+        hero's decisions by the table's rule (`holdemjax.series.hand.default_action`: check
+        when free, else fold; recorded with ``auto``: ``"timeout"``, or ``"away"``), the bots as
+        ever, and save it. Returns how many of the hero's decisions the table played; None when
+        there was nothing to play out or the line was closed meanwhile."""
+        if self.hand is None:
+            if self.seat.progress()[0] >= self.spec.hands:
+                return None
+            self.hand, self.shown = self.seat.hand(), 0
+        hand, made = self.hand, self.made
+        while not hand.over:
+            if hand.to_act == self.spec.hero:
+                kind, amount = default_action(hand.legal_info())
+                played = hand.apply(kind, amount, auto)
+                self.made, self.offered = self.made + 1, None
+            else:
+                played = hand.apply(*self.seat.bot_action(hand))
+            if not self.seat.add_action(hand.index, len(hand.actions) - 1, played):
+                return None
+        return self.made - made if self._finish(hand) else None
 
     def act(self, action: str, amount: int = 0, decision: int | None = None) -> dict:
         """Play the hero's ``action`` (a reply's word, `protocol.ACTIONS`; ``raise`` to
@@ -118,12 +182,12 @@ class LiveLine:
         if self.store.refresh(self.match_id, self.now()) != "open":
             return self._status("closed")
         think = round(1000 * (time.monotonic() - (self.offered or time.monotonic())))
-        before = len(hand.events)
-        played = hand.apply(kind, amount)
+        played = hand.apply(kind, amount)  # its event goes back too: the page logs it
         self.offered = None
         self.made += 1
-        if self.shown == before:
-            self.shown += 1  # the hero's own action is not sent back
         if not self.seat.add_action(hand.index, len(hand.actions) - 1, played, think):
             return self._status("closed")
-        return self.state()
+        out = self.state()
+        if out["status"] == "finished":  # the last line done: the match closes (complete)
+            self.store.refresh(self.match_id, self.now())
+        return out

@@ -255,6 +255,9 @@ def play_line(store, match_id: str, name: str, hero, *, key: str | None = None,
         part = store.participant(match_id, name)
         kept = f"; the line of {name!r} is kept as played ({part.status})" if part else ""
         raise MatchError(f"match {match_id} is closed ({m.close_reason}){kept}")
+    if m.spec.simultaneous and getattr(hero, "kind", None) == "person":
+        raise MatchError(f"match {match_id} is simultaneous: its hands are dealt to every "
+                         "participant at once by the web service (holdemjax duplicate serve)")
     if not known:
         store.check_can_join(match_id, name, reference=reference)
         seat = None

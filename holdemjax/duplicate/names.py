@@ -22,7 +22,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
-__all__ = ["BadName", "MAX_LENGTH", "FORBIDDEN", "CONFUSABLES", "normal", "fold"]
+__all__ = ["BadName", "MAX_LENGTH", "FORBIDDEN", "CONFUSABLES", "REFERENCE_PREFIX", "normal",
+           "fold", "require_participant"]
 
 MAX_LENGTH = 64
 FORBIDDEN = "/\\?#%"
@@ -65,3 +66,20 @@ def normal(name) -> str:
 def fold(name: str) -> str:
     """What makes two names one participant (see the module); ``name`` in its normal form."""
     return re.sub(r"\s+", " ", normal(name).casefold().translate(_FOLD))
+
+
+REFERENCE_PREFIX = "ref:"  # the reference lines' "ref:<tier>": no participant may use it
+
+
+def require_participant(name: str, *, reference: bool = False) -> str:
+    """`BadName` unless ``name`` is written in its normal form (`normal`) and bears the prefix
+    `REFERENCE_PREFIX` exactly when it names a reference line; returns its `fold`."""
+    canon = normal(name)
+    if canon != name:
+        raise BadName(f"participant name {name!r} is not in its normal form: write "
+                      f"{canon!r} (NFKC, no white space around it)")
+    folded = fold(name)
+    if folded.startswith(REFERENCE_PREFIX) != reference:
+        raise BadName(f"participant name {name!r}: the prefix {REFERENCE_PREFIX!r} is reserved "
+                      "for reference lines")
+    return folded

@@ -6,7 +6,7 @@ import dataclasses
 
 from holdemjax.duplicate import spec as M
 
-__all__ = ["MatchRecord", "Participant", "Line", "Sealed", "JOINED"]
+__all__ = ["MatchRecord", "Participant", "Line", "Round", "Sealed", "JOINED", "sealed_until"]
 
 JOINED = "joined"  # the status every participant shows while the match is open
 
@@ -32,6 +32,21 @@ class MatchRecord:
     close_reason: str | None
     versions: dict
     field_closed: bool
+
+    def field_complete(self, joined: int) -> bool:
+        """Nobody can join once ``joined`` participants have: the field closed, or full."""
+        return self.field_closed or (self.spec.participants is not None
+                                     and joined >= self.spec.participants)
+
+
+@dataclasses.dataclass(frozen=True)
+class Round:
+    """Where a simultaneous match stands (`store.Store.round`): ``hand``, the hand open to every
+    line (None while the field is not complete: nothing is dealt; the match's hand count once
+    every line finished); ``behind``, the lines that have not finished it."""
+
+    hand: int | None
+    behind: tuple[str, ...]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -61,3 +76,16 @@ class Line:
     @property
     def reference(self) -> bool:
         return self.participant.kind == "reference"
+
+
+def sealed_until(m: MatchRecord) -> Sealed:
+    """`Sealed` for the open match ``m``, saying how it closes (no command to run: the words
+    reach a browser as they are)."""
+    ways = ["the operator closing it"]
+    if m.spec.deadline:
+        ways.append(f"its deadline {m.spec.deadline}")
+    ways.append("every line finishing once nobody can join"
+                + (f" ({m.spec.participants} participants)" if m.spec.participants else
+                   " (the operator closes the field)"))
+    return Sealed(f"match {m.id} is sealed until it closes: results, hand histories and "
+                  f"progress stay hidden; it closes by {' or '.join(ways)}")

@@ -12,12 +12,13 @@ import secrets
 import urllib.parse
 
 import anyio
-from fastapi import APIRouter, Body, Depends, HTTPException, Request
+from fastapi import APIRouter, Body, Depends, HTTPException, Request, Response
 from fastapi.responses import HTMLResponse
 from pydantic import BaseModel, ConfigDict
 
 from holdemjax.duplicate import match as M
 from holdemjax.duplicate import names, pages
+from holdemjax.duplicate.doors import Refused
 from holdemjax.duplicate.lines import LineService
 
 __all__ = ["api", "web", "CreateBody", "InviteBody", "JoinBody", "ActBody"]
@@ -35,7 +36,8 @@ _SPEC = {f.name: f.default for f in dataclasses.fields(M.MatchSpec)}  # its defa
 
 class CreateBody(_Body):
     """``POST /api/matches``: `match.MatchSpec`'s fields (its checks give the 422s, its
-    defaults fill what the body leaves out) and ``seed`` (None: 128 random bits)."""
+    defaults fill what the body leaves out), ``seed`` (None: 128 random bits) and
+    ``share_cap`` (the joins its share link admits; None: `lines.LineService.create`'s)."""
 
     seats: int = _SPEC["seats"]
     hands: int = _SPEC["hands"]
@@ -47,7 +49,10 @@ class CreateBody(_Body):
     bots: list[str] = list(_SPEC["bots"])
     participants: int | None = _SPEC["participants"]
     deadline: str | None = _SPEC["deadline"]
+    simultaneous: bool = _SPEC["simultaneous"]
+    clock: int = _SPEC["clock"]
     seed: int | None = None
+    share_cap: int | None = None
 
 
 class InviteBody(_Body):
@@ -95,8 +100,8 @@ web = APIRouter(default_response_class=HTMLResponse)
 # ----------------------------------------------------------------------------- the API
 @api.post("", dependencies=[Operator])
 def create(body: CreateBody, svc: LineService = Service):
-    spec = body.model_dump(exclude={"seed"}, exclude_unset=True)
-    m, share = svc.create(M.MatchSpec.from_dict(spec), body.seed)
+    spec = body.model_dump(exclude={"seed", "share_cap"}, exclude_unset=True)
+    m, share = svc.create(M.MatchSpec.from_dict(spec), body.seed, body.share_cap)
     return {"match": m.id, "commitment": m.commitment, "share": share,
             "share_url": f"/join/{m.id}/{share}"}
 
@@ -118,13 +123,40 @@ def invite(match_id: str, body: InviteBody = Body(default=InviteBody()),  # noqa
     return {"token": token, "url": f"/join/{match_id}/{token}"}
 
 
+@api.get("/{match_id}/share", dependencies=[Operator])
+def share(match_id: str, svc: LineService = Service):
+    """The match's share link, for the operator, every time (`LineService.share_token`)."""
+    svc.store.match(match_id)
+    token = svc.share_token(match_id)
+    return {"token": token, "url": f"/join/{match_id}/{token}"}
+
+
+def _joined_cookie(match_id: str) -> str:
+    return f"dup_joined_{match_id}"
+
+
+def _play_url(match_id: str, name: str) -> str:
+    return f"/m/{match_id}/play/{urllib.parse.quote(name)}"
+
+
 @api.post("/{match_id}/join")
-def join(match_id: str, body: JoinBody, svc: LineService = Service):
+def join(match_id: str, body: JoinBody, request: Request, response: Response,
+         svc: LineService = Service):
+    """One line per person: a browser that joined the match through the page (``browser``:
+    its signed cookie is set here) is refused a second line, whatever the name, the door or
+    the flag of the request (409 naming its line). A client without cookies is held by the
+    share link's cap (`doors`)."""
     name = names.normal(body.name)  # the name as the store keeps it (`names`)
+    before = svc.joined_as(match_id, request.cookies.get(_joined_cookie(match_id)))
+    if before is not None:
+        raise Refused(f"this browser already joined match {match_id} as {before!r}: one line "
+                      f"per person (yours: {_play_url(match_id, before)})")
     key = svc.store.join_by_door(match_id, body.token, name,
                                  "person" if body.browser else "api", "http", M.utcnow())
-    return {"match": match_id, "name": name, "key": key,
-            "play_url": f"/m/{match_id}/play/{urllib.parse.quote(name)}"}
+    if body.browser:  # the page's join: this browser has its line now
+        response.set_cookie(_joined_cookie(match_id), svc.join_mark(match_id, name),
+                            max_age=365 * 86400, httponly=True, samesite="lax")
+    return {"match": match_id, "name": name, "key": key, "play_url": _play_url(match_id, name)}
 
 
 @api.get("/{match_id}/lines/{name}")
@@ -189,11 +221,13 @@ def match_page(match_id: str, svc: LineService = Service):
 
 
 @web.get("/join/{match_id}/{token}")
-def join_page(match_id: str, token: str, svc: LineService = Service):
-    try:
-        door = svc.store.door(match_id, token)
-    except M.MatchError as exc:
-        return HTMLResponse(pages.refused(str(exc)), status_code=409)
+def join_page(match_id: str, token: str, request: Request, svc: LineService = Service):
+    door = svc.store.door(match_id, token)  # refused: an error page (`service.ERRORS`)
+    before = svc.joined_as(match_id, request.cookies.get(_joined_cookie(match_id)))
+    if before is not None:
+        return HTMLResponse(pages.error_page(
+            409, f"This browser already joined match {match_id} as {before!r}: one line per "
+            "person.", link=(_play_url(match_id, before), f"your line, {before}")), 409)
     return pages.join_page(svc.status(match_id), token, door)
 
 

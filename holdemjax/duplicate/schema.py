@@ -1,12 +1,13 @@
-"""The match store's SQLite layout (`store.SCHEMA_VERSION` 2) and the upgrade of a version-1
-file. Statements are separated by ``;`` and run one by one inside the store's transaction
+"""The match store's SQLite layout (`store.SCHEMA_VERSION` 3) and the upgrades of version-1 and
+version-2 files. Statements are separated by ``;`` and run one by one inside the store's transaction
 (foreign keys are off while it runs: the new ``matches`` table replaces the old one in place).
 The file holds the open matches' seeds: `create_private` and `private_companions` keep it and
 its ``-wal`` and ``-shm`` files mode 0600."""
 
 import os
 
-__all__ = ["SCHEMA", "UPGRADE_1", "create_private", "private_companions"]
+__all__ = ["SCHEMA", "UPGRADE_1", "UPGRADE_2", "create_private", "private_companions",
+           "install"]
 
 
 def create_private(path: str) -> None:
@@ -60,7 +61,8 @@ CREATE TABLE hands (
     PRIMARY KEY (match_id, name, hand));
 CREATE TABLE doors (
     match_id TEXT NOT NULL, token_hash TEXT NOT NULL PRIMARY KEY,
-    kind TEXT NOT NULL CHECK (kind IN ('share', 'invite')), name TEXT, used_by TEXT);
+    kind TEXT NOT NULL CHECK (kind IN ('share', 'invite')), name TEXT, used_by TEXT,
+    cap INTEGER, joins INTEGER NOT NULL DEFAULT 0);
 """
 
 # version 1 -> 2: seeds as text (128 bits do not fit SQLite's integers), versions, the field
@@ -83,3 +85,34 @@ CREATE TABLE doors (
     kind TEXT NOT NULL CHECK (kind IN ('share', 'invite')), name TEXT, used_by TEXT);
 UPDATE meta SET value = '2' WHERE key = 'schema_version'
 """
+
+# version 2 -> 3: a share link's cap of joins and its count (issue 36: one line per person)
+UPGRADE_2 = """
+ALTER TABLE doors ADD COLUMN cap INTEGER;
+ALTER TABLE doors ADD COLUMN joins INTEGER NOT NULL DEFAULT 0;
+UPDATE meta SET value = '3' WHERE key = 'schema_version'
+"""
+
+
+def install(db, path: str, version: int) -> None:
+    """Give the open connection ``db`` (inside the store's write transaction) this layout: a
+    new file gets `SCHEMA`, an older one its upgrades; ValueError for another SQLite file or
+    another version."""
+    tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master")}
+    if "meta" not in tables:
+        if tables:
+            raise ValueError(f"{path} is an SQLite file but not a match store "
+                             f"(tables: {sorted(tables)})")
+        # statement by statement: executescript() would commit the transaction
+        for stmt in filter(str.strip, SCHEMA.split(";")):
+            db.execute(stmt)
+        db.execute("INSERT INTO meta VALUES ('schema_version', ?)", (str(version),))
+    now = lambda: db.execute(  # noqa: E731
+        "SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0]
+    for old, upgrade in (("1", UPGRADE_1), ("2", UPGRADE_2)):
+        if now() == old:
+            for stmt in filter(str.strip, upgrade.split(";")):
+                db.execute(stmt)
+    if now() != str(version):
+        raise ValueError(f"{path}: match store schema version {now()}, this holdemjax reads "
+                         f"versions 1 to {version}")

@@ -17,7 +17,9 @@ elsewhere: refused from its Content-Length, or once the bytes read pass the cap,
 whole), 422 a bad value (a malformed name: `names`; a body that is not the route's model; an
 upload that fails to load: `PolicyLoadError.cause`), 503 when ``max_lines`` lines are already
 being played (`lines.Busy`) or a closed match's reference lines are still being played
-(`lines.Preparing`: its results follow them).
+(`lines.Preparing`: its results follow them). The pages answer the same errors as HTML pages
+(`pages.error_page`). No read writes: closing at the deadline and the simultaneous clock are the
+steward's (`lines.LineService.tick`, started with the app).
 
 =========================================  ==================================================
 ``POST /api/matches`` (operator)           create: the spec's fields (and ``seed``, else
@@ -26,9 +28,13 @@ being played (`lines.Busy`) or a closed match's reference lines are still being 
                                            seed and salt once closed; ``references``
                                            (hands done, total) and ``preparing``
 ``POST /api/matches/{id}/invites`` (op.)   ``{"name"?}`` -> an invitation token
-``POST /api/matches/{id}/join``            ``{"token", "name"}`` -> ``{"key"}``
+``GET /api/matches/{id}/share`` (op.)      the share link, again (``{"token", "url"}``)
+``POST /api/matches/{id}/join``            ``{"token", "name", "browser"?}`` -> ``{"key"}``;
+                                           a browser that joined is refused another line
+                                           (its signed cookie); a share link admits its cap
 ``GET /api/matches/{id}/lines/{name}``     the hero's state (`live.LiveLine.state`), with
-                                           the offered ``decision``'s id
+                                           the offered ``decision``'s id (``"waiting"`` in
+                                           a simultaneous match until the hand opens)
 ``POST .../lines/{name}/act``              ``{"decision", "action", "amount"?}`` -> the next
                                            state (a repeat of the decision just played:
                                            the same answer again, nothing played)
@@ -54,12 +60,13 @@ import sys
 from fastapi import FastAPI, HTTPException
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from holdemjax.duplicate import match as M
 from holdemjax.duplicate import pages, routes
 from holdemjax.duplicate.doors import Refused, Unknown, WrongKey
 from holdemjax.duplicate.entrants import HeroLoaders
-from holdemjax.duplicate.lines import IDLE_S, Busy, LineService, Preparing
+from holdemjax.duplicate.lines import IDLE_S, TICK_S, Busy, LineService, Preparing
 from holdemjax.duplicate.store import Sealed, Store
 from holdemjax.series.protocol import MAX_MODULE_BYTES
 from holdemjax.series.wasm import PolicyLoadError
@@ -113,25 +120,33 @@ def _shown(value) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
+def _answer(request, detail: str, code: int, **extra):
+    """JSON ``{"detail"}`` for the API; an HTML page saying the same for the pages."""
+    if request.url.path.startswith("/api/"):
+        return JSONResponse({"detail": detail, **extra}, status_code=code)
+    return HTMLResponse(pages.error_page(code, detail, **extra), status_code=code)
+
+
 def _refusal(code: int):
-    return lambda request, exc: JSONResponse({"detail": str(exc)}, status_code=code)
+    return lambda request, exc: _answer(request, str(exc), code)
 
 
 def _sealed(request, exc):
-    if request.url.path.startswith("/api/"):
-        return JSONResponse({"detail": str(exc), "sealed": True}, status_code=403)
-    return HTMLResponse(pages.sealed(str(exc)), status_code=403)
+    return _answer(request, str(exc), 403, sealed=True)
+
+
+def _http(request, exc):
+    return _answer(request, str(exc.detail), exc.status_code)
 
 
 def _not_loaded(request, exc):
-    return JSONResponse({"detail": f"the uploaded policy did not load ({exc.stage}): "
-                         f"{exc.cause}"}, status_code=422)
+    return _answer(request, f"the uploaded policy did not load ({exc.stage}): {exc.cause}", 422)
 
 
 def _malformed(request, exc):
     parts = [f"{'.'.join(str(x) for x in e['loc'] if x != 'body') or 'body'}: {e['msg']} "
              f"(got {_shown(e.get('input'))})" for e in exc.errors()]
-    return JSONResponse({"detail": "bad request: " + "; ".join(parts)}, status_code=422)
+    return _answer(request, "bad request: " + "; ".join(parts), 422)
 
 
 #: Typed exceptions -> their answer: the most specific class of an exception picks it (never
@@ -139,20 +154,26 @@ def _malformed(request, exc):
 ERRORS = {Sealed: _sealed, WrongKey: _refusal(403), Unknown: _refusal(404),
           Busy: _refusal(503), Preparing: _refusal(503), Refused: _refusal(409),
           M.MatchError: _refusal(409), ValueError: _refusal(422),  # names.BadName among them
-          PolicyLoadError: _not_loaded, RequestValidationError: _malformed}
+          PolicyLoadError: _not_loaded, RequestValidationError: _malformed,
+          StarletteHTTPException: _http}
 
 
 def create_app(path: str, *, operator: str | None = None, max_lines: int = 24,
-               hero_loaders: HeroLoaders | None = None):
+               hero_loaders: HeroLoaders | None = None, idle_s: float = IDLE_S,
+               tick_s: float | None = TICK_S):
     """The FastAPI app over store file ``path``. ``operator``: the operator token (None draws
-    one: ``app.state.operator``). ``max_lines``: lines played at once. ``hero_loaders``: the
-    kinds of upload beyond .wasm (`entrants.HeroLoaders`; the ``holdemjax`` command's
-    ``serve`` passes its ``.msgpack`` checkpoints)."""
+    one: ``app.state.operator``). ``max_lines``: lines played at once; ``idle_s``: a line
+    untouched this long leaves them. ``hero_loaders``: the kinds of upload beyond .wasm
+    (`entrants.HeroLoaders`; the ``holdemjax`` command's ``serve`` passes its ``.msgpack``
+    checkpoints). ``tick_s``: the steward's period (`lines.LineService.tick`: closing, the
+    simultaneous clock), started with the app; None: no steward (tests call ``tick``)."""
     max_lines = require_int("max_lines", max_lines, 1)
-    svc = LineService(Store(path), max_lines, hero_loaders)
+    svc = LineService(Store(path), max_lines, hero_loaders, idle_s=idle_s)
 
     @contextlib.asynccontextmanager
     async def lifespan(app):
+        if tick_s is not None:
+            svc.start(tick_s)
         yield
         svc.close()  # the reference jobs stop after their current hand
 
@@ -167,7 +188,8 @@ def create_app(path: str, *, operator: str | None = None, max_lines: int = 24,
 
 
 def serve(path: str, *, host: str = "127.0.0.1", port: int = 8765, max_lines: int = 24,
-          operator: str | None = None, hero_loaders: HeroLoaders | None = None) -> int:
+          operator: str | None = None, hero_loaders: HeroLoaders | None = None,
+          idle_s: float = IDLE_S) -> int:
     """Run the service until interrupted (uvicorn, one process); prints the URL and the
     operator token."""
     import uvicorn
@@ -175,7 +197,8 @@ def serve(path: str, *, host: str = "127.0.0.1", port: int = 8765, max_lines: in
     # one interpreter runs every request and the reference jobs: a waiting request gets the
     # interpreter's lock after 1 ms of a job's work, not 5 (Python's default)
     sys.setswitchinterval(0.001)
-    app = create_app(path, operator=operator, max_lines=max_lines, hero_loaders=hero_loaders)
+    app = create_app(path, operator=operator, max_lines=max_lines, hero_loaders=hero_loaders,
+                     idle_s=idle_s)
     print(f"holdemjax duplicate service: http://{host}:{port}/  (store {path})")
     print(f"operator token: {app.state.operator}  (create, invite, close: paste it on the page)",
           flush=True)

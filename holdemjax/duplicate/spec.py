@@ -74,7 +74,11 @@ class MatchSpec:
     """What every participant plays. ``bots``: the tier of each seat other than the hero, in
     seat order (empty: every other seat plays ``"intermediate"``). ``participants``: how many
     may join (the match closes once they all finished); ``None``: open until `close` or the
-    deadline. ``deadline``: ISO 8601 UTC, or ``None``."""
+    deadline. ``deadline``: ISO 8601 UTC, or ``None``. ``simultaneous``: every participant plays
+    hand k at the same time, once the field is complete (``participants`` joined, or the field
+    closed); hand k+1 opens for all when every line finished hand k, a line that takes longer
+    than ``clock`` seconds over a hand having the rest of it played by the table's rule
+    (`holdemjax.series.hand.default_action`: check when free, else fold)."""
 
     seats: int = 6
     hands: int = 100
@@ -86,6 +90,8 @@ class MatchSpec:
     bots: tuple[str, ...] = ()
     participants: int | None = None
     deadline: str | None = None
+    simultaneous: bool = False
+    clock: int = 120
 
     def __post_init__(self):
         require_int("seats", self.seats, MIN_SEATS, MAX_SEATS)
@@ -97,6 +103,9 @@ class MatchSpec:
         require_int("hero", self.hero, 0, self.seats - 1)
         if self.participants is not None:
             require_int("participants", self.participants, 1)
+        if not isinstance(self.simultaneous, bool):
+            raise ValueError(f"simultaneous must be true or false, got {self.simultaneous!r}")
+        require_int("clock", self.clock, 5, 86_400)
         bots = tuple(self.bots) or ("intermediate",) * (self.seats - 1)
         if len(bots) != self.seats - 1:
             raise ValueError(f"bots must name a tier for each of the {self.seats - 1} seats "

@@ -4,29 +4,21 @@ Every read of lines, results, progress or seed goes through a public method of `
 none of them returns sealed data for an open match (``tests/duplicate/test_sealing.py`` calls
 every public method on an open match and looks for it in what comes back):
 
-* `match` shows the seed and salt only once the match is closed (`MatchRecord.seed` is None
-  before); the commitment is public from creation;
-* `participants` shows, while the match is open, only who took part (status ``"joined"``):
-  not their progress, not their pauses;
+* `match` shows the seed and salt only once the match is closed; the commitment from creation;
+* `participants` shows, while the match is open, only who took part (status ``"joined"``);
 * `lines` and `verify` raise `Sealed` while the match is open; `progress` too, except for the
   participant's own line with its key;
 * a participant's own line is dealt through `seat` with the key `join` returned (only its
   SHA-256 is stored): the `Seat` deals the next hand and plays the bots; the seed never leaves it.
 
 The CLI and the web service are clients of this class alone; this module alone speaks SQL (a
-`Seat` through the `LineRows` the store hands it, `doors.Doors` through `insert_door`,
-`find_door`, `use_door`). It only stores: it never plays a line (`references` plays the
-reference lines). Whoever holds the file can still read it: the service keeps the seed hidden.
-
-Every write is one transaction (``BEGIN IMMEDIATE`` ... ``COMMIT``), and a line is written one
-action at a time, so a crash loses at most the action in flight. WAL mode (readers never wait for
-the writer), ``synchronous=NORMAL``, one connection per thread that uses the store (a web
-service's worker threads read and write side by side; SQLite queues the writers).
-``meta.schema_version`` names the layout; a version-1 file is upgraded in place (its 32-bit
-seeds deal as before, `spec.root_key`; its matches have no recorded versions), others refused.
-
-A match closes by a call: `close_match` (the operator), `refresh` (its deadline passed, or nobody
-can join and every line is finished), never as a side effect of `match` or `participants`.
+`Seat` through the `LineRows` the store hands it, `doors.Doors` through its door methods). It
+only stores: it never plays a line. Every write is one transaction (``BEGIN IMMEDIATE``), a line
+one action at a time; WAL mode, ``synchronous=NORMAL``, one connection per thread.
+``meta.schema_version`` names the layout; version-1 and -2 files are upgraded in place (32-bit
+seeds deal as before, `spec.root_key`), others refused. A match closes by a call:
+`close_match` (the operator), `refresh` (deadline passed, or nobody can join and every line is
+finished), never as a side effect of a read.
 """
 
 from __future__ import annotations
@@ -41,19 +33,19 @@ import sqlite3
 import threading
 
 from holdemjax.duplicate import match as M
+from holdemjax.duplicate import records
 from holdemjax.duplicate.doors import Doors, Refused, Unknown, WrongKey
 from holdemjax.duplicate.doors import key_hash as _key_hash
-from holdemjax.duplicate.names import BadName, fold, normal
-from holdemjax.duplicate.records import JOINED, Line, MatchRecord, Participant, Sealed
-from holdemjax.duplicate.schema import SCHEMA, UPGRADE_1, create_private, private_companions
+from holdemjax.duplicate.names import fold, require_participant
+from holdemjax.duplicate.records import JOINED, Line, MatchRecord, Participant, Round, Sealed
+from holdemjax.duplicate.schema import create_private, install, private_companions
 from holdemjax.duplicate.seat import Seat
 from holdemjax.validate import require_int
 
 __all__ = ["SCHEMA_VERSION", "Store", "LineRows", "MatchRecord", "Participant", "Line", "Sealed",
-           "JOINED"]
+           "JOINED", "Round"]
 
-SCHEMA_VERSION = 2
-_REF = "ref:"  # reference lines: "ref:<tier>" (`references`); no participant may use the prefix
+SCHEMA_VERSION = 3
 
 class Store(Doors):
     """One store file (created with its schema if missing). Use as a context manager or `close`."""
@@ -93,23 +85,7 @@ class Store(Doors):
         self._db.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()  # makes -wal, -shm
         private_companions(self.path)
         with self._tx() as db:  # under the write lock: two processes may open a new file
-            tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master")}
-            if "meta" not in tables:
-                if tables:
-                    raise ValueError(f"{self.path} is an SQLite file but not a match store "
-                                     f"(tables: {sorted(tables)})")
-                # statement by statement: executescript() would commit the transaction
-                for stmt in filter(str.strip, SCHEMA.split(";")):
-                    db.execute(stmt)
-                db.execute("INSERT INTO meta VALUES ('schema_version', ?)",
-                           (str(SCHEMA_VERSION),))
-            elif self._one("SELECT value FROM meta WHERE key = 'schema_version'") == "1":
-                for stmt in filter(str.strip, UPGRADE_1.split(";")):
-                    db.execute(stmt)
-        version = self._one("SELECT value FROM meta WHERE key = 'schema_version'")
-        if version != str(SCHEMA_VERSION):
-            raise ValueError(f"{self.path}: match store schema version {version}, this holdemjax "
-                             f"reads versions 1 and {SCHEMA_VERSION}")
+            install(db, self.path, SCHEMA_VERSION)
 
     # ------------------------------------------------------------------------ plumbing
     def close(self, *, this_thread: bool = False) -> None:
@@ -183,19 +159,39 @@ class Store(Doors):
         is none."""
         return self._record(match_id, reveal=False)
 
-    def match_ids(self) -> list[str]:
-        return [r[0] for r in self._db.execute("SELECT id FROM matches ORDER BY created_at")]
+    def match_ids(self, *, open_only: bool = False) -> list[str]:
+        """The matches' ids, oldest first (``open_only``: the open ones)."""
+        where = " WHERE state = 'open'" if open_only else ""
+        return [r[0] for r in self._db.execute(f"SELECT id FROM matches{where} "
+                                               "ORDER BY created_at")]
 
     # ---------------------------------------------------------- the doors' rows (`doors`)
-    def insert_door(self, match_id: str, token_hash: str, kind: str, name: str | None) -> None:
+    def insert_door(self, match_id: str, token_hash: str, kind: str, name: str | None,
+                    cap: int | None = None) -> None:
         with self._tx() as db:
-            db.execute("INSERT INTO doors VALUES (?, ?, ?, ?, NULL)",
-                       (match_id, token_hash, kind, name))
+            db.execute("INSERT OR IGNORE INTO doors VALUES (?, ?, ?, ?, NULL, ?, 0)",
+                       (match_id, token_hash, kind, name, cap))
 
     def find_door(self, match_id: str, token_hash: str) -> tuple | None:
-        """(kind, name, used_by) of the door with that token hash, or None."""
-        return self._db.execute("SELECT kind, name, used_by FROM doors WHERE match_id = ? AND "
-                                "token_hash = ?", (match_id, token_hash)).fetchone()
+        """(kind, name, used_by, cap, joins) of the door with that token hash, or None."""
+        return self._db.execute("SELECT kind, name, used_by, cap, joins FROM doors WHERE "
+                                "match_id = ? AND token_hash = ?",
+                                (match_id, token_hash)).fetchone()
+
+    def count_join(self, match_id: str, token_hash: str, step: int = 1) -> bool:
+        """Count a join through a share link (``step`` -1 gives one back); False at its cap."""
+        with self._tx() as db:
+            done = db.execute("UPDATE doors SET joins = joins + ? WHERE match_id = ? AND "
+                              "token_hash = ? AND (? < 0 OR cap IS NULL OR joins < cap)",
+                              (step, match_id, token_hash, step))
+            return done.rowcount == 1
+
+    def secret(self) -> bytes:
+        """The key the service signs with (made on first use, kept: a restart keeps it)."""
+        with self._tx() as db:
+            db.execute("INSERT OR IGNORE INTO meta VALUES ('service_secret', ?)",
+                       (secrets.token_hex(32),))
+        return bytes.fromhex(self._one("SELECT value FROM meta WHERE key = 'service_secret'"))
 
     def use_door(self, match_id: str, token_hash: str, name: str) -> None:
         with self._tx() as db:
@@ -227,14 +223,7 @@ class Store(Doors):
         rules of `names.normal` or is not written in its normal form; `doors.Refused` for a
         name taken (`names.fold`: case and look-alike letters do not make a new name), a
         closed match, a full one, a closed field."""
-        canon = normal(name)
-        if canon != name:
-            raise BadName(f"participant name {name!r} is not in its normal form: write "
-                          f"{canon!r} (NFKC, no white space around it)")
-        if fold(name).startswith(_REF) != reference:
-            raise BadName(f"participant name {name!r}: the prefix {_REF!r} is reserved "
-                          "for reference lines")
-        mine = fold(name)
+        mine = require_participant(name, reference=reference)
         taken = next((p.name for p in self._participants(match_id) if fold(p.name) == mine),
                      None)
         if taken is not None:
@@ -242,15 +231,12 @@ class Store(Doors):
                                             " as the same name)"
             raise Refused(f"{name!r} already took part in match {match_id}{same}")
         m = self.match(match_id)
-        if reference:
-            return
-        if m.state != "open":
+        if not reference and m.state != "open":
             raise Refused(f"match {match_id} is closed ({m.close_reason})")
-        if m.field_closed:
-            raise Refused(f"match {match_id} takes no more participants (field closed)")
-        expected = m.spec.participants
-        if expected is not None and len(self.participants(match_id)) >= expected:
-            raise Refused(f"match {match_id} is full: {expected} participants joined")
+        if not reference and m.field_complete(len(self.participants(match_id))):
+            raise Refused(f"match {match_id} takes no more participants ("
+                          + ("field closed)" if m.field_closed else
+                             f"full: {m.spec.participants} participants joined)"))
 
     def join(self, match_id: str, name: str, kind: str, source: str, sha256: str,
              now: dt.datetime, *, key: str | None = None, reference: bool = False) -> str:
@@ -283,11 +269,17 @@ class Store(Doors):
         return (stored is not None and isinstance(key, str)
                 and secrets.compare_digest(stored, _key_hash(key)))
 
-    def seat(self, match_id: str, name: str, key: str | None, *,
-             reference: bool = False) -> Seat:
+    def seat(self, match_id: str, name: str, key: str | None, *, reference: bool = False,
+             clock: bool = False) -> Seat:
         """The `Seat` of ``name``'s own line (its key required; `doors.WrongKey`, one message
-        for every failure, when the key is wrong or the name unknown)."""
-        if not (reference and self._row(match_id)[6] == "closed"):
+        for every failure, when the key is wrong or the name unknown). ``clock``: no key, for
+        the service's clock to play out the hand of a line that is behind in a simultaneous
+        match (`round`; `doors.Refused` for any other line)."""
+        if clock:
+            r = self.round(match_id)
+            if r is None or r.hand is None or name not in r.behind:
+                raise Refused(f"{name!r} is not behind in a simultaneous match {match_id}")
+        elif not (reference and self._row(match_id)[6] == "closed"):
             if not self.authorized(match_id, name, key):
                 raise WrongKey.of(match_id, name)
         m = self._record(match_id, reveal=True)
@@ -297,6 +289,23 @@ class Store(Doors):
     def joining_seat(self, match_id: str) -> Seat:
         """A `Seat` of no line (versions checked, a hero begun before it joins)."""
         return Seat(None, self._record(match_id, reveal=True), None)
+
+    def round(self, match_id: str) -> Round | None:
+        """Where a simultaneous match (`MatchSpec.simultaneous`) stands: the hand open to every
+        line and the lines that have not finished it (`records.Round`); None for a match that is
+        not simultaneous or is closed. Public to the field by design: everyone plays hand k at
+        once, so who is still on it is who everyone waits for; nothing else of a line shows."""
+        m = self.match(match_id)
+        if not m.spec.simultaneous or m.state != "open":
+            return None
+        parts = [p.name for p in self._participants(match_id) if p.kind != "reference"]
+        if not parts or not m.field_complete(len(parts)):
+            return Round(None, ())  # nothing is dealt before the field is complete
+        done = dict(self._db.execute("SELECT name, COUNT(*) FROM hands WHERE match_id = ? "
+                                     "GROUP BY name", (match_id,)).fetchall())
+        hand = min(done.get(n, 0) for n in parts)
+        return Round(hand, tuple(n for n in parts if done.get(n, 0) == hand)
+                     if hand < m.spec.hands else ())
 
     def references(self, match_id: str) -> dict[str, str]:
         """Reference line -> its status: the house's bot lines, not sealed (`references`)."""
@@ -352,9 +361,7 @@ class Store(Doors):
             self.close_match(match_id, "deadline", now)
             return "closed"
         parts = [p for p in self._participants(match_id) if p.kind != "reference"]
-        expected = m.spec.participants
-        nobody_can_join = m.field_closed or (expected is not None and len(parts) >= expected)
-        if nobody_can_join and parts and all(p.status == "finished" for p in parts):
+        if m.field_complete(len(parts)) and parts and all(p.status == "finished" for p in parts):
             self._close_complete(match_id, now)
             return "closed"
         return "open"
@@ -385,16 +392,9 @@ class Store(Doors):
     def require_closed(self, match_id: str) -> MatchRecord:
         """The closed match's record, else `Sealed` saying how it closes (a read: `refresh`)."""
         m = self.match(match_id)
-        if m.state == "closed":
-            return m
-        ways = [f"`holdemjax duplicate close {match_id}`"]
-        if m.spec.deadline:
-            ways.append(f"its deadline {m.spec.deadline}")
-        ways.append("every line finishing once nobody can join"
-                    + (f" ({m.spec.participants} participants)" if m.spec.participants else
-                       " (the operator closes the field)"))
-        raise Sealed(f"match {match_id} is sealed until it closes: results, hand histories and "
-                     f"progress stay hidden; it closes by {' or '.join(ways)}")
+        if m.state != "closed":
+            raise records.sealed_until(m)
+        return m
 
     def verify(self, match_id: str, commitment: str | None = None) -> dict:
         """`verify.verify` of a closed match (`Sealed` while open)."""

@@ -3,7 +3,8 @@
 `render` embeds the results and replay documents as JSON in the page and fills a fixed template;
 everything else (the standings table, the table picture, the step controls) is plain JavaScript
 inside the page. The page's HTML, CSS and JavaScript are package data files next to this module
-(``static/viewer.html``, ``viewer.css``, ``viewer.js``), put together once per process. The
+(``static/viewer.html``, ``viewer.css``, ``viewer.js``, and the table picture it shares with
+the duplicate service's play page, ``felt.css`` and ``felt.js``), put together once per process. The
 written file loads nothing: no network, no fonts, no images, so it opens offline from disk and
 shows the same thing on every machine.
 
@@ -57,9 +58,10 @@ def _non_finite(doc, path: str):
 def template() -> str:
     """The page template: ``static/viewer.html`` with its style and script put in."""
     static = pathlib.Path(__file__).resolve().parent / "static"
-    page, css, js = ((static / name).read_bytes().decode("utf-8")
-                     for name in ("viewer.html", "viewer.css", "viewer.js"))
-    return page.replace("@@STYLE@@", css, 1).replace("@@SCRIPT@@", js, 1)
+    page, css, felt_css, felt_js, js = (
+        (static / name).read_bytes().decode("utf-8")
+        for name in ("viewer.html", "viewer.css", "felt.css", "felt.js", "viewer.js"))
+    return page.replace("@@STYLE@@", css + felt_css, 1).replace("@@SCRIPT@@", felt_js + js, 1)
 
 
 def render(results: dict, replay: dict) -> str:

@@ -1,8 +1,17 @@
-"""The service in a real browser (headless Chromium, as the series viewer's test): join through
-a share link, play a hand in the page, and find the leaderboard sealed."""
+"""The service in a real browser (headless Chromium, as the series viewer's test): the operator
+creates a simultaneous match in the page and sees its share link on the status page; Ann joins
+through the link in the browser and Bob over the JSON API; each hand opens for both at once
+(the page waits for the other, then deals); the results are sealed until the match closes by
+itself, then the leaderboard ranks both.
+
+With HOLDEMJAX_SCREENSHOTS=DIR set, the test saves a PNG of every page into DIR (the pictures
+in docs/duplicate.md: ``HOLDEMJAX_SCREENSHOTS=docs pytest tests/duplicate/
+test_service_browser.py``).
+"""
 
 from __future__ import annotations
 
+import os
 import time
 
 import httpx
@@ -14,76 +23,134 @@ from tests.duplicate.server import OPERATOR, running
 
 @pytest.fixture(scope="module")
 def browser():
-    with open_browser("duplicate service", "1100,1000", load_timeout=30) as driver:
+    with open_browser("duplicate service", "1280,900", load_timeout=30) as driver:
         yield driver
 
 
-def test_join_by_share_link_play_a_hand_and_find_the_leaderboard_sealed(browser, tmp_path):
+def _shot(browser, name: str) -> None:
+    where = os.environ.get("HOLDEMJAX_SCREENSHOTS")
+    if where:
+        browser.save_screenshot(os.path.join(where, f"duplicate-{name}.png"))
+
+
+def _api_hand(base: str, mid: str, name: str, key: str) -> dict:
+    """Bob calls or checks through his current hand over the API; returns the last state."""
+    url, h = f"{base}/api/matches/{mid}/lines/{name}", {"X-Line-Key": key}
+    st = httpx.get(url, headers=h).json()
+    assert "status" in st, st
+    hand = st["view"]["hand"] if st["status"] == "decision" else None
+    while st["status"] == "decision" and st["view"]["hand"] == hand:
+        st = httpx.post(url + "/act", headers=h, json={"decision": st["decision"],
+                                                       "action": "call"}).json()
+        assert "status" in st, st
+    return st
+
+
+def test_a_simultaneous_match_in_the_browser(browser, tmp_path):
     from selenium.webdriver.common.action_chains import ActionChains
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
 
     with running(tmp_path / "s.sqlite") as (base, app):
         wait = WebDriverWait(browser, 30)
+        data = lambda k: browser.execute_script(  # noqa: E731 - the page's state (body data-*)
+            f"return document.body ? document.body.dataset.{k} || null : null")
         browser.get(base + "/")
         form = browser.find_element(By.ID, "create")
-        for field, value in (("operator", OPERATOR), ("seats", "3"), ("hands", "3")):
+        for field, value in (("operator", OPERATOR), ("seats", "3"), ("hands", "2"),
+                             ("participants", "2")):
             box = form.find_element(By.NAME, field)
             box.clear()
             box.send_keys(value)
+        form.find_element(By.NAME, "simultaneous").click()
+        _shot(browser, "home")
         form.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
         wait.until(lambda b: b.find_elements(By.ID, "share-link"))
         share = browser.find_element(By.ID, "share-link").text
-        mid = share.split("/join/")[1].split("/")[0]
-        m = {"match": mid}
+        mid, token = share.split("/join/")[1].split("/")
+        assert app.state.service.store.match(mid).spec.simultaneous
+        # the status page shows the operator the share link, every time (issue 36 point 7),
+        # and no result link while the results are sealed
+        browser.get(f"{base}/m/{mid}")
+        wait.until(lambda b: "/join/" in b.find_element(By.ID, "share-link").text)
+        assert browser.find_element(By.ID, "share-link").text == share
+        assert not browser.find_elements(By.CSS_SELECTOR, "a.result-link")
+        _shot(browser, "status")
         browser.get(share)
         browser.find_element(By.NAME, "name").send_keys("Ann <b>")
+        _shot(browser, "join")
         browser.find_element(By.ID, "join-button").click()
+        # nothing is dealt before the field is complete
+        wait.until(lambda b: data("status") == "waiting")
+        assert "Waiting for others to join" in browser.find_element(By.ID, "waiting").text
+        bob = httpx.post(f"{base}/api/matches/{mid}/join",
+                         json={"token": token, "name": "Bob"}).json()["key"]
         wait.until(lambda b: b.find_elements(By.CSS_SELECTOR, "#actions button[data-action]"))
-        assert "you:" in browser.find_element(By.ID, "hole").text
-        assert browser.find_element(By.TAG_NAME, "body").get_attribute("data-hand") == "0"
-        # fold or check through hand 1: the page shows the hand's result and deals hand 2
-        turn = lambda: browser.find_element(By.TAG_NAME, "body").get_attribute("data-turn")
-        # a double click plays one decision (issue 36, finding 1: a double click on "call 60"
-        # also called the flop unseen): the page names the decision and disables its buttons
-        # while the request is in flight, so one request goes and one answer comes back
-        assert browser.find_element(By.TAG_NAME, "body").get_attribute("data-decision") == "0"
-        before = int(turn())
+        assert data("hand") == "0"
+        # the table as the series viewer draws it: three seats, Ann's two cards face up
+        assert len(browser.find_elements(By.CSS_SELECTOR, "#table-view .seat")) == 3
+        assert len(browser.find_elements(By.CSS_SELECTOR, "#hole [data-card]")) == 2
+        assert "(you)" in browser.find_element(By.CSS_SELECTOR, ".seat.hero").text
+        _shot(browser, "play")
+        # a double click plays one decision (finding 1): the page names the decision and
+        # disables its buttons while the request is in flight
+        turn = lambda: int(data("turn") or 0)  # noqa: E731
+        assert data("decision") == "0"
+        before = turn()
         button = next(b for b in browser.find_elements(By.CSS_SELECTOR, "#actions button")
-                      if b.get_attribute("data-action") in ("check", "fold"))
+                      if b.get_attribute("data-action") in ("check", "call"))
         ActionChains(browser).double_click(button).perform()
-        wait.until(lambda b: int(turn()) > before)
+        wait.until(lambda b: turn() > before)
         time.sleep(1.0)  # a second answer, if a second request went, has come back by now
-        assert int(turn()) == before + 1
-        key = browser.execute_script(f"return localStorage.getItem('dup:{mid}:Ann <b>')")
-        line = httpx.get(f"{base}/api/matches/{mid}/lines/Ann%20%3Cb%3E",
-                         headers={"X-Line-Key": key}).json()
-        assert line["status"] != "decision" or line["decision"] == 1, line
+        assert turn() == before + 1
+        # Ann plays out hand 1 in the page; hand 2 waits for Bob
         for _ in range(12):
-            if "hand 1 over" in browser.find_element(By.ID, "log").text:
+            if data("status") != "decision":
                 break
             before = turn()
-            button = next(b for b in browser.find_elements(By.CSS_SELECTOR, "#actions button")
-                          if b.get_attribute("data-action") in ("check", "fold"))
-            button.click()
+            next(b for b in browser.find_elements(By.CSS_SELECTOR, "#actions button")
+                 if b.get_attribute("data-action") in ("check", "fold")).click()
             wait.until(lambda b, before=before: turn() != before)
-        assert "hand 1 over: you" in browser.find_element(By.ID, "log").text
-        # hand 1 is over (hand 2 may be too: a hand the bots fold to the hero's big blind
-        # ends without a decision); the page waits at a decision of a later hand or is done
-        done = int(browser.find_element(By.ID, "progress").text.split(" of 3")[0])
-        assert done >= 1
-        status = httpx.get(f"{base}/api/matches/{m['match']}").json()
-        assert [p["name"] for p in status["participants"]] == ["Ann <b>"]
-        assert status["participants"][0]["status"] == "joined" and status["seed"] is None
-        browser.get(f"{base}/m/{m['match']}")
-        browser.find_element(By.ID, "link-leaderboard").click()
-        wait.until(lambda b: b.find_elements(By.ID, "sealed"))
-        assert "sealed until it closes" in browser.find_element(By.TAG_NAME, "main").text
-        assert not browser.find_elements(By.ID, "leaderboard")
-        httpx.post(f"{base}/api/matches/{mid}/close", headers={"X-Operator": OPERATOR},
-                   timeout=120)
+        assert data("status") == "waiting"
+        assert "Waiting for others to finish this hand (1 still playing it)" in \
+            browser.find_element(By.ID, "waiting").text
+        log = [li.text for li in browser.find_elements(By.CSS_SELECTOR, "#log li")]
+        assert log[0].startswith("hand 1: you hold ") and log[-1].startswith("hand 1 over: you")
+        assert any(li.get_attribute("class") == "mine"
+                   for li in browser.find_elements(By.CSS_SELECTOR, "#log li"))  # yours too
+        _shot(browser, "waiting")
+        # sealed while open: a page (not JSON), and no command to run
         browser.get(f"{base}/m/{mid}/leaderboard")
-        # closed before Ann's last hand: her line is listed apart, not ranked (issue 36)
-        assert "Ann <b>" in browser.find_element(By.ID, "unfinished").text
-        assert "Ann <b>" not in browser.find_element(By.ID, "leaderboard").text
-        assert browser.find_elements(By.ID, "headline") and browser.find_elements(By.ID, "style")
+        assert browser.find_elements(By.ID, "sealed")
+        assert "sealed until it closes" in browser.find_element(By.TAG_NAME, "main").text
+        assert "holdemjax duplicate" not in browser.find_element(By.TAG_NAME, "main").text
+        _shot(browser, "sealed")
+        browser.get(f"{base}/m/{mid}/play/Ann%20%3Cb%3E")  # Ann comes back to her line
+        wait.until(lambda b: data("status") == "waiting")
+        # Bob finishes hand 1: hand 2 opens for both (Bob's answer may run on through hand 2,
+        # when the bots fold to him: his line is then finished)
+        last = _api_hand(base, mid, "Bob", bob)
+        wait.until(lambda b: data("status") != "waiting")
+        for _ in range(12):
+            if data("status") != "decision":
+                break
+            assert data("hand") == "1"
+            before = turn()
+            next(b for b in browser.find_elements(By.CSS_SELECTOR, "#actions button")
+                 if b.get_attribute("data-action") in ("check", "call")).click()
+            wait.until(lambda b, before=before: turn() != before)
+        if last["status"] != "finished":
+            _api_hand(base, mid, "Bob", bob)
+        wait.until(lambda b: data("status") == "finished")  # Ann's page: no more waiting
+        # both lines are finished: the steward closes the match; its results follow the
+        # reference lines
+        deadline = time.monotonic() + 120
+        while httpx.get(f"{base}/api/matches/{mid}/leaderboard").status_code != 200:
+            assert time.monotonic() < deadline, "the match did not close"
+            time.sleep(0.3)
+        browser.get(f"{base}/m/{mid}")
+        browser.find_element(By.ID, "link-leaderboard").click()
+        wait.until(lambda b: b.find_elements(By.ID, "leaderboard"))
+        board = browser.find_element(By.ID, "leaderboard").text
+        assert "Ann <b>" in board and "Bob" in board
+        _shot(browser, "leaderboard")

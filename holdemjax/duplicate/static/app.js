@@ -25,6 +25,10 @@ if (create) create.addEventListener("submit", async (e) => {
   if (bots.length === 1 && spec.seats > 2) spec.bots = Array(spec.seats - 1).fill(bots[0]);
   else if (bots.length) spec.bots = bots;
   if (f.get("deadline")) spec.deadline = f.get("deadline");
+  if (f.get("simultaneous")) {
+    spec.simultaneous = true;
+    if (f.get("clock")) spec.clock = parseInt(f.get("clock"), 10);
+  }
   localStorage.setItem("dup:operator", f.get("operator"));
   try {
     const m = await api("POST", "/api/matches", spec, { "X-Operator": f.get("operator") });
@@ -54,6 +58,17 @@ const ops = document.getElementById("operator");
 if (ops) {
   const token = document.getElementById("op-token");
   token.value = localStorage.getItem("dup:operator") || "";
+  // the share link, shown to the operator every time (the token is kept in this browser)
+  const shareLink = async () => {
+    if (!token.value) return;
+    try {
+      const r = await api("GET", `/api/matches/${pageData.match}/share`, undefined, { "X-Operator": token.value });
+      localStorage.setItem("dup:operator", token.value);
+      text("share-link", location.origin + r.url);
+    } catch (err) { text("share-link", err.message); }
+  };
+  token.addEventListener("change", shareLink);
+  shareLink();
   ops.querySelectorAll("button[data-op]").forEach((b) => b.addEventListener("click", async () => {
     const what = b.dataset.op, h = { "X-Operator": token.value }, m = pageData.match;
     try {

@@ -1,4 +1,6 @@
-// The play page: the hero seat hand by hand through the JSON API (the bots act server side).
+// The play page: the hero seat hand by hand through the JSON API (the bots act server side),
+// the table drawn by the series viewer's own code (felt.js), and the hand log oldest first,
+// your own actions included.
 "use strict";
 (() => {
   const d = pageData, base = `/api/matches/${d.match}/lines/${encodeURIComponent(d.name)}`;
@@ -6,23 +8,36 @@
   const key = fromHash || localStorage.getItem(`dup:${d.match}:${d.name}`);
   if (fromHash) localStorage.setItem(`dup:${d.match}:${d.name}`, fromHash);
   const H = { "X-Line-Key": key || "" };
-  const SUIT = { c: "♣", d: "♦", h: "♥", s: "♠" };
-  const card = (c) => `<span class="card">${c[0]}${SUIT[c[1]]}</span>`;
-  const VERB = ["folds", "checks", "calls", "raises to"];
+  const SUIT = HoldemFelt.SUIT;
+  const words = (cards) => cards.map((c) => c[0] + SUIT[c[1]]).join(" ");
+  const VERB = ["folds", "checks", "calls", "raises to"], MINE = ["fold", "check", "call", "raise to"];
   const who = (s) => (s === d.hero ? "you" : `S${s} ${d.bots[s < d.hero ? s : s - 1]}`);
 
-  function log(line) {
+  function log(line, cls) {
+    const list = document.getElementById("log");
     const li = document.createElement("li"); li.textContent = line;
-    document.getElementById("log").prepend(li);
+    if (cls) li.className = cls;
+    list.append(li);  // oldest first
+    list.scrollTop = list.scrollHeight;
   }
 
+  // What the table shows of a hand that went on after your last decision: the cards shown at
+  // its showdown and its result (the felt keeps the last view, without a seat to act).
+  let lastView = null, reveal = {}, result = "";
   function events(list) {
     for (const e of list) {
-      if (e.type === "hand_start") log(`hand ${e.hand + 1}: you hold ${e.hole.join(" ")}`);
-      else if (e.type === "action") log(`${who(e.seat)} ${VERB[e.code]}${e.code >= 2 ? " " + (e.code === 3 ? e.to : e.added) : ""}${e.auto ? " (" + e.auto + ")" : ""}`);
-      else if (e.type === "board") log(`board: ${e.cards.join(" ")}`);
-      else if (e.type === "showdown") log("showdown: " + e.cards.map((c) => `${who(c[0])} ${c[1]} ${c[2]}`).join(", "));
-      else if (e.type === "hand_over") log(`hand ${e.hand + 1} over: you ${e.net > 0 ? "+" : ""}${e.net}`);
+      if (e.type === "hand_start") { reveal = {}; result = ""; }
+      if (e.type === "showdown") for (const c of e.cards) reveal[c[0]] = c.slice(1);
+      if (e.type === "hand_over") result = `hand ${e.hand + 1}: you ${e.net > 0 ? "+" : ""}${e.net}`;
+      if (e.type === "hand_start") log(`hand ${e.hand + 1}: you hold ${words(e.hole)}`, "hand");
+      else if (e.type === "action") {
+        const mine = e.seat === d.hero;
+        const amount = e.code >= 2 ? " " + (e.code === 3 ? e.to : e.added) : "";
+        log(`${who(e.seat)} ${(mine ? MINE : VERB)[e.code]}${amount}${e.auto ? " (" + e.auto + ")" : ""}`, mine ? "mine" : "");
+      }
+      else if (e.type === "board") log(`board: ${words(e.cards)}`);
+      else if (e.type === "showdown") log("showdown: " + e.cards.map((c) => `${who(c[0])} ${words(c.slice(1))}`).join(", "));
+      else if (e.type === "hand_over") log(`hand ${e.hand + 1} over: you ${e.net > 0 ? "+" : ""}${e.net}`, "over");
     }
   }
 
@@ -40,33 +55,62 @@
     document.getElementById("actions").append(b);
   }
 
+  function table(v, over) {
+    const seats = v.stacks.map((stack, s) => {
+      const marks = [s === v.button ? "btn" : "", s === v.sb && v.sb !== v.bb ? "sb" : "", s === v.bb ? "bb" : ""].filter(Boolean);
+      const classes = [s === v.seat && !over ? "actor" : "", v.folded[s] ? "folded" : "", s === d.hero ? "hero" : ""].filter(Boolean);
+      return {
+        name: s === d.hero ? `${d.name} (you)` : who(s), stack: stack + " chips", bet: v.bets[s],
+        cards: s === d.hero ? v.hole : reveal[s] || (v.folded[s] ? [] : [null, null]), marks, classes,
+        status: v.folded[s] ? "folded" : v.allin[s] ? "all-in" : "",
+      };
+    });
+    HoldemFelt.draw(document.getElementById("table-view"), document.getElementById("board"),
+                    document.getElementById("pot"), { seats, board: v.board, pot: v.pot });
+    if (over && result) text("pot", result);
+    const hole = document.getElementById("hole");
+    hole.replaceChildren(...v.hole.map(HoldemFelt.card));
+  }
+
+  let poll = null, ticking = null, left = null;
+  function clock(seconds) {
+    clearInterval(ticking); left = seconds;
+    if (seconds === undefined) { text("clock", ""); return; }
+    const show = () => text("clock", `${left} s left for this hand (then the table checks or folds for you)`);
+    show();
+    ticking = setInterval(() => { if (left > 0) { left -= 1; show(); } }, 1000);
+  }
+
   let turn = 0;
   function show(st) {
     document.body.dataset.turn = ++turn;  // one more answer shown (tests wait on it)
     events(st.events || []);
     text("progress", `${st.hands_done} of ${st.hands} hands played`);
     const acts = document.getElementById("actions"); acts.innerHTML = "";
+    const waiting = document.getElementById("waiting");
+    waiting.hidden = st.status !== "waiting";
+    clearTimeout(poll);
+    clock(st.clock);
+    document.body.dataset.status = st.status;
+    if (st.status !== "decision" && lastView) table(lastView, true);
+    if (st.status === "waiting") {
+      waiting.textContent = st.waiting_for === "field"
+        ? "Waiting for others to join: every hand is dealt to everyone at the same time."
+        : `Waiting for others to finish this hand (${st.behind} still playing it): the next hand opens for everyone at once.`;
+      poll = setTimeout(ask, 1500);
+      return;
+    }
     if (st.status !== "decision") {
-      document.getElementById("table").innerHTML = "";
       text("note", st.status === "finished" ? "Your line is complete. Results stay sealed until the match closes."
            : st.status === "paused" ? "Paused: open this page again to resume." : "The match closed: your line is kept as played.");
-      document.body.dataset.status = st.status;
       return;
     }
     const v = st.view;
     decision = st.decision;
-    document.body.dataset.status = "decision";
     document.body.dataset.decision = st.decision;
     document.body.dataset.hand = v.hand;
-    let rows = "<table><tr><th>seat</th><th>player</th><th>stack</th><th>bet</th><th></th></tr>";
-    for (let s = 0; s < v.stacks.length; s++) {
-      const pos = [s === v.button ? "BTN" : "", s === v.sb ? "SB" : "", s === v.bb ? "BB" : ""].join(" ").trim();
-      rows += `<tr class="${s === v.seat ? "to-act" : ""}"><td>${s} ${pos}</td><td>${who(s)}</td><td>${v.stacks[s]}</td><td>${v.bets[s]}</td><td>${v.folded[s] ? "folded" : v.allin[s] ? "all-in" : ""}</td></tr>`;
-    }
-    document.getElementById("table").innerHTML = rows + "</table>";
-    document.getElementById("hole").innerHTML = "you: " + v.hole.map(card).join(" ");
-    document.getElementById("board").innerHTML = "board: " + (v.board.map(card).join(" ") || "-");
-    text("pot", `pot ${v.pot}`);
+    lastView = v;
+    table(v, false);
     text("note", "");
     const lg = v.legal;
     button("fold", "fold");
@@ -98,5 +142,13 @@
     finally { busy = false; }
   }
 
-  api("GET", base, undefined, H).then(show).catch((err) => text("note", err.message));
+  // Ask for the line's state; while waiting, a refusal (the server busy, the network gone)
+  // only delays the next question.
+  function ask() {
+    api("GET", base, undefined, H).then(show).catch((err) => {
+      text("note", err.message);
+      if (document.body.dataset.status === "waiting") poll = setTimeout(ask, 3000);
+    });
+  }
+  ask();
 })();

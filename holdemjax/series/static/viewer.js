@@ -5,43 +5,19 @@
   const results = DATA.results || {};
   const replay = DATA.replay || {};
   const tours = Array.isArray(replay.tournaments) ? replay.tournaments : [];
-  const SUIT = { c: "\u2663", d: "\u2666", h: "\u2665", s: "\u2660" };
+  const SUIT = HoldemFelt.SUIT;
   const STREET = ["Pre-flop", "Flop", "Turn", "River"];
   const AUTO = { timeout: "timeout", away: "away", fault: "benched", bad_reply: "bad reply" };
   const $ = (id) => document.getElementById(id);
 
-  // Every text a policy controls goes through textContent here: never parsed as markup.
-  function el(tag, cls, text) {
-    const e = document.createElement(tag);
-    if (cls) e.className = cls;
-    if (text !== undefined && text !== null) e.textContent = String(text);
-    return e;
-  }
+  // Every text a policy controls goes through textContent (HoldemFelt.el): never markup.
+  const { el, avatar, card } = HoldemFelt;
   function ordinal(n) {  // 1st 2nd 3rd 4th ... 11th 12th 13th ... 21st
     const ends = ["th", "st", "nd", "rd"], v = n % 100;
     return n + (ends[(v - 20) % 10] || ends[v] || ends[0]);
   }
   const fixed = (x) => (typeof x === "number" ? x.toFixed(3) : "?");
 
-  function avatar(name) {
-    // A coloured badge from the avatar's name: no images, no emoji fonts needed.
-    const text = String(name || "?");
-    let hash = 0;
-    for (const ch of text) hash = (hash * 31 + ch.charCodeAt(0)) % 360;
-    const badge = el("span", "avatar", text.slice(0, 2));
-    badge.style.background = "hsl(" + hash + ", 45%, 40%)";
-    badge.title = text;
-    return badge;
-  }
-
-  function card(text) {
-    const s = String(text);
-    const e = el("span", "card suit-" + s.charAt(1));
-    e.dataset.card = s;
-    e.append(el("span", "r", s.charAt(0) === "T" ? "10" : s.charAt(0)),
-             el("span", "s", SUIT[s.charAt(1)] || s.charAt(1)));
-    return e;
-  }
   const cardWords = (cards) => cards.map((c) => c.charAt(0) + (SUIT[c.charAt(1)] || "")).join(" ");
 
   // ------------------------------------------------------------------------------ standings
@@ -211,34 +187,19 @@
   // ------------------------------------------------------------------------------ the table
   let cur = { t: 0, h: 0, s: 0 };
 
-  function seatPosition(seat, n, radius) {
-    // Seat 0 at the bottom, then clockwise (left, top, right) as the seats are numbered.
-    const a = Math.PI / 2 + (2 * Math.PI * seat) / n;
-    return [50 + radius * 41 * Math.cos(a), 50 + radius * 38 * Math.sin(a)];
-  }
-
   function renderTable(built, step) {
-    const felt = $("table-view");
-    felt.querySelectorAll(".seat, .bet").forEach((e) => e.remove());
     const { tour, hand } = built;
     const st = step.state, n = st.stacks.length;
+    const seats = [];
     for (let seat = 0; seat < n; seat++) {
       const out = !st.inHand[seat];
-      const box = el("div", "seat");
-      box.dataset.seat = seat;
-      if (st.actor === seat) box.classList.add("actor");
-      if (st.won && st.won[seat] > 0) box.classList.add("winner");
-      if (st.folded[seat]) box.classList.add("folded");
-      if (out || st.place[seat] > 1) box.classList.add("out");
-      if (st.benched[seat]) box.classList.add("benched");
-      const [x, y] = seatPosition(seat, n, 1);
-      box.style.left = x + "%"; box.style.top = y + "%";
-      const name = el("div", "name");
+      const classes = [];
+      if (st.actor === seat) classes.push("actor");
+      if (st.won && st.won[seat] > 0) classes.push("winner");
+      if (st.folded[seat]) classes.push("folded");
+      if (out || st.place[seat] > 1) classes.push("out");
+      if (st.benched[seat]) classes.push("benched");
       const slot = (tour.player_at_seat || [])[seat];
-      const avatarName = ((replay.slots || [])[slot] || {}).avatar;
-      name.append(avatar(avatarName), el("span", "alias", (tour.aliases || [])[seat]));
-      const cards = el("div", "cards");
-      for (const c of hand.hole[seat] || []) cards.append(card(c));
       const status = [];
       if (out) status.push("out");
       if (st.place[seat] === 1) status.push("winner");
@@ -249,27 +210,17 @@
       if (st.benched[seat]) status.push("benched");
       if (st.won && st.won[seat] > 0) status.push("wins " + st.won[seat]);
       else if (st.said[seat] && !st.folded[seat]) status.push(st.said[seat]);
-      const marks = el("div", "marker");
-      if (seat === hand.button) marks.append(el("span", "btn", "D"));
-      if (seat === hand.sb && hand.sb !== hand.bb) marks.append(el("span", "sb", "SB"));
-      if (seat === hand.bb) marks.append(el("span", "bb", "BB"));
-      box.append(marks, name, el("div", "stack", out ? "\u2014" : st.stacks[seat] + " chips"),
-                 cards, el("div", "status", status.join(" \u00b7 ")));
-      felt.append(box);
-      if (st.bets[seat] > 0) {
-        const [bx, by] = seatPosition(seat, n, 0.6);
-        const bet = el("div", "bet", st.bets[seat]);
-        bet.dataset.seat = seat;
-        bet.style.left = bx + "%"; bet.style.top = by + "%";
-        felt.append(bet);
-      }
+      const marks = [];
+      if (seat === hand.button) marks.push("btn");
+      if (seat === hand.sb && hand.sb !== hand.bb) marks.push("sb");
+      if (seat === hand.bb) marks.push("bb");
+      seats.push({
+        name: (tour.aliases || [])[seat], avatar: ((replay.slots || [])[slot] || {}).avatar,
+        stack: out ? "\u2014" : st.stacks[seat] + " chips", cards: hand.hole[seat] || [],
+        status: status.join(" \u00b7 "), classes: classes, marks: marks, bet: st.bets[seat],
+      });
     }
-    const board = $("board");
-    board.replaceChildren();
-    for (let i = 0; i < 5; i++) {
-      board.append(i < st.board.length ? card(st.board[i]) : el("span", "slot"));
-    }
-    $("pot").textContent = st.pot > 0 ? "Pot " + st.pot : "";
+    HoldemFelt.draw($("table-view"), $("board"), $("pot"), { seats: seats, board: st.board, pot: st.pot });
   }
 
   function renderLists(built) {
