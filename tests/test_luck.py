@@ -17,7 +17,8 @@ from holdemjax import luck
 from holdemjax.poker import table as tb
 from holdemjax.poker.cards import parse_cards
 
-_vstart = jax.jit(jax.vmap(lambda *a: tb.start_hand(*a, can_end=False)))
+_act = jax.jit(tb.act)
+_decided = jax.jit(tb.decided)
 
 
 def _deck(holes: list[str], board: str) -> np.ndarray:
@@ -41,14 +42,14 @@ def test_river_correction_equals_the_hand_computed_value():
     other 42 for AA. The river Kd: AA's check-down value falls by 40 * 42/44 chips, KK's rises
     by as much (the chips value: stacks)."""
     t = tb.begin(_heads_up("2c7d9hJcKd"))
-    while int(tb.act(t, tb.CHECK_CALL, 0).revealed) < 5:  # call, checks to the turn's last
-        t = tb.act(t, tb.CHECK_CALL, 0)
+    while int(_act(t, tb.CHECK_CALL, 0).revealed) < 5:  # call, checks to the turn's last
+        t = _act(t, tb.CHECK_CALL, 0)
     assert int(t.revealed) == 4 and int(t.to_act) == 0  # the button closes the turn
-    mid = tb.decided(t, tb.CHECK_CALL, 0)
-    after = tb.act(t, tb.CHECK_CALL, 0)
+    mid = _decided(t, tb.CHECK_CALL, 0)
+    after = _act(t, tb.CHECK_CALL, 0)
     assert int(after.revealed) == 5
-    corr = np.asarray(luck.reveal_correction(mid, t.revealed, after.revealed,
-                                            key=jax.random.key(0)))
+    corr = np.asarray(jax.jit(luck.reveal_correction)(mid, t.revealed, after.revealed,
+                                                     key=jax.random.key(0)))
     np.testing.assert_allclose(corr, [-40 * 42 / 44, 40 * 42 / 44], rtol=1e-5)
 
 
@@ -66,13 +67,13 @@ def test_exact_check_down_values_equal_the_engine_playing_every_board_out(visibl
     stacks = jnp.asarray([1000, 60, 1000, 0], jnp.int32)  # seat 3: out (its cards still dealt)
     t = tb.begin(tb.start_hand(stacks, stacks > 0, 3, 0, 1, True, 10, 20, 0, deck,
                                can_end=False))
-    t = tb.act(t, tb.RAISE, 100)  # seat 2 raises; seat 0 calls; seat 1 calls all-in (60)
-    t = tb.act(t, tb.CHECK_CALL, 0)
-    t = tb.act(t, tb.CHECK_CALL, 0)
+    t = _act(t, tb.RAISE, 100)  # seat 2 raises; seat 0 calls; seat 1 calls all-in (60)
+    t = _act(t, tb.CHECK_CALL, 0)
+    t = _act(t, tb.CHECK_CALL, 0)
     while int(t.revealed) < visible:
-        t = tb.act(t, tb.CHECK_CALL, 0)
+        t = _act(t, tb.CHECK_CALL, 0)
     assert int(t.revealed) == visible and not bool(t.hand_over)
-    got = np.asarray(luck.check_down_values(t, visible))
+    got = np.asarray(jax.jit(luck.check_down_values, static_argnums=1)(t, visible))
     used = set(np.asarray(t.hole).reshape(-1).tolist()) | set(
         np.asarray(t.board[:visible]).tolist())
     unseen = [c for c in range(52) if c not in used]
@@ -123,11 +124,11 @@ def _play_and_luck(key):
 
 
 def test_corrected_results_are_unbiased_with_a_smaller_standard_error():
-    """Over 2,000 six-max hands of unequal players, seat 0's corrected mean equals its actual
+    """Over 1,000 six-max hands of unequal players, seat 0's corrected mean equals its actual
     mean within the standard error of their difference (the corrections' mean is zero: AIVAT's
     unbiasedness), the corrections sum to zero over the seats where chips are the value (chips
     only move between seats), and the corrected results' standard error is smaller."""
-    hands = 2000
+    hands = 1000
     won, hand_luck, over = jax.jit(jax.vmap(_play_and_luck))(
         jax.random.split(jax.random.key(5), hands))
     won, hand_luck = np.asarray(won, np.float64), np.asarray(hand_luck, np.float64)

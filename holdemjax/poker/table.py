@@ -38,35 +38,10 @@ from holdemjax.poker.evaluator import evaluate
 from holdemjax.sparse import sparse_cond
 from holdemjax.validate import is_int
 
-__all__ = [
-    "Kind",
-    "Street",
-    "FOLD",
-    "CHECK_CALL",
-    "RAISE",
-    "NUM_KINDS",
-    "PREFLOP",
-    "FLOP",
-    "TURN",
-    "RIVER",
-    "HAND_OVER",
-    "NUM_STREETS",
-    "NO_SEAT",
-    "Table",
-    "Legal",
-    "start_hand",
-    "legal",
-    "act",
-    "first_positions",
-    "next_positions",
-    "total_chips",
-    "check_action",
-    "pot_total",
-    "with_cards",
-    "decided",
-    "begin",
-    "showdown_winnings",
-]
+__all__ = ["Kind", "Street", "FOLD", "CHECK_CALL", "RAISE", "NUM_KINDS", "PREFLOP", "FLOP",
+    "TURN", "RIVER", "HAND_OVER", "NUM_STREETS", "NO_SEAT", "Table", "Legal", "start_hand",
+    "legal", "act", "first_positions", "next_positions", "total_chips", "check_action",
+    "pot_total", "with_cards", "decided", "begin", "showdown_winnings"]
 
 class Kind(enum.IntEnum):
     """The engine's action kinds (``act``): its exact actions."""
@@ -358,9 +333,8 @@ def start_hand(
 
 
 def begin(table: Table) -> Table:
-    """From a table right after the blinds (`start_hand` with ``can_end=False``): its first
-    decision, or the hand finished at once when the blinds leave nobody able to act (the board
-    run out, the pots paid). ``start_hand(...)`` is ``begin(start_hand(..., can_end=False))``."""
+    """The first decision of a table right after the blinds, or the hand run out and paid when
+    nobody can act: ``start_hand(...)`` is ``begin(start_hand(..., can_end=False))``."""
     return _advance(table, table.bb, sparse=False)
 
 
@@ -413,10 +387,9 @@ def act(table: Table, kind, amount=0) -> Table:
 
 
 def decided(table: Table, kind, amount=0) -> Table:
-    """The first half of `act`: ``table`` with the decision's chips put in (and the fold, the
-    all-in, the raise sizes) and nothing else: no next seat, no new street, no payout. The
-    board cards the decision reveals (`act`) come out on these contributions, which makes this
-    the table a luck estimate reads (`holdemjax.luck`). Meaningful while a seat is to act."""
+    """`act`'s first half: the decision's chips in (its fold, all-in, raise sizes), no next
+    seat, street or payout: the contributions any board cards it brings out come out on
+    (`holdemjax.luck` reads them). Meaningful while a seat is to act."""
     t = table
     n = t.num_seats
     p = jnp.maximum(t.to_act, 0)
@@ -448,9 +421,8 @@ def decided(table: Table, kind, amount=0) -> Table:
 
 
 def showdown_winnings(table: Table) -> jax.Array:
-    """``# [N] int32`` what each seat would collect if the hand ended now with its five board
-    cards (every pot, side pots, the uncalled bet and odd chips as `act` pays them at the end):
-    a check-down's payout. For a table with chips in (not `hand_over`)."""
+    """``# [N] int32`` what each seat collects if the hand ends now on its five board cards (the
+    pots as `act` pays them): a check-down's payout, for a table not `hand_over`."""
     return _winnings(table)
 
 
