@@ -57,7 +57,8 @@ def test_balanced_qualifying_then_a_final_of_the_top_six(reference):
     assert final["series"][0]["index"] == 3 and final["complete"]
     for stage in doc["stages"]:
         for s in stage["series"]:
-            results = json.loads((out / "series" / f"{s['index']:04d}" / "results.json").read_text())
+            folder = out / "series" / f"{s['index']:04d}"
+            results = json.loads((folder / "results.json").read_text())
             assert results["seed"] == s["seed"] and results["tournaments_played"] == 2
             assert [x["policy"] for x in results["slots"]] == [paths[b] for b in s["bots"]]
             assert (out / s["viewer"]).is_file()
