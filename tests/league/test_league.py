@@ -170,3 +170,23 @@ def test_pool_and_folder_errors(reference, pool_dir, tmp_path, capsys):
     assert main(["league", str(few), "--out", str(small)]) == 2
     assert "3 of 4 bots passed the certification; a sng-6 table needs 6" in \
         capsys.readouterr().err
+
+
+def test_the_leaderboard_in_the_browser_links_each_viewer(reference):
+    """leaderboard.html in headless Chromium: both stages' tables ranked as leaderboard.json,
+    the left-out bots with their reason, and a series link that opens its viewer."""
+    from tests.browser import browser
+
+    out, doc = reference
+    with browser("league", "1300,900") as driver:
+        driver.get((out / R.LEADERBOARD_HTML).as_uri())
+        for stage in doc["stages"]:
+            rows = driver.find_elements(
+                "css selector", f"table.board[data-stage={stage['stage']}] tr")[1:]
+            assert [r.find_elements("css selector", "td")[1].text for r in rows] == \
+                [r["bot"] for r in stage["rows"]]
+        assert "left out: FAILED: fault in game 0: trap" in driver.page_source
+        driver.find_element("css selector", "details").click()  # the qualifying series
+        driver.find_element("link text", "series 0").click()
+        assert driver.current_url.endswith("series/0000/viewer.html")
+        assert driver.find_elements("css selector", "table#standings tbody tr")
