@@ -36,9 +36,12 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 CHECKPOINTS = ("sng6_pushfold", "sng6_pushfold_seed1", "sng6_pushfold_seed2", "sng6_example")
 
 
-def _run(args, env=None, **kw):
-    return subprocess.run([sys.executable, "-m", "holdemjax.cli", *args], check=True,
-                          capture_output=True, text=True, env=env, **kw)
+def _run(args, env=None):
+    done = subprocess.run([sys.executable, "-m", "holdemjax.cli", *args], capture_output=True,
+                          text=True, env=env)
+    if done.returncode != 0:
+        raise SystemExit(f"holdemjax {' '.join(args)} exited {done.returncode}:\n{done.stderr}")
+    return done
 
 
 def build_pool(folder: pathlib.Path, env) -> pathlib.Path:
@@ -99,10 +102,14 @@ def main(argv=None) -> int:
                         "60 series of 10 for 12 bots)")
     parser.add_argument("--tournaments", type=int, default=10)
     parser.add_argument("--no-write", action="store_true", help="print only")
+    parser.add_argument("--pool-only", metavar="DIR", help="only build the pool into DIR")
     args = parser.parse_args(argv)
     sys.path.insert(0, str(ROOT))
     from holdemjax import bench
 
+    if args.pool_only:
+        build_pool(pathlib.Path(args.pool_only), dict(os.environ))
+        return 0
     load_before = os.getloadavg()
     with tempfile.TemporaryDirectory(prefix="holdemjax-league-") as tmp:
         tmp = pathlib.Path(tmp)

@@ -45,7 +45,7 @@ def _league(args: argparse.Namespace) -> int:
         TimeRemainingColumn,
     )
 
-    from holdemjax.league import pool, run
+    from holdemjax.league import play, pool, run
 
     if args.workers < 1:
         return _fail(f"--workers must be >= 1, got {args.workers}")
@@ -81,7 +81,7 @@ def _league(args: argparse.Namespace) -> int:
                 bar.update(tasks[stage], completed=done, total=total)
 
             doc = run.run_league(spec, bots, out, _executor(args), progress=progress)
-    except run.LeagueError as exc:
+    except (run.LeagueError, play.ExecutorError) as exc:
         return _fail(f"holdemjax league: {exc}")
     except KeyboardInterrupt:
         kept = len(list((out / "series").glob("[0-9][0-9][0-9][0-9]")))

@@ -22,7 +22,13 @@ import tempfile
 
 from holdemjax.league.pool import certify_module
 
-__all__ = ["run_job", "summary", "Inline", "ProcessPool", "RayCluster", "prepare_process"]
+__all__ = ["run_job", "summary", "Inline", "ProcessPool", "RayCluster", "prepare_process",
+           "ExecutorError"]
+
+
+class ExecutorError(RuntimeError):
+    """The executor itself failed (a worker process died, Ray cannot be reached): not a
+    result of the league."""
 
 _state = {"interrupted": False, "modules": None, "prepared": False}
 
@@ -58,7 +64,7 @@ def run_job(job: dict, modules: dict | None = None) -> dict:
     modules = _state["modules"] if modules is None else modules
     _state["interrupted"] = False
     if job["kind"] == "certify":
-        out = {"certify": certify_module(modules[job["sha256"]], job["path"],
+        out = {"certify": certify_module(modules[job["sha256"]], job["path"], job["format"],
                                          max_wall=job["max_wall"])}
     else:
         out = _play_series(job, modules)
@@ -160,7 +166,11 @@ class ProcessPool:
         futures = {pool.submit(run_job, job): job for job in jobs}
         try:
             for f in cf.as_completed(futures):
-                on_result(futures[f], f.result())
+                try:
+                    result = f.result()
+                except cf.process.BrokenProcessPool as exc:
+                    raise ExecutorError(f"a worker process died: {exc}") from None
+                on_result(futures[f], result)
         except KeyboardInterrupt:
             # the series already running finish (or stop, if the Ctrl-C reached them too):
             # those that finish are kept
@@ -188,7 +198,10 @@ class RayCluster:
         import ray
 
         if not ray.is_initialized():
-            ray.init(address=self.address, log_to_driver=False)
+            try:
+                ray.init(address=self.address, log_to_driver=False)
+            except Exception as exc:  # noqa: BLE001 - Ray's many ways to fail to connect
+                raise ExecutorError(f"--ray {self.address}: {exc}") from None
         task = ray.remote(num_cpus=1, max_retries=0)(_ray_job)
         shared = ray.put(modules)
         pending = {task.remote(job, shared, self.compile_cache): job for job in jobs}
@@ -196,7 +209,13 @@ class RayCluster:
             while pending:
                 done, _ = ray.wait(list(pending), num_returns=1)
                 for ref in done:
-                    on_result(pending.pop(ref), ray.get(ref))
+                    job = pending.pop(ref)
+                    try:
+                        result = ray.get(ref)
+                    except ray.exceptions.RayError as exc:
+                        raise ExecutorError(f"Ray lost job {job['kind']} {job['index']}: "
+                                            f"{str(exc).splitlines()[0]}") from None
+                    on_result(job, result)
         except KeyboardInterrupt:
             for ref in pending:
                 ray.cancel(ref, force=True)

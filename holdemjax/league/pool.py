@@ -1,10 +1,14 @@
 """The pool of a league: its bots (one ``.wasm`` module each) and their certification.
 
 `load_pool` reads a folder of modules or a list of files into `Bot` entries (a name from the
-file name, the path as given, the bytes and their SHA-256). `certify` is the certification of
-``holdemjax certify`` (`holdemjax.series.output.certify_verdict` on a ``ring-9-series`` of the
-module against eight bundled random-action bots, seed 0): the bot that fails it is listed with
-its reason and left out of the league. Modules with the same bytes are certified once.
+file name, the path as given, the bytes and their SHA-256). `certify_module` is the
+certification of ``holdemjax certify`` at the league's table: 10 games of the module against
+bundled random-action bots, seed 0, judged by `holdemjax.series.output.certify_verdict` (no
+fault, no timeout, every action admitted, every game played). For a ``ring-9`` league it is
+``holdemjax certify`` itself (``ring-9-series``, eight random bots); for ``sng-6`` the same
+test at the six-seat table (``series-10``, five random bots), since a policy may play one table
+size only (the exported checkpoints play six seats). The bot that fails it is listed with its
+reason and left out of the league. Modules with the same bytes are certified once.
 """
 
 from __future__ import annotations
@@ -15,8 +19,9 @@ import pathlib
 
 __all__ = ["Bot", "PoolError", "load_pool", "certify_module", "CERTIFY_VARIANT", "CERTIFY_SEED"]
 
-CERTIFY_VARIANT = "ring-9-series"
-CERTIFY_SEED = 0  # as ``holdemjax certify`` by default: a module's verdict is the same there
+#: the league's format -> the certification's variant (10 games each)
+CERTIFY_VARIANT = {"ring-9": "ring-9-series", "sng-6": "series-10"}
+CERTIFY_SEED = 0  # as ``holdemjax certify`` by default: a ring-9 verdict is the same there
 
 
 class PoolError(ValueError):
@@ -66,10 +71,10 @@ def load_pool(sources) -> list[Bot]:
     return bots
 
 
-def certify_module(wasm: bytes, path: str, *, max_wall: float | None) -> dict:
-    """Certify one module (its bytes, recorded as ``path``): ``{"passed", "problem"}``, the
-    problem being `certify_verdict`'s line without the module's name, or why it could not
-    start."""
+def certify_module(wasm: bytes, path: str, fmt: str, *, max_wall: float | None) -> dict:
+    """Certify one module (its bytes, recorded as ``path``) for a league of format ``fmt``:
+    ``{"passed", "problem"}``, the problem being `certify_verdict`'s line without the module's
+    name, or why it could not start."""
     from holdemjax.series import results as R
     from holdemjax.series import runner
     from holdemjax.series.output import certify_verdict
@@ -77,7 +82,8 @@ def certify_module(wasm: bytes, path: str, *, max_wall: float | None) -> dict:
     from holdemjax.series.protocol import SeriesVoid
     from holdemjax.series.wasm import PolicyLoadError, load_policy
 
-    spec = runner.VARIANTS[CERTIFY_VARIANT]
+    variant = CERTIFY_VARIANT[fmt]
+    spec = runner.VARIANTS[variant]
     policies = []
     try:
         try:
@@ -87,7 +93,7 @@ def certify_module(wasm: bytes, path: str, *, max_wall: float | None) -> dict:
         hero.path = path
         policies = [hero] + [load_policy(bundled("random")) for _ in range(spec.seats - 1)]
         try:
-            series = runner.run_series(policies, variant=CERTIFY_VARIANT, seed=CERTIFY_SEED,
+            series = runner.run_series(policies, variant=variant, seed=CERTIFY_SEED,
                                        max_wall=max_wall)
         except (runner.SeriesFailed, SeriesVoid, ValueError) as exc:
             return {"passed": False, "problem": f"the certification fails: {exc}"}

@@ -29,6 +29,7 @@ import shutil
 from holdemjax.league import leaderboard as LB
 from holdemjax.league import matchmaking as MM
 from holdemjax.league import page
+from holdemjax.league.pool import CERTIFY_VARIANT
 from holdemjax.validate import require_int
 
 __all__ = ["FORMATS", "LeagueSpec", "LeagueError", "run_league", "variant_of", "SPEC_NAME",
@@ -173,12 +174,14 @@ def _write(path: pathlib.Path, data: bytes) -> None:
 def _certify(out, spec, bots, modules, executor, progress) -> dict:
     """Each module's certification (by SHA-256), run for those not yet in the folder."""
     path = out / CERT_NAME
-    done = json.loads(path.read_bytes()) if path.exists() else {}
+    variant = CERTIFY_VARIANT[spec.format]
+    kept = json.loads(path.read_bytes()) if path.exists() else {}
+    done = kept.get("modules", {}) if kept.get("variant") == variant else {}
     first = {}
     for b in bots:
         first.setdefault(b.sha256, b)
     jobs = [{"kind": "certify", "index": i, "sha256": sha, "path": b.path,
-             "max_wall": spec.max_wall} for i, (sha, b) in enumerate(first.items())
+             "format": spec.format, "max_wall": spec.max_wall} for i, (sha, b) in enumerate(first.items())
             if sha not in done]
     total, finished = len(first), len(first) - len(jobs)
     if progress:
@@ -189,7 +192,7 @@ def _certify(out, spec, bots, modules, executor, progress) -> dict:
         if result.get("interrupted"):
             return
         done[job["sha256"]] = result["certify"]
-        _write(path, LB.encode(done))
+        _write(path, LB.encode({"variant": variant, "modules": done}))
         finished += 1
         if progress:
             progress("certification", finished, total)

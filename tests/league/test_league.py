@@ -83,7 +83,7 @@ def test_interrupted_league_resumes_to_the_same_bytes(reference, pool_dir, tmp_p
 
     with pytest.raises(KeyboardInterrupt):  # after one module's certification
         R.run_league(SPEC, bots, out, play.Inline(), progress=stop_at("certification", 1))
-    assert len(json.loads((out / "certification.json").read_text())) == 1
+    assert len(json.loads((out / "certification.json").read_text())["modules"]) == 1
     with pytest.raises(KeyboardInterrupt):  # after two qualifying series
         R.run_league(SPEC, bots, out, play.Inline(), progress=stop_at("qualifying", 2))
     assert sorted(p.name for p in (out / "series").iterdir()) == ["0000", "0001"]
@@ -190,3 +190,31 @@ def test_the_leaderboard_in_the_browser_links_each_viewer(reference):
         driver.find_element("link text", "series 0").click()
         assert driver.current_url.endswith("series/0000/viewer.html")
         assert driver.find_elements("css selector", "table#standings tbody tr")
+
+
+def test_a_ring_9_league_ranks_by_chips(reference, pool_dir, tmp_path):
+    """ring-9: nine seats, score = chips at the end / chips in play (each game's scores sum to
+    1). The certification is at the league's table: the sng-6 verdicts in the folder are not
+    taken for ring-9 ones (``holdemjax certify``'s own test is run)."""
+    ref_out, _ = reference
+    pool = tmp_path / "pool"
+    pool.mkdir()
+    for name, source in {**{f"b{i}": "b1" for i in range(5)},
+                         **{f"r{i}": "r1" for i in range(4)}}.items():
+        shutil.copy(pool_dir / f"{source}.wasm", pool / f"{name}.wasm")
+    out = tmp_path / "ring"
+    out.mkdir()
+    shutil.copy(ref_out / "certification.json", out / "certification.json")
+    spec = R.LeagueSpec(format="ring-9", seed=1, games=2, tournaments=2)
+    seen = []
+    doc = R.run_league(spec, load_pool([pool]), out, play.Inline(),
+                       progress=lambda *a: seen.append(a))
+    assert seen[:3] == [("certification", k, 2) for k in range(3)]
+    assert json.loads((out / "certification.json").read_text())["variant"] == "ring-9-series"
+    (stage,) = doc["stages"]
+    assert stage["series_played"] == 1 and len(stage["rows"]) == 9
+    assert sum(r["mean"] * r["games"] for r in stage["rows"]) == pytest.approx(2, abs=1e-4)
+    assert all(r["games"] == 2 and sum(r["places"].values()) == 2 for r in stage["rows"])
+    results = json.loads((out / "series" / "0000" / "results.json").read_text())
+    assert results["variant"] == "ring-9-series" and results["options"]["tournaments"] == 2
+    assert "chips at the end" in (out / R.LEADERBOARD_HTML).read_text()
