@@ -181,8 +181,8 @@ def _certify(out, spec, bots, modules, executor, progress) -> dict:
     for b in bots:
         first.setdefault(b.sha256, b)
     jobs = [{"kind": "certify", "index": i, "sha256": sha, "path": b.path,
-             "format": spec.format, "max_wall": spec.max_wall} for i, (sha, b) in enumerate(first.items())
-            if sha not in done]
+             "format": spec.format, "max_wall": spec.max_wall}
+            for i, (sha, b) in enumerate(first.items()) if sha not in done]
     total, finished = len(first), len(first) - len(jobs)
     if progress:
         progress("certification", finished, total)
