@@ -32,6 +32,8 @@ def render(doc: dict) -> str:
            f"<p><small>Ranked by {_e(what)} ± standard error; the rating is OpenSkill's "
            "Plackett-Luce (ordinal = mu - 3 sigma), fed every game in series order."
            "</small></p>"]
+    out += [f"<p class=bad>Left out after the certification: {_e(c['bot'])}: "
+            f"{_e(c['problem'])}</p>" for c in doc["certification"] if not c["passed"]]
     for stage in doc["stages"]:
         out.append(f"<h2 id=stage-{_e(stage['stage'])}>{_e(stage['stage'].capitalize())}: "
                    f"{stage['series_played']} of {stage['series_planned']} series"
