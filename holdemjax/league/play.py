@@ -30,11 +30,13 @@ class ExecutorError(RuntimeError):
     """The executor itself failed (a worker process died, Ray cannot be reached): not a
     result of the league."""
 
-_state = {"interrupted": False, "modules": None, "prepared": False}
+#: ``interrupted``: a Ctrl-C reached the job in progress; ``stopping``: one reached this process
+#: (a worker then starts no further job: the pool may have queued it before the Ctrl-C)
+_state = {"interrupted": False, "stopping": False, "modules": None, "prepared": False}
 
 
 def _on_sigint(signum, frame):
-    _state["interrupted"] = True
+    _state["interrupted"] = _state["stopping"] = True
     raise KeyboardInterrupt
 
 
@@ -63,11 +65,16 @@ def run_job(job: dict, modules: dict | None = None) -> dict:
     """Run one job (modules: ``{sha256: bytes}``, default the worker's table)."""
     modules = _state["modules"] if modules is None else modules
     _state["interrupted"] = False
-    if job["kind"] == "certify":
-        out = {"certify": certify_module(modules[job["sha256"]], job["path"], job["format"],
-                                         max_wall=job["max_wall"])}
-    else:
-        out = _play_series(job, modules)
+    if _state["stopping"]:
+        return {"interrupted": True}
+    try:
+        if job["kind"] == "certify":
+            out = {"certify": certify_module(modules[job["sha256"]], job["path"],
+                                             job["format"], max_wall=job["max_wall"])}
+        else:
+            out = _play_series(job, modules)
+    except KeyboardInterrupt:  # outside a series' hands (loading, writing its files)
+        return {"interrupted": True}
     if _state["interrupted"]:
         return {"interrupted": True}
     return out
@@ -135,6 +142,7 @@ class Inline:
 
     def run(self, jobs: list[dict], modules: dict, on_result) -> None:
         prepare_process(self.compile_cache)
+        _state["stopping"] = False
         previous = signal.signal(signal.SIGINT, _on_sigint)
         try:
             for job in jobs:
@@ -164,19 +172,22 @@ class ProcessPool:
                                       initializer=prepare_process,
                                       initargs=(self.compile_cache, modules, True))
         futures = {pool.submit(run_job, job): job for job in jobs}
+        delivered = set()
         try:
             for f in cf.as_completed(futures):
                 try:
                     result = f.result()
                 except cf.process.BrokenProcessPool as exc:
                     raise ExecutorError(f"a worker process died: {exc}") from None
+                delivered.add(f)
                 on_result(futures[f], result)
         except KeyboardInterrupt:
             # the series already running finish (or stop, if the Ctrl-C reached them too):
             # those that finish are kept
             for f in futures:
                 f.cancel()
-            for f in cf.as_completed([f for f in futures if not f.cancelled()]):
+            running = [f for f in futures if not f.cancelled() and f not in delivered]
+            for f in cf.as_completed(running):
                 if f.exception() is None:
                     on_result(futures[f], f.result())
             raise
