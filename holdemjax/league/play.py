@@ -227,7 +227,14 @@ class RayCluster:
                         raise ExecutorError(f"Ray lost job {job['kind']} {job['index']}: "
                                             f"{str(exc).splitlines()[0]}") from None
                     on_result(job, result)
-        except KeyboardInterrupt:
-            for ref in pending:
+        except KeyboardInterrupt:  # keep what already finished, cancel the rest
+            done, rest = ray.wait(list(pending), num_returns=len(pending), timeout=0)
+            for ref in rest:
                 ray.cancel(ref, force=True)
+            for ref in done:
+                try:
+                    result = ray.get(ref)
+                except ray.exceptions.RayError:
+                    continue
+                on_result(pending[ref], result)
             raise
