@@ -19,7 +19,8 @@ SPEC = R.LeagueSpec(format="sng-6", seed=9, games=4, tournaments=2)  # 3 series 
 @pytest.fixture(scope="module")
 def ray_league(pool_dir, tmp_path_factory):
     """The league on a real local Ray, started once for the module (certification included)."""
-    ray = pytest.importorskip("ray", reason="the Ray extra: pip install 'holdemjax[ray]'")
+    import ray  # the `ray` extra, in `test`: CI installs it (no skip)
+
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
     try:
         out = tmp_path_factory.mktemp("ray") / "league"
