@@ -96,6 +96,16 @@ def run_once(pool, out, games, tournaments, workers, env) -> dict:
             "load_average_after": [round(x, 2) for x in os.getloadavg()]}
 
 
+def load_note(runs) -> str:
+    cores = os.cpu_count()
+    loads = ", ".join(f"{r['load_average_before'][0]:.2f} (--workers {r['workers']})"
+                      for r in runs)
+    busy = ", ".join(f"{r['cpu_s'] / r['wall_s']:.2f} (--workers {r['workers']})" for r in runs)
+    return (f"1-minute load average at the start of each run: {loads} on {cores} cores; the "
+            f"command's CPU time over its wall time: {busy}. Every figure here is under that "
+            "load, not on an idle machine")
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=300, help="games per bot (default 300: "
@@ -152,7 +162,8 @@ def main(argv=None) -> int:
                      "over the series' part (certification.json's last write to "
                      "leaderboard.json's last write); cpu_s: the command and its workers",
                      "the machine is shared and has 2 cores: the load average before and "
-                     "after each run says what else ran"]}
+                     "after each run says what else ran",
+                     load_note(runs)]}
     path = ROOT / "benchmarks" / "results" / "league.json"
     path.write_text(json.dumps(doc, indent=1) + "\n")
     print(path)
