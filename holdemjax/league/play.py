@@ -156,12 +156,14 @@ class Inline:
 
 class ProcessPool:
     """``workers`` processes of this machine (spawned: a forked JAX process can deadlock),
-    each given the modules once; results come back as they finish."""
+    each given the modules once; results come back as they finish. ``job``: the function a
+    worker runs on each job (module level; `run_job`)."""
 
     name = "process pool"
 
-    def __init__(self, workers: int, compile_cache: bool = True):
+    def __init__(self, workers: int, compile_cache: bool = True, job=None):
         self.workers, self.compile_cache = workers, compile_cache
+        self.job = run_job if job is None else job
 
     def run(self, jobs: list[dict], modules: dict, on_result) -> None:
         import concurrent.futures as cf
@@ -171,7 +173,7 @@ class ProcessPool:
         pool = cf.ProcessPoolExecutor(max_workers=self.workers, mp_context=ctx,
                                       initializer=prepare_process,
                                       initargs=(self.compile_cache, modules, True))
-        futures = {pool.submit(run_job, job): job for job in jobs}
+        futures = {pool.submit(self.job, job): job for job in jobs}
         delivered = set()
         try:
             for f in cf.as_completed(futures):

@@ -4,7 +4,10 @@ the same leaderboard and series files byte for byte."""
 
 from __future__ import annotations
 
+import os
 import shutil
+import signal
+import time
 
 import pytest
 
@@ -58,3 +61,26 @@ def test_and_this_process_too(ray_league, pool_dir, tmp_path):
     shutil.copy(ray_out / "certification.json", out / "certification.json")
     R.run_league(SPEC, load_pool([pool_dir]), out, play.Inline())
     _same_files(ray_out, out, 3)
+
+
+def slow_job(job: dict) -> dict:
+    """A stand-in job for a worker process: it takes a while and returns its index."""
+    time.sleep(0.4)
+    return {"index": job["index"]}
+
+
+def test_a_ctrl_c_on_the_process_pool_keeps_each_finished_job_once():
+    """Ctrl-C (here to this process only) after the second result: the jobs still running are
+    waited for and delivered once each, those not started are cancelled, and the interrupt
+    goes on to the caller (which keeps what it got: `run.run_league`)."""
+    got = []
+
+    def on_result(job, result):
+        got.append(result["index"])
+        if len(got) == 2:
+            os.kill(os.getpid(), signal.SIGINT)
+
+    jobs = [{"index": i} for i in range(12)]
+    with pytest.raises(KeyboardInterrupt):
+        play.ProcessPool(2, job=slow_job).run(jobs, {}, on_result)
+    assert len(got) == len(set(got)) and 2 <= len(got) < 12, got
