@@ -3,7 +3,8 @@
 `run_league` certifies the pool, plans the qualifying series (`matchmaking.lineups`, each
 series' seed from `matchmaking.series_seed`), plays the series not yet in the league folder on
 an executor of `holdemjax.league.play`, then the final of the top ``final`` bots, and rewrites
-``leaderboard.json`` / ``leaderboard.html`` after every series. The folder:
+``leaderboard.json`` / ``leaderboard.html`` as series finish (at most every `BOARD_EVERY_S`
+seconds) and at the end. The folder:
 
     league.json           what the league is (format, seed, games, stages, bots and SHA-256s)
     certification.json    each module's certification, by SHA-256
@@ -25,6 +26,7 @@ import os
 import pathlib
 import secrets
 import shutil
+import time
 
 from holdemjax.league import leaderboard as LB
 from holdemjax.league import matchmaking as MM
@@ -40,6 +42,7 @@ FORMATS = {"sng-6": (6, "series-10"), "ring-9": (9, "ring-9-series")}
 SPEC_NAME, CERT_NAME = "league.json", "certification.json"
 LEADERBOARD_JSON, LEADERBOARD_HTML = "leaderboard.json", "leaderboard.html"
 SPEC_SCHEMA = "holdemjax.league/1"
+BOARD_EVERY_S = 5.0  # while series finish, the leaderboard files are rewritten at most this often
 
 
 class LeagueError(ValueError):
@@ -105,13 +108,19 @@ def run_league(spec: LeagueSpec, bots, out, executor, progress=None) -> dict:
     final_count = 0 if spec.final is None else -(-spec.final_games // spec.tournaments)
     planned = {"qualifying": count, "final": final_count}
     league = {**_spec_doc(spec), "bots": [b.entry() for b in bots]}
-    state = {"summaries": _done(out), "final_lineup": None}
+    state = {"summaries": _done(out), "final_lineup": None, "written": 0.0}
 
-    def write_board() -> dict:
+    def write_board(every: float = 0.0) -> dict | None:
+        """Rebuild and write the leaderboard (at most once in ``every`` seconds: the rating
+        is rebuilt from every game, so a long league's page is rewritten now and then, and
+        whole at the end of each stage)."""
+        if time.monotonic() - state["written"] < every:
+            return None
         doc = LB.build(league, cert_rows, list(state["summaries"].values()), planned,
                        state["final_lineup"])
         _write(out / LEADERBOARD_JSON, LB.encode(doc))
         _write(out / LEADERBOARD_HTML, page.render(doc).encode("utf-8"))
+        state["written"] = time.monotonic()
         return doc
 
     lineups = MM.lineups(len(passed), spec.seats, count, spec.seed)
@@ -244,7 +253,7 @@ def _play(out, jobs, state, modules, executor, progress, write_board, stage) -> 
             raise LeagueError(result["error"])
         _keep(out, job["index"], result)
         summaries[job["index"]] = result["summary"]
-        write_board()
+        write_board(every=BOARD_EVERY_S)
         if progress:
             progress(stage, sum(j["index"] in summaries for j in jobs), total)
 
