@@ -371,6 +371,9 @@ def build_parser() -> argparse.ArgumentParser:
     from holdemjax.duplicate.cli import add_parser as add_duplicate_parser
 
     add_duplicate_parser(sub, hero_loaders())
+    from holdemjax.league.cli import add_parser as add_league_parser
+
+    add_league_parser(sub)
     return parser
 
 

@@ -1,0 +1,105 @@
+"""The leaderboard (holdemjax/league/leaderboard.py, page.py) from made-up series summaries:
+means and the series host's standard errors, places, faults, the rating's order and its
+account of opponents, the ranking, canonical bytes whatever order the series arrive in, and
+the page (escaped names, links to each series' viewer)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from holdemjax.league import leaderboard as LB
+from holdemjax.league import page
+from holdemjax.series.results import standard_error
+
+SPEC = {"format": "sng-6", "seats": 3, "seed": 0, "games": 2, "tournaments": 2}
+
+
+def _series(index, stage, bots, scores, places=None, faults=None):
+    """One summary; ``scores[g][slot]``."""
+    places = places or [[sorted(g, reverse=True).index(x) + 1 for x in g] for g in scores]
+    return {"index": index, "stage": stage, "seed": 100 + index, "variant": "series-10",
+            "tournaments_played": len(scores), "stopped_early": False,
+            "slots": [{"bot": b, "scores": [g[i] for g in scores],
+                       "places": [p[i] for p in places],
+                       "faults": (faults or {}).get(b, []), "timeouts": 0, "chips_won": 0}
+                      for i, b in enumerate(bots)]}
+
+
+SERIES = [
+    _series(0, "qualifying", ["a", "b", "c"], [[0.5, 0.3, 0.2], [0.5, 0.2, 0.3]]),
+    _series(1, "qualifying", ["d", "a", "b"], [[0.2, 0.5, 0.3], [0.3, 0.5, 0.2]],
+            faults={"d": [{"faulted_at": 1, "cause": "trap"}]}),
+    _series(2, "qualifying", ["c", "d", "b"], [[0.3, 0.2, 0.5], [0.2, 0.3, 0.5]]),
+]
+
+
+def _rows(doc, stage=0):
+    return {r["bot"]: r for r in doc["stages"][stage]["rows"]}
+
+
+def test_means_errors_places_and_faults():
+    doc = LB.build(SPEC, [], SERIES, {"qualifying": 3})
+    rows = _rows(doc)
+    b = [0.3, 0.2, 0.3, 0.2, 0.5, 0.5]  # b's games in series order
+    assert rows["b"]["games"] == 6 and rows["b"]["series"] == 3
+    assert rows["b"]["mean"] == pytest.approx(sum(b) / 6, abs=1e-6)
+    assert rows["b"]["stderr"] == round(standard_error(b), 6)
+    assert rows["a"]["places"] == {"1": 4, "2": 0, "3": 0}
+    assert rows["d"]["faults"] == [{"series": 1, "faulted_at": 1, "cause": "trap"}]
+    assert [r["rank"] for r in doc["stages"][0]["rows"]] == [1, 2, 3, 4]
+    assert doc["stages"][0]["rows"][0]["bot"] == "a"  # mean 0.5
+    assert doc["stages"][0]["complete"] and len(doc["stages"]) == 1
+
+
+def test_rating_winner_first_and_it_counts_whom_a_bot_beat():
+    rows = _rows(LB.build(SPEC, [], SERIES, {"qualifying": 3}))
+    ordinal = {bot: r["rating"]["ordinal"] for bot, r in rows.items()}
+    assert ordinal["a"] == max(ordinal.values())
+    for r in rows.values():
+        assert r["rating"]["ordinal"] == pytest.approx(r["rating"]["mu"] - 3 * r["rating"]["sigma"],
+                                                       abs=2e-4)
+    # x and y both win every game against the same number of opponents; x beat a strong bot
+    # (s, who beats everyone else), y beat a weak one (w, who loses to everyone): x rates higher
+    strong = [_series(i, "qualifying", ["s", f"o{i}", f"p{i}"], [[0.5, 0.3, 0.2]] * 2)
+              for i in range(4)]
+    weak = [_series(4 + i, "qualifying", ["w", f"q{i}", f"r{i}"], [[0.2, 0.3, 0.5]] * 2)
+            for i in range(4)]
+    duel = [_series(8, "qualifying", ["x", "s", "z1"], [[0.5, 0.3, 0.2]] * 2),
+            _series(9, "qualifying", ["y", "w", "z2"], [[0.5, 0.2, 0.3]] * 2)]
+    rows = _rows(LB.build(SPEC, [], strong + weak + duel, {"qualifying": 10}))
+    assert rows["x"]["mean"] == rows["y"]["mean"]
+    assert rows["x"]["rating"]["mu"] > rows["y"]["rating"]["mu"]
+
+
+def test_same_bytes_whatever_order_the_series_arrive_in():
+    a = LB.encode(LB.build(SPEC, [], SERIES, {"qualifying": 3}))
+    b = LB.encode(LB.build(SPEC, [], SERIES[::-1], {"qualifying": 3}))
+    assert a == b
+    assert json.loads(a)["schema"] == LB.SCHEMA
+    assert a.endswith(b"\n") and b": " in a  # indented, canonical
+
+
+def test_final_stage_and_ratings_carried_over():
+    final = [_series(3, "final", ["a", "b", "c"], [[0.2, 0.3, 0.5], [0.2, 0.5, 0.3]])]
+    doc = LB.build(SPEC, [], SERIES + final, {"qualifying": 3, "final": 2}, ["a", "b", "c"])
+    assert [s["stage"] for s in doc["stages"]] == ["qualifying", "final"]
+    fin = doc["stages"][1]
+    assert fin["lineup"] == ["a", "b", "c"] and not fin["complete"]
+    assert fin["series_played"] == 1 and fin["series_planned"] == 2
+    assert _rows(doc, 1)["a"]["games"] == 2 and _rows(doc, 1)["a"]["mean"] == 0.2
+    # the final's ratings continue from the qualifying ones: a (top there) keeps more than a
+    # fresh bot that lost both games would
+    fresh = LB.build(SPEC, [], final, {"final": 2}, ["a", "b", "c"])
+    assert _rows(doc, 1)["a"]["rating"]["mu"] > _rows(fresh, 1)["a"]["rating"]["mu"]
+
+
+def test_page_escapes_names_and_links_every_viewer():
+    evil = "<script>alert(1)</script>"
+    series = [_series(0, "qualifying", [evil, "b", "c"], [[0.5, 0.3, 0.2]])]
+    cert = [{"bot": "bad&<i>", "sha256": "0", "passed": False, "problem": "FAILED: <b>x</b>"}]
+    html = page.render(LB.build(SPEC, cert, series, {"qualifying": 1}))
+    assert "<script>" not in html and "&lt;script&gt;" in html
+    assert "bad&amp;&lt;i&gt;" in html and "FAILED: &lt;b&gt;x&lt;/b&gt;" in html
+    assert 'href="series/0000/viewer.html"' in html
