@@ -23,8 +23,10 @@ The chance events of a hand and their corrections:
   deck[2s+1], the board is deck[18:23]), so the board's unseen cards are drawn from the 52 minus
   every seat position's two and the board cards shown.
 
-`hand_luck` sums them over one hand from its decisions. The corrected result of a hand is the
-actual one minus its luck. Everything is pure JAX (fixed shapes, vmap-able).
+`hand_luck` sums them over one hand from its decisions; a host that plays the hand itself
+records its reveals as it goes (`no_reveals`, `note`) and sums them with `luck_of`. The
+corrected result of a hand is the actual one minus its luck. Everything is pure JAX (fixed
+shapes, vmap-able).
 """
 
 from __future__ import annotations
@@ -35,14 +37,17 @@ from collections.abc import Callable
 import jax
 import jax.numpy as jnp
 import numpy as np
+from flax import struct
 
 from holdemjax import xla
 from holdemjax.poker import table as tb
 from holdemjax.poker.cards import NUM_CARDS
 from holdemjax.poker.tournament import open_places_icm
+from holdemjax.sparse import sparse_cond
 
 __all__ = ["Value", "chips", "icm_value", "check_down_values", "reveal_correction",
-           "deal_correction", "hand_luck", "VISIBLE", "PREFLOP_SAMPLES"]
+           "deal_correction", "Reveals", "no_reveals", "note", "luck_of", "hand_luck",
+           "VISIBLE", "PREFLOP_SAMPLES"]
 
 #: A value function: the seats' stacks at the end of a hand ``# [N]`` -> their values ``# [N]``.
 Value = Callable[[jax.Array], jax.Array]
@@ -97,6 +102,23 @@ def _draw(key: jax.Array, allowed: jax.Array, count: int, samples: int) -> jax.A
     return jax.lax.top_k(-noise, count)[1].astype(jnp.int32)
 
 
+def _boards(table: tb.Table, visible: int, key, samples: int) -> tuple[jax.Array, jax.Array]:
+    """The completions of the board with ``visible`` (static) cards known and their weights:
+    ``(boards # [M, 5] int32, weights # [M] float32)``, the weights summing to 1."""
+    if visible == 5:
+        return table.board[None, :].astype(jnp.int32), jnp.ones(1, jnp.float32)
+    allowed = _unseen(table, visible)
+    if visible == 0:
+        if key is None:
+            raise ValueError("a pre-flop check-down value is sampled: pass a key")
+        return _draw(key, allowed, 5, samples), jnp.full(samples, 1.0 / samples, jnp.float32)
+    extra = _SINGLES if visible == 4 else _PAIRS
+    ok = allowed[extra].all(axis=1)
+    safe = jnp.where(ok[:, None], extra, 0)  # masked rows are weighted 0
+    return (_complete(table, visible, jnp.asarray(safe)),
+            ok.astype(jnp.float32) / ok.sum())
+
+
 def check_down_values(table: tb.Table, visible: int, value: Value = chips, key=None,
                       samples: int = PREFLOP_SAMPLES) -> jax.Array:
     """``# [N] float32``: the expected ``value`` of every seat if the hand were checked down
@@ -107,25 +129,21 @@ def check_down_values(table: tb.Table, visible: int, value: Value = chips, key=N
     or a table waiting for a decision)."""
     if visible not in VISIBLE:
         raise ValueError(f"visible must be one of {VISIBLE}, got {visible!r}")
-    if visible == 5:
-        return _end_values(table, table.board[None, :], value)[0]
-    allowed = _unseen(table, visible)
-    if visible == 0:
-        if key is None:
-            raise ValueError("a pre-flop check-down value is sampled: pass a key")
-        boards = _draw(key, allowed, 5, samples)
-        return _end_values(table, boards, value).mean(axis=0)
-    extra = _SINGLES if visible == 4 else _PAIRS
-    ok = allowed[extra].all(axis=1)
-    safe = jnp.where(ok[:, None], extra, 0)  # masked rows are weighted 0
-    vals = _end_values(table, _complete(table, visible, jnp.asarray(safe)), value)
-    weight = ok.astype(jnp.float32) / ok.sum()
-    return (weight[:, None] * vals).sum(axis=0)
+    boards, weights = _boards(table, visible, key, samples)
+    return (weights[:, None] * _end_values(table, boards, value)).sum(axis=0)
 
 
 def _values_by_visible(table: tb.Table, value: Value, key) -> jax.Array:
-    """``# [4, N]``: `check_down_values` for each entry of `VISIBLE`."""
-    return jnp.stack([check_down_values(table, k, value, key) for k in VISIBLE])
+    """``# [4, N]``: `check_down_values` for each entry of `VISIBLE`, every completion of
+    every level evaluated in one batch (one program, not four)."""
+    parts = [_boards(table, k, key, PREFLOP_SAMPLES) for k in VISIBLE]
+    vals = _end_values(table, jnp.concatenate([b for b, _ in parts]), value)
+    out, start = [], 0
+    for boards, weights in parts:
+        stop = start + boards.shape[0]
+        out.append((weights[:, None] * vals[start:stop]).sum(axis=0))
+        start = stop
+    return jnp.stack(out)
 
 
 def _index(visible: jax.Array) -> jax.Array:
@@ -154,48 +172,85 @@ def deal_correction(table: tb.Table, value: Value = chips, key=None,
     cards dealt minus its mean over deals of every seat position's cards and the board
     (``samples`` of each, drawn from ``key``; unbiased)."""
     k_board, k_deal = xla.split(key)
-    dealt = check_down_values(table, 0, value, k_board, samples)
     n = table.num_seats
-    cards = _draw(k_deal, jnp.ones(NUM_CARDS, bool), 2 * n + 5, samples)
+    boards, _ = _boards(table, 0, k_board, samples)
+    deals = _draw(k_deal, jnp.ones(NUM_CARDS, bool), 2 * n + 5, samples)
+    holes = jnp.concatenate([jnp.broadcast_to(table.hole, (samples, n, 2)),
+                             deals[:, :2 * n].reshape(samples, n, 2)])
+    boards = jnp.concatenate([boards, deals[:, 2 * n:]])
 
-    def one(deal):
-        hole, board = deal[:2 * n].reshape(n, 2), deal[2 * n:]
+    def one(hole, board):
         shown = tb.with_cards(table, hole, board)
         return value(table.stacks + tb.showdown_winnings(shown))
 
-    return (dealt - jax.vmap(one)(cards).mean(axis=0)).astype(jnp.float32)
+    vals = jax.vmap(one)(holes, boards)
+    return (vals[:samples].mean(axis=0) - vals[samples:].mean(axis=0)).astype(jnp.float32)
+
+
+@struct.dataclass
+class Reveals:
+    """The decisions of one hand that brought board cards out (at most three: the flop, the
+    turn, the river; a run-out is one), recorded as the hand is played (`note`), so that the
+    corrections are computed for those alone (`luck_of`). Unbatched shapes below."""
+
+    tables: tb.Table  # [3, ...] the tables the cards came out on (`table.decided`)
+    before: jax.Array  # [3] int32 board cards shown before each
+    after: jax.Array  # [3] int32 and after
+    count: jax.Array  # [] int32 recorded so far
+
+
+def no_reveals(table: tb.Table) -> Reveals:
+    """An empty record for a hand at a table shaped as ``table``."""
+    zeros = jnp.zeros(3, jnp.int32)
+    return Reveals(jax.tree.map(lambda a: jnp.stack([a] * 3), table), zeros, zeros,
+                   jnp.int32(0))
+
+
+def note(record: Reveals, before: tb.Table, kind, amount, after: tb.Table) -> Reveals:
+    """``record`` with the decision that took ``before`` to ``after`` (`table.act` of ``kind``,
+    ``amount``) added when it brought board cards out."""
+    brought = ~before.hand_over & (before.to_act >= 0) & (after.revealed > before.revealed)
+    i = jnp.minimum(record.count, 2)
+    put = lambda buf, x: buf.at[i].set(jnp.where(brought, x, buf[i]))  # noqa: E731
+    return Reveals(jax.tree.map(put, record.tables, tb.decided(before, kind, amount)),
+                   put(record.before, before.revealed), put(record.after, after.revealed),
+                   record.count + brought.astype(jnp.int32))
+
+
+def luck_of(start: tb.Table, record: Reveals, value: Value = chips, key=None) -> jax.Array:
+    """``# [N] float32``: the luck of a hand played from ``start`` (the table right after the
+    blinds, `table.start_hand(..., can_end=False)`) whose reveals are ``record``: the deal's
+    correction plus every reveal's (a hand the blinds leave nobody able to act in runs its board
+    out at once, on the blinds). The corrected result of seat ``i`` is its actual result minus
+    ``luck[i]``."""
+    if key is None:
+        raise ValueError("luck needs a key: pre-flop values are sampled")
+    k_deal, k_events = xla.split(key)
+    zeros = jnp.zeros(start.num_seats, jnp.float32)
+    # Slot 3: a hand the blinds leave nobody able to act in runs its board out at once, on the
+    # blinds. Only the reveals that happened are computed (under vmap too: holdemjax.sparse).
+    tables = jax.tree.map(lambda rec, s0: jnp.concatenate([rec, s0[None]]), record.tables, start)
+    before = jnp.concatenate([record.before, jnp.zeros(1, jnp.int32)])
+    after = jnp.concatenate([record.after, jnp.full(1, 5, jnp.int32)])
+    happened = jnp.concatenate([jnp.arange(3) < record.count, (start.to_act < 0)[None]])
+
+    def event(t, b, a, h, k):
+        return sparse_cond(h, lambda z: z + reveal_correction(t, b, a, value, k), zeros)
+
+    corr = jax.vmap(event)(tables, before, after, happened, xla.split(k_events, 4))
+    return (deal_correction(start, value, k_deal) + corr.sum(axis=0)).astype(jnp.float32)
 
 
 def hand_luck(start: tb.Table, kinds: jax.Array, amounts: jax.Array, value: Value = chips,
               key=None) -> tuple[jax.Array, tb.Table]:
-    """``(luck # [N] float32, the finished table)`` of one hand played from ``start`` (the table
-    right after the blinds, `table.start_hand(..., can_end=False)`) by the decisions
-    ``kinds``, ``amounts`` ``# [D]`` (the engine's exact actions, in order; the ones after the
-    hand ended are ignored): the deal's correction plus every reveal's. The corrected result
-    of seat ``i`` is its actual result minus ``luck[i]``."""
-    if key is None:
-        raise ValueError("hand_luck needs a key: pre-flop values are sampled")
-    k_deal, k_out, k_events = xla.split(key, 3)
-    luck = deal_correction(start, value, k_deal)
-    # A hand the blinds leave nobody able to act in runs its board out at once.
-    over_at_once = reveal_correction(start, jnp.int32(0), jnp.int32(5), value, k_out)
-    luck = luck + jnp.where(start.to_act >= 0, 0.0, over_at_once)
+    """``(luck # [N] float32, the finished table)`` of one hand played from ``start`` (as in
+    `luck_of`) by the decisions ``kinds``, ``amounts`` ``# [D]`` (the engine's exact actions,
+    in order; the ones after the hand ended are ignored)."""
+    def body(carry, xs):
+        t, record = carry
+        nxt = tb.act(t, *xs)
+        return (nxt, note(record, t, *xs, nxt)), None
 
-    def body(t, xs):
-        kind, amount = xs
-        nxt = tb.act(t, kind, amount)
-        live = ~t.hand_over & (t.to_act >= 0)
-        return nxt, (tb.decided(t, kind, amount), t.revealed, nxt.revealed,
-                     live & (nxt.revealed > t.revealed))
-
-    table, (mids, before, after, reveals) = jax.lax.scan(body, tb.begin(start), (kinds, amounts))
-    # At most three decisions bring cards out (flop, turn, river; a run-out is one): the
-    # corrections are computed for those alone.
-    (at,) = jnp.nonzero(reveals, size=3, fill_value=kinds.shape[0])
-    valid = at < kinds.shape[0]
-    at = jnp.minimum(at, kinds.shape[0] - 1)
-    corr = jax.vmap(lambda i, k: reveal_correction(
-        jax.tree.map(lambda a: a[i], mids), before[i], after[i], value, k))(
-            at, xla.split(k_events, 3))
-    luck = luck + jnp.where(valid[:, None], corr, 0.0).sum(axis=0)
-    return luck.astype(jnp.float32), table
+    table = tb.begin(start)
+    (table, record), _ = jax.lax.scan(body, (table, no_reveals(table)), (kinds, amounts))
+    return luck_of(start, record, value, key), table

@@ -31,6 +31,7 @@ import jax.numpy as jnp
 import numpy as np
 from flax import struct
 
+from holdemjax import luck as LK
 from holdemjax.bots import baseline, random_bot
 from holdemjax.poker import table as tb
 from holdemjax.poker import tournament as tn
@@ -42,6 +43,7 @@ __all__ = ["SeatView", "seat_view", "from_menu_bot", "BASELINE", "RANDOM", "BOT_
            "play_rotations", "evaluate", "host_hand", "play_host_hand", "host_player"]
 
 BOT_KEY_DATUM = 0xFFFFFFFF  # the bots' key is fold_in(key, this); deal indices stay below 2**31
+LUCK_KEY_DATUM = 0xFFFFFFFE  # luck's samples of deal d: fold_in(fold_in(key, this), d)
 
 
 @struct.dataclass
@@ -114,47 +116,57 @@ def _policy_actions(policies, view, key):
     return jnp.stack(kinds), jnp.stack(amounts)
 
 
-@functools.partial(jax.jit, static_argnames=("policies", "seats", "batch", "max_decisions"))
+@functools.partial(jax.jit, static_argnames=("policies", "seats", "batch", "max_decisions",
+                                             "with_luck"))
 def _rotations(policies, seats, batch, max_decisions, key, first_deal, tested, opponent,
-               stack, small_blind, big_blind, ante):
+               stack, small_blind, big_blind, ante, with_luck=False):
     """Chips won per (deal, rotation, seat) ``# [batch, seats, seats] int32``, unfinished
-    hands ``# [batch, seats] bool`` and non-exact actions per deal and policy
-    ``# [batch, P] int32``."""
+    hands ``# [batch, seats] bool``, non-exact actions per deal and policy ``# [batch, P]
+    int32`` and, ``with_luck``, each seat's luck (`holdemjax.luck`, chips)
+    ``# [batch, seats, seats] float32`` (zeros without)."""
     bot_key = jax.random.key_data(jax.random.fold_in(key, BOT_KEY_DATUM))
+    luck_key = jax.random.fold_in(key, LUCK_KEY_DATUM)
 
     def one(deal, rotation):
         deck = hand_deck(key, deal)
         alive = jnp.ones(seats, bool)
         button, sb, bb, sb_posts = tb.first_positions(alive, deal % seats)
-        table = tb.start_hand(jnp.full(seats, stack, jnp.int32), alive, button, sb, bb,
-                              sb_posts, small_blind, big_blind, ante, deck)
+        start = tb.start_hand(jnp.full(seats, stack, jnp.int32), alive, button, sb, bb,
+                              sb_posts, small_blind, big_blind, ante, deck, can_end=False)
+        table = tb.begin(start)  # = start_hand(...): the first decision or the hand over
         # the per-hand counters (decisions, bets/raises per street) are the engine's
-        carry = (tn.lone_hand(table, deal), jnp.zeros(len(policies), jnp.int32), jnp.int32(0))
+        carry = (tn.lone_hand(table, deal), jnp.zeros(len(policies), jnp.int32), jnp.int32(0),
+                 LK.no_reveals(table) if with_luck else None)
 
         def body(c):
-            t, illegal, steps = c
+            t, illegal, steps, reveals = c
             view = seat_view(t.table, deal, t.decisions, t.street_raises)
             kinds, amounts = _policy_actions(policies, view, bot_key)
             live = ~t.table.hand_over
             illegal = illegal + (~_exactly_legal(kinds, amounts, view.legal) & live)
             who = jnp.where(view.seat == rotation, tested, opponent)
-            return tn.act(t, kinds[who], amounts[who]), illegal, steps + 1
+            nxt = tn.act(t, kinds[who], amounts[who])
+            if with_luck:
+                reveals = LK.note(reveals, t.table, kinds[who], amounts[who], nxt.table)
+            return nxt, illegal, steps + 1, reveals
 
         def cond(c):
             return ~c[0].table.hand_over & (c[2] < max_decisions)
 
-        t, illegal, _ = jax.lax.while_loop(cond, body, carry)
-        return t.table.stacks - stack, ~t.table.hand_over, illegal
+        t, illegal, _, reveals = jax.lax.while_loop(cond, body, carry)
+        hand_luck = (LK.luck_of(start, reveals, key=jax.random.fold_in(luck_key, deal))
+                     if with_luck else jnp.zeros(seats, jnp.float32))
+        return t.table.stacks - stack, ~t.table.hand_over, illegal, hand_luck
 
     deals = first_deal + jnp.arange(batch, dtype=jnp.int32)
     per_row = jax.vmap(jax.vmap(one, in_axes=(None, 0)), in_axes=(0, None))
-    net, unfinished, illegal = per_row(deals, jnp.arange(seats, dtype=jnp.int32))
-    return net, unfinished, illegal.sum(1)
+    net, unfinished, illegal, hand_luck = per_row(deals, jnp.arange(seats, dtype=jnp.int32))
+    return net, unfinished, illegal.sum(1), hand_luck
 
 
 def play_rotations(policies, tested: int, opponent: int, deals: int, key, *, seats: int = 6,
                    stack: int = 2000, blinds=(10, 20, 0), batch: int = 128,
-                   max_decisions: int = 512) -> dict:
+                   max_decisions: int = 512, luck: bool = False) -> dict:
     """Play deals ``0..deals-1`` with ``policies[tested]`` in each seat in turn and
     ``policies[opponent]`` in the others (one compilation per ``policies`` tuple, seat count and
     batch; ``tested``/``opponent`` are traced, so many line-ups share it).
@@ -163,7 +175,9 @@ def play_rotations(policies, tested: int, opponent: int, deals: int, key, *, sea
     sits in seat = rotation), ``unfinished # [deals, rotation] bool`` (hands cut at
     ``max_decisions``), ``illegal # [P]``: decisions at which each policy's answer would have
     been clamped by the engine (every policy is asked at every decision, whoever sits there:
-    an audit).
+    an audit); with ``luck``, ``luck # [deals, rotation, seat] float64``: each seat's luck in
+    chips (`holdemjax.luck`: the deal's and the board's AIVAT corrections; ``net - luck`` is
+    the corrected result, with the same mean).
     """
     policies = tuple(policies)
     for name, v in (("tested", tested), ("opponent", opponent)):
@@ -177,16 +191,21 @@ def play_rotations(policies, tested: int, opponent: int, deals: int, key, *, sea
     if not 0 <= small <= big or big < 1 or ante < 0 or not 0 < stack < 2**31 // 10000:
         raise ValueError(f"bad stack/blinds: stack={stack!r}, blinds={blinds!r}")
     key = _as_key(key)
-    nets, unfinished, illegal = [], [], np.zeros(len(policies), np.int64)
+    nets, unfinished, lucks, illegal = [], [], [], np.zeros(len(policies), np.int64)
     for first in range(0, deals, batch):
-        n, u, i = _rotations(policies, seats, batch, max_decisions, key, jnp.int32(first),
-                             jnp.int32(tested), jnp.int32(opponent), jnp.int32(stack),
-                             jnp.int32(small), jnp.int32(big), jnp.int32(ante))
+        n, u, i, lk = _rotations(policies, seats, batch, max_decisions, key, jnp.int32(first),
+                                 jnp.int32(tested), jnp.int32(opponent), jnp.int32(stack),
+                                 jnp.int32(small), jnp.int32(big), jnp.int32(ante),
+                                 with_luck=bool(luck))
         keep = min(batch, deals - first)
         nets.append(np.asarray(n, np.int64)[:keep])
         unfinished.append(np.asarray(u)[:keep])
+        lucks.append(np.asarray(lk, np.float64)[:keep])
         illegal += np.asarray(i, np.int64)[:keep].sum(0)
-    return dict(net=np.concatenate(nets), unfinished=np.concatenate(unfinished), illegal=illegal)
+    out = dict(net=np.concatenate(nets), unfinished=np.concatenate(unfinished), illegal=illegal)
+    if luck:
+        out["luck"] = np.concatenate(lucks)
+    return out
 
 
 def _as_key(key):
@@ -202,7 +221,8 @@ def _mean_se(x: np.ndarray) -> tuple[float, float]:
 
 
 def evaluate(policy, opponent=None, deals: int = 512, key=0, *, pool=(), seats: int = 6,
-             stack: int = 2000, blinds=(10, 20, 0), batch: int = 128) -> dict:
+             stack: int = 2000, blinds=(10, 20, 0), batch: int = 128,
+             luck: bool = False) -> dict:
     """bb/100 of ``policy`` against ``opponent`` (default `BASELINE`) by seat rotation.
 
     Per deal, the rotation result is the mean over the ``seats`` rotations of the tested seat's
@@ -215,7 +235,10 @@ def evaluate(policy, opponent=None, deals: int = 512, key=0, *, pool=(), seats: 
     var(plain), per deal), ``efficiency`` (var(plain) / (seats * var(rotation)): above 1, the
     rotation beats plain play even per hand played), ``deals``, ``hands``, ``chips # [deals]``
     (exact rotation sums: ``seats`` times the mean), ``illegal`` (clamped actions of the tested
-    and opponent policies) and ``unfinished`` hands.
+    and opponent policies) and ``unfinished`` hands. With ``luck``, also
+    ``corrected_bb_per_100`` and ``corrected_stderr``: the rotation result with each hand's
+    luck taken out (`holdemjax.luck`, AIVAT's chance corrections: the same mean, a smaller
+    standard error), ``luck_se_ratio`` (stderr / corrected_stderr) and ``corrected_chips``.
     """
     if not isinstance(deals, int) or deals < 2:
         raise ValueError(f"evaluate needs at least 2 deals for its standard errors, got {deals!r}")
@@ -226,7 +249,7 @@ def evaluate(policy, opponent=None, deals: int = 512, key=0, *, pool=(), seats: 
             policies.append(p)
     t, o = policies.index(policy), policies.index(opponent)
     out = play_rotations(policies, t, o, deals, key, seats=seats, stack=stack, blinds=blinds,
-                         batch=batch)
+                         batch=batch, luck=luck)
     big = int(blinds[1])
     rows = np.arange(seats)
     tested = out["net"][:, rows, rows]  # [deals, rotation]: the tested seat's chips
@@ -235,12 +258,18 @@ def evaluate(policy, opponent=None, deals: int = 512, key=0, *, pool=(), seats: 
     plain = tested[:, 0] * 100 / big
     (m, se), (pm, pse) = _mean_se(rot), _mean_se(plain)
     var_r, var_p = float(rot.var(ddof=1)), float(plain.var(ddof=1))
+    extra = {}
+    if luck:
+        corrected = (tested - out["luck"][:, rows, rows]).sum(1)
+        cm, cse = _mean_se(corrected / seats * 100 / big)
+        extra = dict(corrected_bb_per_100=cm, corrected_stderr=cse,
+                     luck_se_ratio=se / cse if cse > 0 else math.inf, corrected_chips=corrected)
     return dict(bb_per_100=m, stderr=se, plain_bb_per_100=pm, plain_stderr=pse,
                 variance_reduction=1 - var_r / var_p if var_p > 0 else math.nan,
                 efficiency=var_p / (seats * var_r) if var_r > 0 else math.inf,
                 deals=deals, hands=deals * seats, chips=chips,
                 illegal={"tested": int(out["illegal"][t]), "opponent": int(out["illegal"][o])},
-                unfinished=int(out["unfinished"].sum()))
+                unfinished=int(out["unfinished"].sum()), **extra)
 
 
 # ------------------------------------------------------------------ the host-side hand loop
