@@ -143,3 +143,24 @@ def test_corrected_results_are_unbiased_with_a_smaller_standard_error():
     print(f"seat 0: raw {raw.mean():.1f} +- {se(raw):.1f}, corrected {corrected.mean():.1f} "
           f"+- {se(corrected):.1f}: SE ratio {se(raw) / se(corrected):.2f}")
     assert se(corrected) < se(raw)
+
+
+def test_the_readme_and_docs_show_the_committed_luck_results():
+    """The README's and docs/luck.md's luck figures are those of benchmarks/results/luck.json
+    (written by benchmarks/bench_luck.py), and that file says the corrections kept the mean."""
+    import json
+    import pathlib
+
+    root = pathlib.Path(__file__).resolve().parents[1]
+    doc = json.loads((root / "benchmarks" / "results" / "luck.json").read_text())
+    rot = next(v for v in doc["verdicts"] if v["setting"].endswith("rotation"))
+    readme = " ".join((root / "README.md").read_text().split())
+    luck_md = " ".join((root / "docs" / "luck.md").read_text().split())
+    for text in (readme, luck_md):
+        assert f"{rot['se_ratio']:.2f}x" in text and f"{rot['deals']:,} deals" in text
+    assert (f"{rot['bb_per_100']:.0f} ± {rot['stderr']:.0f} bb/100 raw and "
+            f"{rot['corrected_bb_per_100']:.0f} ± {rot['corrected_stderr']:.0f} corrected"
+            ) in readme
+    for v in doc["verdicts"]:
+        assert abs(v["luck_mean_bb_per_100"]) < 3.5 * v["luck_mean_stderr"], v
+        assert v["corrected_stderr"] < v["stderr"], v
