@@ -7,16 +7,13 @@ JSON API of `holdemjax.duplicate.service`; an error on a page is a page too (`er
 
 from __future__ import annotations
 
-import functools
 import importlib.resources
-
-import jinja2
 
 from holdemjax.duplicate import match as M
 from holdemjax.duplicate import report, scores, style
 from holdemjax.duplicate import review as RV
 from holdemjax.duplicate.doors import Unknown
-from holdemjax.series.html import embed_json
+from holdemjax.series.html import environment
 
 __all__ = ["home", "status_page", "join_page", "play_page", "error_page", "results",
            "result_page", "static_file", "RESULTS"]
@@ -34,17 +31,10 @@ _HEADINGS = {403: ("refused", "Not allowed"), 404: ("missing", "Not found"),
              422: ("refused", "Not understood"), 503: ("busy", "Busy: try again shortly")}
 
 
-@functools.cache
-def _templates() -> jinja2.Environment:
-    env = jinja2.Environment(loader=jinja2.PackageLoader("holdemjax.duplicate", "templates"),
-                             autoescape=True, undefined=jinja2.StrictUndefined)
-    # JSON for a <script type="application/json"> element: the series' one escaping rule
-    env.filters["embed_json"] = lambda doc: jinja2.utils.markupsafe.Markup(embed_json(doc))
-    return env
-
-
 def _render(template: str, title: str, data: dict | None = None, **values) -> str:
-    return _templates().get_template(template).render(title=title, data=data, **values)
+    # the series' environment helper: autoescape, and its filter embed_json for page data
+    return environment("holdemjax.duplicate").get_template(template).render(
+        title=title, data=data, **values)
 
 
 def home(matches: list) -> str:

@@ -1,10 +1,16 @@
-"""JSON inside HTML pages (the series viewer, the duplicate reports): one escaping rule."""
+"""HTML pages (the series viewer, the duplicate service's pages and report): one templating
+scheme, Jinja2 with autoescape (`environment`), and one rule for JSON inside them
+(`embed_json`)."""
 
 from __future__ import annotations
 
+import functools
 import json
 
-__all__ = ["embed_json"]
+import jinja2
+import markupsafe
+
+__all__ = ["embed_json", "environment"]
 
 
 def embed_json(doc) -> str:
@@ -17,3 +23,17 @@ def embed_json(doc) -> str:
     """
     text = json.dumps(doc, ensure_ascii=True, allow_nan=False, separators=(",", ":"))
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+@functools.cache
+def environment(package: str) -> jinja2.Environment:
+    """The Jinja2 environment of ``package``'s ``templates/`` folder (package data), one per
+    process: autoescape on (every value put in a page is HTML-escaped unless it is
+    `markupsafe.Markup`), an undefined name is an error, and the filter ``embed_json`` puts a
+    document in a ``<script type="application/json">`` element (`embed_json`'s text, marked
+    safe: autoescaping it would break ``JSON.parse``, and it needs none)."""
+    env = jinja2.Environment(loader=jinja2.PackageLoader(package, "templates"),
+                             autoescape=True, undefined=jinja2.StrictUndefined,
+                             keep_trailing_newline=True)
+    env.filters["embed_json"] = lambda doc: markupsafe.Markup(embed_json(doc))
+    return env

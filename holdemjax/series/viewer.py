@@ -1,10 +1,11 @@
 """The series viewer: one self-contained HTML file (standings, then every hand step by step).
 
-`render` embeds the results and replay documents as JSON in the page and fills a fixed template;
-everything else (the standings table, the table picture, the step controls) is plain JavaScript
-inside the page. The page's HTML, CSS and JavaScript are package data files next to this module
-(``static/viewer.html``, ``viewer.css``, ``viewer.js``, and the table picture it shares with
-the duplicate service's play page, ``felt.css`` and ``felt.js``), put together once per process. The
+`render` fills the Jinja2 template ``templates/viewer.html`` (autoescape on,
+`holdemjax.series.html.environment`) with the title and the results and replay documents as JSON
+(`embed_json`); everything else (the standings table, the table picture, the step controls) is
+plain JavaScript inside the page. The page's CSS and JavaScript are package data files next to
+this module (``static/viewer.css``, ``viewer.js``, and the table picture it shares with the
+duplicate service's play page, ``felt.css`` and ``felt.js``), read once per process. The
 written file loads nothing: no network, no fonts, no images, so it opens offline from disk and
 shows the same thing on every machine.
 
@@ -15,18 +16,19 @@ string can end the data ``<script>`` element, and the page writes it with ``text
 from __future__ import annotations
 
 import functools
-import html
 import math
 import pathlib
-import re
+
+import markupsafe
 
 from holdemjax.series import replay as _replay
 from holdemjax.series import results as _results
-from holdemjax.series.html import embed_json
+from holdemjax.series.html import embed_json, environment
 
 __all__ = ["render", "template", "embed_json", "DATA_ELEMENT_ID"]
 
-#: id of the ``<script type="application/json">`` element holding ``{"results", "replay"}``.
+#: id of the ``<script type="application/json">`` element holding ``{"results", "replay"}``
+#: (``static/viewer.js`` reads it by this id).
 DATA_ELEMENT_ID = "series-data"
 
 
@@ -55,13 +57,26 @@ def _non_finite(doc, path: str):
 
 
 @functools.cache
-def template() -> str:
-    """The page template: ``static/viewer.html`` with its style and script put in."""
+def _inline() -> dict[str, markupsafe.Markup]:
+    """The page's style and script: the package files of ``static/``, read once per process and
+    put in as they are (ours, not data: marked safe, so autoescape leaves them alone)."""
     static = pathlib.Path(__file__).resolve().parent / "static"
-    page, css, felt_css, felt_js, js = (
+    css, felt_css, felt_js, js = (
         (static / name).read_bytes().decode("utf-8")
-        for name in ("viewer.html", "viewer.css", "felt.css", "felt.js", "viewer.js"))
-    return page.replace("@@STYLE@@", css + felt_css, 1).replace("@@SCRIPT@@", felt_js + js, 1)
+        for name in ("viewer.css", "felt.css", "felt.js", "viewer.js"))
+    return {"style": markupsafe.Markup(css + felt_css), "script": markupsafe.Markup(felt_js + js)}
+
+
+def _page(title: str, data) -> str:
+    return environment("holdemjax.series").get_template("viewer.html").render(
+        title=title, data_id=DATA_ELEMENT_ID, data=data, **_inline())
+
+
+@functools.cache
+def template() -> str:
+    """The page with no series in it (no title, ``null`` data): the markup, style and script
+    every viewer page shares."""
+    return _page("", None)
 
 
 def render(results: dict, replay: dict) -> str:
@@ -80,18 +95,12 @@ def render(results: dict, replay: dict) -> str:
     if not isinstance(replay.get("tournaments"), list):
         raise ValueError("replay['tournaments'] must be a list, got "
                          f"{type(replay.get('tournaments')).__name__}")
-    values = {
-        "TITLE": html.escape(f"holdemjax series · {replay.get('variant')} · seed "
-                             f"{replay.get('seed')}"),
-        "DATA_ID": DATA_ELEMENT_ID,
-    }
-    try:
-        values["DATA"] = embed_json({"results": results, "replay": replay})
+    title = f"holdemjax series · {replay.get('variant')} · seed {replay.get('seed')}"
+    try:  # the template embeds the data with embed_json (its filter), the one escaping rule
+        return _page(title, {"results": results, "replay": replay})
     except ValueError:  # JSON has no NaN or infinity; say where the bad number is
         bad = _non_finite(results, "results") or _non_finite(replay, "replay")
         if bad is None:
             raise
         raise ValueError(f"{bad[0]} is {bad[1]!r}: the viewer embeds JSON, which has no NaN "
                          "or infinity") from None
-    # One pass over the template, so nothing inside an inserted value is ever substituted.
-    return re.sub(r"@@([A-Z_]+)@@", lambda m: values[m.group(1)], template())

@@ -55,6 +55,47 @@ def test_embeds_the_document_and_loads_nothing(doc):
         assert needle not in low, needle
 
 
+class _Text(_Scripts):
+    """Also the text outside scripts, as a browser shows it (character references resolved)."""
+
+    def __init__(self):
+        super().__init__()
+        self.text = []
+
+    def handle_data(self, data):
+        super().handle_data(data)
+        if self._in is None:
+            self.text.append(data)
+
+
+def _read(page: str) -> _Text:
+    parsed = _Text()
+    parsed.feed(page)
+    parsed.close()
+    return parsed
+
+
+def test_hostile_names_are_text_and_the_data_round_trips(doc):
+    """The report is a Jinja2 template with autoescape: a participant's name that tries to end
+    the script or an attribute and add markup is shown as text, and the embedded JSON
+    (`embed_json`, marked safe rather than autoescaped) still parses to the same document."""
+    evil = '</script><img src=x onerror=alert(1)>"><b>{{ 7 * 7 }}'
+    # the same match with the person's name replaced everywhere (leaderboard, style, reviews)
+    hostile = json.loads(json.dumps(doc).replace(json.dumps(PERSON)[1:-1],
+                                                 json.dumps(evil)[1:-1]))
+    assert hostile != doc
+    page = report.render(hostile)
+    assert evil not in page and "<img" not in page and "<b>{{" not in page
+    clean, dirty = _read(report.render(doc)), _read(page)
+    assert dirty.tags == clean.tags  # no element added, none lost
+    blocks = [text for attrs, text in dirty.scripts if attrs.get("type") == "application/json"]
+    assert len(blocks) == 1 and json.loads(blocks[0]) == hostile
+    shown = "".join(dirty.text)
+    names = [p["name"] for p in hostile["leaderboard"]["participants"]]
+    assert evil in names and shown.count(evil) == "".join(clean.text).count(PERSON) > 0
+    assert f"{evil}: " in shown  # e.g. its thinking time, as text
+
+
 @pytest.fixture(scope="module")
 def page(doc, tmp_path_factory):
     path = tmp_path_factory.mktemp("report") / "report.html"

@@ -8,10 +8,12 @@ test policies); the replay keeps hands 1-12 and the last 3 of each tournament to
 from __future__ import annotations
 
 import copy
+import html
 import html.parser
 import json
 import os
 import pathlib
+import re
 
 import pytest
 
@@ -97,6 +99,28 @@ def test_hostile_chat_cannot_break_out(docs):
     clean, dirty = _parse(viewer.render(results, replay)), _parse(page)
     assert dirty.tags == clean.tags  # no element was added: the line stayed inside the JSON
     assert _data_block(page) == {"results": results, "replay": hostile}
+
+
+def test_hostile_strings_are_escaped_in_markup_and_round_trip_in_the_data(docs):
+    """The page is a Jinja2 template with autoescape: a hostile variant in the title and heading
+    is text, the same string in a chat line stays JSON (`embed_json`, not autoescaped: it still
+    parses), and no template syntax inside a value is evaluated."""
+    results, replay = docs
+    evil = '</script><img src=x onerror=alert(1)>"><b>{{ 7 * 7 }}'
+    hostile_replay = {**_with_chat(replay, evil), "variant": evil}
+    hostile_results = {**results, "variant": evil}
+    page = viewer.render(hostile_results, hostile_replay)
+    assert evil not in page and "<img" not in page and "<b>" not in page
+    clean = _parse(viewer.render(results, replay))
+    assert _parse(page).tags == clean.tags  # no element added, none lost
+    data = _data_block(page)  # json.loads of the script element's text
+    assert data == {"results": hostile_results, "replay": hostile_replay}
+    events = data["replay"]["tournaments"][0]["hands"][0]["events"]
+    assert evil in [e["text"] for e in events if e["type"] == "chat"]
+    title = f"holdemjax series · {evil} · seed {replay['seed']}"
+    for tag in ("title", "h1"):
+        shown = re.search(f"<{tag}>(.*?)</{tag}>", page, re.S).group(1)
+        assert "<" not in shown and html.unescape(shown) == title
 
 
 def test_embed_json_escapes_every_markup_character():

@@ -1,7 +1,7 @@
 
 "use strict";
 (function () {
-  const DATA = JSON.parse(document.getElementById("@@DATA_ID@@").textContent);
+  const DATA = JSON.parse(document.getElementById("series-data").textContent);
   const results = DATA.results || {};
   const replay = DATA.replay || {};
   const tours = Array.isArray(replay.tournaments) ? replay.tournaments : [];
