@@ -13,10 +13,8 @@ document is also embedded as JSON (``<script type="application/json" id="duplica
 from __future__ import annotations
 
 import functools
-import html
 
 import jinja2
-import markupsafe
 
 from holdemjax.duplicate import review as RV
 from holdemjax.duplicate import scores, style
@@ -45,21 +43,11 @@ def document(store, match_id: str) -> dict:
     }
 
 
-def _escaped(value):
-    """Autoescape in `html.escape`'s spelling (``&quot;``, ``&#x27;``), the report's since its
-    first version, rather than markupsafe's (``&#34;``, ``&#39;``): the same page to a browser,
-    and a report's bytes stay those of the same match rendered before the template."""
-    if hasattr(value, "__html__"):  # already markup: a macro's output, embed_json's text
-        return value
-    return markupsafe.Markup(html.escape(str(value), quote=True))
-
-
 @functools.cache
 def _templates() -> jinja2.Environment:
-    """The duplicate package's environment (autoescape) with the report's entity spelling and
-    its helpers as globals (the macros of ``report_parts.html`` see globals, not the page's
-    values)."""
-    env = environment("holdemjax.duplicate").overlay(finalize=_escaped)
+    """The duplicate package's environment (autoescape) with the report's helpers as globals
+    (the macros of ``report_parts.html`` see globals, not the page's values)."""
+    env = environment("holdemjax.duplicate").overlay()
     # a dict of its own: the overlay shares its parent's otherwise, and the pages need none
     env.globals = {**env.globals, "num": _num, "signed": _signed, "per100": _per100,
                    "streets": RV.STREETS}

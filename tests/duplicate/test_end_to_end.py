@@ -140,7 +140,7 @@ def test_report_file(e2e):
     assert code == 0 and out.exists()
     page = out.read_text(encoding="utf-8")
     assert PERSON not in page  # escaped, never raw markup
-    assert "&lt;Eve &amp; &quot;co&quot;&gt;&lt;script&gt;" in page
+    assert "&lt;Eve &amp; &#34;co&#34;&gt;&lt;script&gt;" in page  # Jinja2's autoescape
 
 
 def test_verify(e2e, tmp_path):
