@@ -25,6 +25,7 @@ import pathlib
 import sys
 import time
 
+import flax.serialization
 import jax
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -53,12 +54,16 @@ def main(argv=None) -> None:
     p.add_argument("--control-games", type=int, default=200)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--json", type=pathlib.Path, default=None)
+    p.add_argument("--save", type=pathlib.Path, default=None,
+                   help="write the trained parameters there (flax msgpack)")
     args = p.parse_args(argv)
     cfg = az.Config(seed=args.seed)
     load_before = os.getloadavg()
     start = time.perf_counter()
     (params, history), train_s = _timed(
         az.train, cfg, args.iterations, max_seconds=args.max_minutes * 60 or None)
+    if args.save:
+        args.save.write_bytes(flax.serialization.to_bytes(params))
     untrained = az.Trainer(cfg).init(jax.random.split(jax.random.key(cfg.seed))[0]).params
     evals = {}
     for name, net, games, sims in (
@@ -78,10 +83,10 @@ def main(argv=None) -> None:
         "iterations_done": len(history),
         "games_trained": int(sum(h["games"] for h in history)),
         "wall_s": {"train": train_s, "total": round(time.perf_counter() - start, 1)},
-        "opponent": ("plain MCTS built with mctx: mctx.muzero_policy, uniform prior over the "
-                     "legal columns, each leaf valued by one uniformly random rollout to the "
-                     "game's end, PUCT constants mctx's defaults, no root noise, the "
-                     "most-visited column played"),
+        "opponent": ("plain MCTS (UCT) built on mctx.search: UCB1 selection (each legal "
+                     f"column tried once, then exploration constant {az.UCT_C:.4f} on values "
+                     "in [0, 1]), one node expanded per simulation and valued by one uniformly "
+                     "random rollout to the game's end, the most-visited column played"),
         "agent": (f"the trained network behind mctx.gumbel_muzero_policy, {cfg.simulations} "
                   "simulations, no Gumbel noise (gumbel_scale=0)"),
         "significance": ("score = (wins + draws/2) / games with its 95% Wilson interval; "

@@ -7,9 +7,10 @@ players (0 once the game is over), as in mctx's and pgx's two-player examples.
 
 One iteration, one compiled program (`Trainer.iteration`):
 
-1. **self-play**: ``batch`` games side by side, a `lax.scan` of the 42 moves a game can last;
-   every move a search of ``simulations`` simulations picks the move (Gumbel noise explores)
-   and gives the policy target (``action_weights``, the improved policy);
+1. **self-play** (`Trainer.self_play`): ``batch`` games side by side, a `lax.scan` of the 42
+   moves a game can last; every move a search of ``simulations`` simulations picks the move
+   (Gumbel noise explores) and gives the policy target (``action_weights``, the improved
+   policy);
 2. **targets**: a position's value target is the final result for the player to move there
    (+1, 0, −1; the game's only rewards are its last);
 3. **learning**: ``minibatches`` Adam steps over the iteration's positions (each position once,
@@ -20,9 +21,10 @@ The network (`Net`, Flax linen) reads the observation ``(6, 7, 2)`` (the mover's
 opponent's): one 4 × 4 convolution (a window as wide as a line of four), two dense layers, a
 policy head of 7 logits (illegal columns masked) and a tanh value head.
 
-The fixed opponent, `mcts_opponent`, is plain MCTS built with mctx too: `mctx.muzero_policy`
-with a uniform prior over the legal columns, a leaf's value from one uniformly random rollout
-to the game's end, no root noise, and the most-visited column played. `evaluate` plays the
+The fixed opponent, `mcts_opponent`, is plain MCTS (UCT) built with mctx too: `mctx.search`
+with UCB1 selection (each legal column tried once, then exploration constant sqrt(2) on values
+in [0, 1]), a leaf's value from one uniformly random rollout to the game's end, and the
+most-visited column played. `evaluate` plays the
 trained agent (its search without Gumbel noise) against it with both colours.
 
 ``python -m holdemjax.training.alphazero --help``; `benchmarks/bench_alphazero.py` writes the
@@ -52,6 +54,7 @@ ENV_ID = "connect_four"
 NUM_ACTIONS = 7
 MAX_MOVES = 42  # 6 × 7 cells: no game lasts longer
 _MASKED = -1e9  # logit of an illegal column
+UCT_C = math.sqrt(2.0)  # the plain-MCTS opponent's exploration constant (values in [0, 1])
 
 
 @dataclasses.dataclass(frozen=True)
@@ -62,7 +65,7 @@ class Config:
     batch: int = 128  # self-play games per iteration
     simulations: int = 32  # search simulations per move (self-play and evaluation)
     considered: int = 7  # Gumbel's max_num_considered_actions at the root
-    minibatches: int = 4  # Adam steps per iteration (the positions split among them)
+    minibatches: int = 16  # Adam steps per iteration (the positions split among them)
     learning_rate: float = 1e-3
     weight_decay: float = 1e-4
     channels: int = 32  # the convolution's
@@ -209,7 +212,8 @@ class Trainer:
         v = (value_loss * batch.weight).sum() / n
         return p + v, (p, v)
 
-    def _iteration(self, ts: TrainState, key) -> tuple[TrainState, dict]:
+    def _iteration(self, ts: TrainState, key) -> tuple[TrainState, dict, Batch]:
+        """Self-play, then the Adam steps: the new state, the metrics, the positions used."""
         play_key, order_key = jax.random.split(key)
         batch = self.self_play(ts.params, play_key)
         flat = jax.tree.map(lambda x: x.reshape(-1, *x.shape[2:]), batch)
@@ -230,7 +234,7 @@ class Trainer:
         metrics = {"loss": loss.mean(), "policy_loss": p.mean(), "value_loss": v.mean(),
                    "positions": batch.weight.sum(), "games": games,
                    "first_player_score": (batch.value[0] * batch.weight[0]).sum() / games}
-        return TrainState(params, opt_state, ts.step + 1), metrics
+        return TrainState(params, opt_state, ts.step + 1), metrics, batch
 
 
 # ----------------------------------------------------------------------- the fixed opponent
@@ -254,10 +258,26 @@ def _rollout_value(env, states, key) -> jax.Array:
     return total
 
 
+def _uct_select(rng_key, tree, node_index, depth=None):
+    """UCB1 at one node: every legal child once first (in random order), then the largest
+    ``(q + 1) / 2 + UCT_C * sqrt(ln N / n)`` (q in [−1, 1] from the node's mover's side)."""
+    del depth
+    visits = tree.children_visits[node_index]  # [A]
+    legal = tree.children_prior_logits[node_index] > _MASKED / 2
+    q = (tree.qvalues(node_index) + 1.0) / 2.0
+    parent = jnp.maximum(tree.node_visits[node_index], 1).astype(jnp.float32)
+    ucb = q + UCT_C * jnp.sqrt(jnp.log(parent) / jnp.maximum(visits, 1))
+    untried = 1e6 + jax.random.uniform(rng_key, visits.shape)  # above any ucb
+    score = jnp.where(visits == 0, untried, ucb)
+    return jnp.argmax(jnp.where(legal, score, -jnp.inf)).astype(jnp.int32)
+
+
 def mcts_opponent(simulations: int = 64):
-    """``policy(key, states) -> actions``: plain MCTS with mctx's MuZero search (PUCT with its
-    default constants), a uniform prior over the legal columns, each leaf valued by one random
-    rollout to the game's end, no root noise, the most-visited column played."""
+    """``policy(key, states) -> actions``: plain MCTS (UCT) built on `mctx.search`: a uniform
+    prior over the legal columns (it only marks them), UCB1 selection (`_uct_select`: each legal
+    child tried once, then ``UCT_C = sqrt(2)`` on values mapped to [0, 1]), one node expanded per
+    simulation and valued by one uniformly random rollout to the game's end, the most-visited
+    column played."""
     env = _env()
 
     def uniform(states):
@@ -276,10 +296,12 @@ def mcts_opponent(simulations: int = 64):
         root_key, search_key = jax.random.split(key)
         root = mctx.RootFnOutput(prior_logits=uniform(states),
                                  value=_rollout_value(env, states, root_key), embedding=states)
-        out = mctx.muzero_policy(
-            (), search_key, root, recurrent_fn, num_simulations=simulations,
-            invalid_actions=~states.legal_action_mask, dirichlet_fraction=0.0, temperature=0.0)
-        return out.action
+        tree = mctx.search(
+            (), search_key, root=root, recurrent_fn=recurrent_fn,
+            root_action_selection_fn=_uct_select, interior_action_selection_fn=_uct_select,
+            num_simulations=simulations, invalid_actions=~states.legal_action_mask)
+        visits = jnp.where(states.legal_action_mask, tree.children_visits[:, 0], -1)
+        return jnp.argmax(visits, axis=-1).astype(jnp.int32)
 
     return policy
 
@@ -351,7 +373,7 @@ def train(cfg: Config, iterations: int, *, max_seconds: float | None = None, log
     ts = trainer.init(init_key)
     history, start = [], time.perf_counter()
     for i in range(iterations):
-        ts, metrics = trainer.iteration(ts, jax.random.fold_in(key, i))
+        ts, metrics, _ = trainer.iteration(ts, jax.random.fold_in(key, i))
         row = {k: float(v) for k, v in metrics.items()}
         row.update(iteration=i + 1, seconds=round(time.perf_counter() - start, 1))
         history.append(row)
