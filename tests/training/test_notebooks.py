@@ -19,7 +19,8 @@ NOTEBOOKS = pathlib.Path(__file__).resolve().parents[2] / "notebooks"
 # sng_ppo trains (~80 CPU-s) and export_wasm exports and plays a series (~35 CPU-s, what
 # tests/training/test_export_wasm.py checks piece by piece): the slow checks run them
 # (benchmarks/run_slow_checks.py; CI's time budget)
-@pytest.mark.parametrize("name", ["quickstart", "kuhn_cfr",
+@pytest.mark.parametrize("name", ["quickstart", "kuhn_cfr", "alphazero_connect_four",
+                                  "chance_search_2048",
                                   pytest.param("export_wasm", marks=pytest.mark.slow),
                                   pytest.param("sng_ppo", marks=pytest.mark.slow)])
 def test_notebook_runs(name, tmp_path, monkeypatch):
