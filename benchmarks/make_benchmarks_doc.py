@@ -77,12 +77,10 @@ prints the costliest XLA kernels of the benchmark's step):
   instead of 8: 0.98x and 0.92x), the plain `lax` forms at 64 (`sparse.set_gather(False)`:
   0.33x), and two rewrites of the rotation that keep the observation bit for bit:
   one static index map per observer seat (a gather from one vector of every value) ran slower,
-  and the seat rotation as a one-hot matrix product no faster. (The
-  2026-12-03 figures come from an AMD EPYC of family 23, without AVX-512; the 2026-12-02 ones,
-  7.22x at 4,096, from an Intel Xeon with it. On the EPYC the same step's rate moved widely
-  between runs and within one run, for the code before and after this session's engine changes
-  alike, and the two interleaved in one process put the new step ahead in every
-  window: the change between the two files is the machine's, not the code's.)
+  and the seat rotation as a one-hot matrix product no faster. (The table's figures were
+  measured on a quiet machine after the observation change; the run before it, on the same
+  AMD EPYC of family 23 at load 0.7-1.9, gave 2.69x at 64 and 5.78x at 4,096. The 2026-12-02
+  figure of 7.22x at 4,096 came from an Intel Xeon with AVX-512.)
 - **Compile time (`sng-6`, `sng-6-turbo`, `certify`, `ring-9` init + step <= 2x pgx's Go 9x9;
   side games <= 1x their pgx game).** What was cut: `init` no longer compiles `advance` when
   the format's first hand always waits for a decision (`tournament.first_hand_waits`, every
@@ -101,8 +99,11 @@ prints the costliest XLA kernels of the benchmark's step):
   vectorized deck ranks (a faster compile, a deal several times slower to run); LLVM at `-O0`
   (a faster compile, a step several times slower). A smaller step needs fewer kernels per
   engine transition (a table state of a few packed arrays instead of 27 leaves), not compiler
-  flags. The side games
-  over their goal (tic-tac-toe, Othello, Go 19x19) are over by 0.1-0.4 s of programs under 4 s.
+  flags: the compile ratio follows the fusion count (sng-6's init + step, 118 + 399 fusions,
+  against Go 9x9's 21 + 114 is 3.8x; the compile ratio is 3.45x), so the 2x goal needs about
+  270 fusions for the two programs. The side games
+  over their goal (Othello, Go 19x19; Go 9x9 by its upper quartile alone, 1.005x) are over by
+  0.01-0.7 s of programs under 3 s.
 
 Floors per device kind (the least each figure should reach) are in `benchmarks/check_floors.py`
 (`python benchmarks/check_floors.py` checks the results against them). GPU and TPU floors are
