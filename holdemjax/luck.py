@@ -68,9 +68,9 @@ def chips(stacks: jax.Array) -> jax.Array:
 
 def icm_value(alive: jax.Array, payouts: jax.Array) -> Value:
     """The value of a tournament's stacks: ICM equity of the places still open
-    (`tournament.open_places_icm`, the one definition) for the seats ``alive`` when the hand
-    began."""
-    return lambda stacks: open_places_icm(stacks, alive & (stacks > 0), payouts)
+    (`tournament.open_places_icm`, the one definition) among the seats ``alive`` when the hand
+    began (a seat the hand busts shares the lowest open places, as ICM gives a zero stack)."""
+    return lambda stacks: open_places_icm(stacks, alive, payouts)
 
 
 def _unseen(table: tb.Table, visible: int) -> jax.Array:

@@ -52,6 +52,21 @@ def test_river_correction_equals_the_hand_computed_value():
     np.testing.assert_allclose(corr, [-40 * 42 / 44, 40 * 42 / 44], rtol=1e-5)
 
 
+def test_icm_value_heads_up_is_linear_in_the_expected_chips():
+    """`icm_value` plugged in: heads-up, ICM is linear in the chips (second prize plus the
+    difference times the chip share), so the ICM check-down value on the turn equals that line
+    applied to the chips check-down value (the expectation commutes with it)."""
+    t = tb.begin(_heads_up("2c7d9hJcKd"))
+    while int(t.revealed) < 4:
+        t = _act(t, tb.CHECK_CALL, 0)
+    payouts = jnp.asarray([0.65, 0.35], jnp.float32)
+    value = luck.icm_value(jnp.ones(2, bool), payouts)
+    by_chips = np.asarray(luck.check_down_values(t, 4))
+    by_icm = np.asarray(luck.check_down_values(t, 4, value))
+    np.testing.assert_allclose(by_icm, 0.35 + 0.30 * by_chips / 2000, rtol=1e-5)
+    assert not np.allclose(by_chips, by_chips[::-1])  # AA is ahead: the values differ
+
+
 def _finish_by_checks(t: tb.Table, steps: int = 24) -> tb.Table:
     return jax.lax.fori_loop(0, steps, lambda _, t: tb.act(t, tb.CHECK_CALL, 0), t)
 
