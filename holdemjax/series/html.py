@@ -31,8 +31,10 @@ def environment(package: str) -> jinja2.Environment:
     process: autoescape on (every value put in a page is HTML-escaped unless it is
     `markupsafe.Markup`), an undefined name is an error, and the filter ``embed_json`` puts a
     document in a ``<script type="application/json">`` element (`embed_json`'s text, marked
-    safe: autoescaping it would break ``JSON.parse``, and it needs none)."""
-    env = jinja2.Environment(loader=jinja2.PackageLoader(package, "templates"),
+    safe: autoescaping it would break ``JSON.parse``, and it needs none). The series'
+    templates are found after the package's own (``felt.html``: the table picture's markup)."""
+    loaders = [jinja2.PackageLoader(p, "templates") for p in dict.fromkeys((package, __package__))]
+    env = jinja2.Environment(loader=jinja2.ChoiceLoader(loaders),
                              autoescape=True, undefined=jinja2.StrictUndefined,
                              keep_trailing_newline=True)
     env.filters["embed_json"] = lambda doc: markupsafe.Markup(embed_json(doc))
