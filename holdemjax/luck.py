@@ -80,12 +80,16 @@ def _unseen(table: tb.Table, visible: int) -> jax.Array:
     return ~(cards[:, None] == used[None, :]).any(axis=1)
 
 
-def _end_values(table: tb.Table, boards: jax.Array, value: Value) -> jax.Array:
-    """``# [B, N]``: ``value`` of the stacks after a check-down on each of ``boards # [B, 5]``."""
-    def one(board):
-        shown = tb.with_cards(table, table.hole, board)
+def _end_values(table: tb.Table, boards: jax.Array, value: Value,
+                holes: jax.Array | None = None) -> jax.Array:
+    """``# [B, N]``: ``value`` of the stacks after a check-down on each of ``boards # [B, 5]``,
+    with the table's hole cards (or each of ``holes # [B, N, 2]``)."""
+    def one(hole, board):
+        shown = tb.with_cards(table, hole, board)
         return value(table.stacks + tb.showdown_winnings(shown))
-    return jax.vmap(one)(boards)
+    if holes is None:
+        holes = jnp.broadcast_to(table.hole, boards.shape[:1] + table.hole.shape)
+    return jax.vmap(one)(holes, boards)
 
 
 def _complete(table: tb.Table, visible: int, extra: jax.Array) -> jax.Array:
@@ -178,12 +182,7 @@ def deal_correction(table: tb.Table, value: Value = chips, key=None,
     holes = jnp.concatenate([jnp.broadcast_to(table.hole, (samples, n, 2)),
                              deals[:, :2 * n].reshape(samples, n, 2)])
     boards = jnp.concatenate([boards, deals[:, 2 * n:]])
-
-    def one(hole, board):
-        shown = tb.with_cards(table, hole, board)
-        return value(table.stacks + tb.showdown_winnings(shown))
-
-    vals = jax.vmap(one)(holes, boards)
+    vals = _end_values(table, boards, value, holes)
     return (vals[:samples].mean(axis=0) - vals[samples:].mean(axis=0)).astype(jnp.float32)
 
 
