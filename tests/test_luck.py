@@ -14,23 +14,14 @@ import numpy as np
 
 from holdemjax import luck
 from holdemjax.poker import table as tb
-from holdemjax.poker.cards import parse_cards
+from tests.poker.test_table import make_deck
 
 _act = jax.jit(tb.act)
 _decided = jax.jit(tb.decided)
 
 
-def _deck(holes: list[str], board: str) -> np.ndarray:
-    deck = [-1] * 52
-    for seat, text in enumerate(holes):
-        deck[2 * seat], deck[2 * seat + 1] = parse_cards(text)
-    deck[18:23] = parse_cards(board)
-    rest = iter(c for c in range(52) if c not in deck)
-    return np.array([c if c >= 0 else next(rest) for c in deck], np.int32)
-
-
 def _heads_up(board: str, stacks=(1000, 1000)):
-    deck = _deck(["AsAh", "KsKh"], board)
+    deck = make_deck({0: "AsAh", 1: "KsKh"}, board)
     return tb.start_hand(jnp.asarray(stacks, jnp.int32), jnp.ones(2, bool), 0, 0, 1, True, 10, 20,
                          0, deck, can_end=False)
 
@@ -78,7 +69,7 @@ def test_exact_check_down_values_equal_the_engine_playing_every_board_out():
     three seats, one all-in for less (a side pot). (The river's enumeration: the hand-computed
     test above.)"""
     visible = 3
-    deck = _deck(["AsKd", "QhQc", "7s6s", "2d3d"], "Ts9s2hJd4c")
+    deck = make_deck({0: "AsKd", 1: "QhQc", 2: "7s6s", 3: "2d3d"}, "Ts9s2hJd4c")
     stacks = jnp.asarray([1000, 60, 1000, 0], jnp.int32)  # seat 3: out (its cards still dealt)
     t = tb.begin(tb.start_hand(stacks, stacks > 0, 3, 0, 1, True, 10, 20, 0, deck,
                                can_end=False))
