@@ -219,11 +219,12 @@ class Go(Env):
         n = self.size
         to_move = state._step_count % 2
         color = jnp.where(player_id == state.current_player, to_move, 1 - to_move)
-        mine = state._hist * (1 - 2 * color).astype(jnp.int8)  # [N², 8]: +1 the observer's
-        planes = jnp.stack([(mine == 1).astype(jnp.uint8), (mine == -1).astype(jnp.uint8)],
-                           axis=-1).reshape(n * n, 2 * HISTORY)
-        colour = jnp.broadcast_to((color == WHITE).astype(jnp.uint8), (n * n, 1))
-        return jnp.concatenate([planes, colour], axis=1).reshape(n, n, NUM_PLANES).astype(bool)
+        # +1 the observer's stones. Bool throughout and the board's shape taken first: the
+        # same planes from a uint8 [N², 17] reshaped and cast at the end compiled 7x slower.
+        mine = (state._hist * (1 - 2 * color).astype(jnp.int8)).reshape(n, n, HISTORY)
+        planes = jnp.stack([mine == 1, mine == -1], axis=-1).reshape(n, n, 2 * HISTORY)
+        colour = jnp.broadcast_to(color == WHITE, (n, n, 1))
+        return jnp.concatenate([planes, colour], axis=-1)
 
 
 # ------------------------------------------------------------------------------ board ops
