@@ -5,9 +5,10 @@ style table).
 A hand is read as `Hand`: its decisions ``(street, seat, code)`` in order (the history codes of
 PROTOCOL §5: `protocol.FOLD`, `CHECK`, `CALL`, `RAISE` = bet or raise), the seats dealt in,
 whether the board reached the flop, whether the hand ended in a showdown, and each seat's net
-chips. `count` gives one seat's counts in one hand, `add` sums them, `figures` turns counts into
-percentages. Actions the table made for a seat (a timeout, away, a fault) count like any other:
-the HUD describes what happened at the table. Only hands a seat was dealt into count for it.
+chips. `counts` gives every seat's counts in one hand (`count` one seat's), `add` sums them,
+`figures` turns counts into percentages. Actions the table made for a seat (a timeout, away, a
+fault) count like any other: the HUD describes what happened at the table. Only hands a seat was
+dealt into count for it.
 
 Definitions (per seat; a percentage is ``None`` where the seat had no chance):
 
@@ -38,8 +39,8 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from holdemjax.series import protocol as P
 
-__all__ = ["COUNTS", "FIGURES", "COLUMNS", "Hand", "count", "add", "figures", "series_hand",
-           "series_hud"]
+__all__ = ["COUNTS", "FIGURES", "COLUMNS", "Hand", "counts", "count", "add", "figures",
+           "series_hand", "series_hud"]
 
 PREFLOP, FLOP = 0, 1  # the protocol's streets
 
@@ -80,55 +81,63 @@ class Hand:
                    bool(flop), bool(showdown), net)
 
 
-def _cbet_at(flop: list, aggressor: int | None) -> tuple[bool, int | None]:
-    """(the aggressor had a c-bet chance, index of its c-bet in ``flop`` or None)."""
-    for i, (_, who, code) in enumerate(flop):
-        if who == aggressor:  # its first flop decision, nobody bet before it
-            return True, (i if code == P.RAISE else None)
-        if code == P.RAISE:  # somebody bet into the aggressor: no c-bet spot this hand
-            return False, None
-    return False, None  # no pre-flop raise, or the aggressor never acted on the flop
+def counts(hand: Hand) -> list[dict[str, int]]:
+    """The counts (`COUNTS`) of every seat in one hand, in one pass over its decisions."""
+    cs = [dict.fromkeys(COUNTS, 0) for _ in hand.dealt]
+    raises = 0  # pre-flop raises so far
+    aggressor = None  # the seat of the last pre-flop raise
+    faced_one: set[int] = set()  # seats that had their 3-bet chance
+    # the flop's c-bet spot: "open" until the aggressor's first decision or a bet before it;
+    # "cbet" after a c-bet, until it is raised; then "closed"
+    spot = "open"
+    faced_cbet: set[int] = set()  # the c-bettor and the seats that faced its c-bet
+    folded_pre: set[int] = set()
+    folded: set[int] = set()
+    for street, who, code in hand.actions:
+        c = cs[who]
+        if code == P.FOLD:
+            folded.add(who)
+        if street == PREFLOP:
+            if code == P.FOLD:
+                folded_pre.add(who)
+            c["vpip_hands"] |= code in (P.CALL, P.RAISE)
+            c["pfr_hands"] |= code == P.RAISE
+            if raises == 1 and who not in faced_one:  # its first decision facing one raise
+                faced_one.add(who)
+                c["three_bet_chances"], c["three_bets"] = 1, int(code == P.RAISE)
+            if code == P.RAISE:
+                raises += 1
+                aggressor = who
+            continue
+        if street == FLOP:
+            if spot == "open" and who == aggressor:  # its first flop decision, nobody bet yet
+                c["cbet_chances"], c["cbets"] = 1, int(code == P.RAISE)
+                spot = "cbet" if code == P.RAISE else "closed"
+                faced_cbet.add(who)
+            elif spot == "cbet" and who not in faced_cbet:  # its first decision after the c-bet
+                faced_cbet.add(who)
+                c["fold_to_cbet_chances"], c["folds_to_cbet"] = 1, int(code == P.FOLD)
+                if code == P.RAISE:  # raised: who acts next faces a raise, not the c-bet
+                    spot = "closed"
+            elif code == P.RAISE:  # a bet before the aggressor's turn, or a raise over a bet
+                spot = "closed"
+        c["postflop_bets"] += code == P.RAISE
+        c["postflop_calls"] += code == P.CALL
+    for seat, c in enumerate(cs):
+        if not hand.dealt[seat]:
+            cs[seat] = dict.fromkeys(COUNTS, 0)
+            continue
+        c["hands"] = 1
+        c["vpip_hands"], c["pfr_hands"] = int(c["vpip_hands"]), int(c["pfr_hands"])
+        c["saw_flop"] = int(hand.flop and seat not in folded_pre)
+        c["showdowns"] = int(hand.showdown and seat not in folded)
+        c["won_at_showdown"] = int(c["showdowns"] == 1 and hand.net[seat] > 0)
+    return cs
 
 
 def count(hand: Hand, seat: int) -> dict[str, int]:
     """The counts (`COUNTS`) of ``seat`` in one hand."""
-    c = dict.fromkeys(COUNTS, 0)
-    if not hand.dealt[seat]:
-        return c
-    c["hands"] = 1
-    pre = [a for a in hand.actions if a[0] == PREFLOP]
-    mine = [code for _, who, code in pre if who == seat]
-    c["vpip_hands"] = int(any(code in (P.CALL, P.RAISE) for code in mine))
-    c["pfr_hands"] = int(P.RAISE in mine)
-    raises = 0
-    for _, who, code in pre:
-        if who == seat and raises == 1:  # the first decision facing exactly one raise
-            c["three_bet_chances"], c["three_bets"] = 1, int(code == P.RAISE)
-            break
-        raises += code == P.RAISE
-    raisers = [who for _, who, code in pre if code == P.RAISE]
-    flop = [a for a in hand.actions if a[0] == FLOP]
-    chance, at = _cbet_at(flop, raisers[-1] if raisers else None)
-    if chance and raisers[-1] == seat:
-        c["cbet_chances"], c["cbets"] = 1, int(at is not None)
-    if at is not None:
-        faced = set()
-        for _, who, code in flop[at + 1:]:
-            if who not in faced:  # a seat's first decision after the c-bet
-                faced.add(who)
-                if who == seat:
-                    c["fold_to_cbet_chances"], c["folds_to_cbet"] = 1, int(code == P.FOLD)
-            if code == P.RAISE:  # raised: who acts next faces a raise, not the c-bet
-                break
-    folded = any(who == seat and code == P.FOLD for _, who, code in hand.actions)
-    folded_pre = any(who == seat and code == P.FOLD for _, who, code in pre)
-    c["saw_flop"] = int(hand.flop and not folded_pre)
-    c["showdowns"] = int(hand.showdown and not folded)
-    c["won_at_showdown"] = int(c["showdowns"] == 1 and hand.net[seat] > 0)
-    post = [code for street, who, code in hand.actions if street >= FLOP and who == seat]
-    c["postflop_bets"] = post.count(P.RAISE)
-    c["postflop_calls"] = post.count(P.CALL)
-    return c
+    return counts(hand)[seat]
 
 
 def add(total: dict[str, int], counts: Mapping[str, int]) -> dict[str, int]:
@@ -154,22 +163,23 @@ def series_hand(hand: dict) -> Hand | None:
         return None
     kinds = {e["type"] for e in hand["events"]}
     net = [after - before for before, after in zip(hand["stacks"], hand["stacks_after"])]
-    return Hand.of(((a["street"], a["seat"], a["code"]) for a in hand["actions"]), net,
-                   flop="board" in kinds, showdown="showdown" in kinds,
-                   dealt=[h is not None for h in hand["hole"]])
+    return Hand(tuple((a["street"], a["seat"], a["code"]) for a in hand["actions"]),
+                tuple(h is not None for h in hand["hole"]), "board" in kinds,
+                "showdown" in kinds, tuple(net))
 
 
 def series_hud(tournaments: Iterable[dict], slots: int) -> list[dict]:
     """Per slot, its `figures` over every finished hand of the replays ``tournaments`` (each
     with ``player_at_seat``: the slot at each seat)."""
-    totals: list[dict] = [{} for _ in range(slots)]
+    totals = [dict.fromkeys(COUNTS, 0) for _ in range(slots)]
     for t in tournaments:
         at = t["player_at_seat"]
         for record in t["hands"]:
             hand = series_hand(record)
             if hand is None:
                 continue
-            for seat, slot in enumerate(at):
-                if hand.dealt[seat]:
-                    totals[slot] = add(totals[slot], count(hand, seat))
+            for seat, c in enumerate(counts(hand)):
+                total = totals[at[seat]]
+                for k in COUNTS:
+                    total[k] += c[k]
     return [figures(c) for c in totals]
