@@ -140,15 +140,15 @@ def count(hand: Hand, seat: int) -> dict[str, int]:
     return counts(hand)[seat]
 
 
-def add(total: dict[str, int], counts: Mapping[str, int]) -> dict[str, int]:
-    """``total`` plus ``counts`` (either may be empty), key by key over `COUNTS`."""
-    return {k: int(total.get(k, 0)) + int(counts.get(k, 0)) for k in COUNTS}
+def add(total: Mapping[str, int], more: Mapping[str, int]) -> dict[str, int]:
+    """``total`` plus ``more`` (either may be empty), key by key over `COUNTS`."""
+    return {k: int(total.get(k, 0)) + int(more.get(k, 0)) for k in COUNTS}
 
 
-def figures(counts: Mapping[str, int]) -> dict:
+def figures(tally: Mapping[str, int]) -> dict:
     """The counts and the figures of `FIGURES`: percentages 0..100 (``af`` a ratio), ``None``
     where the denominator is zero."""
-    out = {k: int(counts.get(k, 0)) for k in COUNTS}
+    out = {k: int(tally.get(k, 0)) for k in COUNTS}
     for key, (num, den) in FIGURES.items():
         scale = 1.0 if key == "af" else 100.0
         out[key] = scale * out[num] / out[den] if out[den] else None
