@@ -10,11 +10,10 @@ played four times; in rotation ``r`` seat ``s`` holds participant ``(s + r) % 4`
 participant plays every seat's cards of every deal exactly once, against a mixed field. The
 host hand loop is `rotation.play_host_hand` (jitted engine calls, the protocol's views).
 
-Columns, per participant over its seat-hands: VPIP (put chips in voluntarily pre-flop: a call
-or a raise; posting a blind and checking the big blind do not count), PFR (raised pre-flop),
-3-bet (re-raised when facing exactly one pre-flop raise, per such chance), WTSD (went to
-showdown, per flop seen), AF (post-flop bets and raises / calls), bb/100 with its standard
-error (by deal: the four rotations share the deal's cards, so deals are the independent unit).
+Columns, per participant over its seat-hands: VPIP, PFR, 3-bet, WTSD and AF as the HUD defines
+them (`holdemjax.series.hud`, the one room for these figures; "-" where there was no chance),
+bb/100 with its standard error (by deal: the four rotations share the deal's cards, so deals
+are the independent unit).
 """
 
 from __future__ import annotations
@@ -28,7 +27,7 @@ import jax
 import numpy as np
 
 from holdemjax.duplicate import rotation, tiers
-from holdemjax.series.protocol import CALL, RAISE  # history codes (PROTOCOL §5)
+from holdemjax.series import hud
 
 PARTICIPANTS = ("beginner", "intermediate", "advanced", "baseline")
 SEATS = 6
@@ -42,36 +41,20 @@ def make_players(bot_key=(20260, 1130)):
     return players
 
 
-def new_counts() -> dict:
-    return {k: 0 for k in ("hands", "vpip", "pfr", "three_bet_chances", "three_bets",
-                           "saw_flop", "showdowns", "aggressive", "calls", "faults")}
-
-
-def tally(counts: dict, record, seat: int) -> None:
-    """Add one seat's hand (a `rotation.HandRecord`) to ``counts``."""
-    counts["hands"] += 1
-    pre = [(i, e) for i, e in enumerate(record.history) if e[0] == 0]
-    mine = [(i, e) for i, e in pre if e[1] == seat]
-    counts["vpip"] += any(e[2] in (CALL, RAISE) for _, e in mine)
-    counts["pfr"] += any(e[2] == RAISE for _, e in mine)
-    for i, e in mine:  # the first decision facing exactly one raise
-        if sum(1 for j, x in pre if j < i and x[2] == RAISE) == 1:
-            counts["three_bet_chances"] += 1
-            counts["three_bets"] += e[2] == RAISE
-            break
-    post = [e for e in record.history if e[0] >= 1 and e[1] == seat]
-    counts["aggressive"] += sum(1 for e in post if e[2] == RAISE)
-    counts["calls"] += sum(1 for e in post if e[2] == CALL)
-    counts["saw_flop"] += bool(record.saw_flop[seat])
-    counts["showdowns"] += bool(record.went_to_showdown[seat])
-    counts["faults"] += sum(1 for s, _ in record.faults if s == seat)
+def tally(counts: dict, record, seat: int) -> dict:
+    """``counts`` plus one seat's hand (a `rotation.HandRecord`): its HUD counts
+    (`holdemjax.series.hud.count`) and its replaced actions (``faults``)."""
+    hand = hud.Hand.of(record.history, record.net, flop=bool(record.saw_flop.any()),
+                       showdown=record.showdown)
+    faults = counts.get("faults", 0) + sum(1 for s, _ in record.faults if s == seat)
+    return {**hud.add(counts, hud.count(hand, seat)), "faults": faults}
 
 
 def run(deals: int, seed: int = 0, stack: int = 2000, blinds=(10, 20, 0)) -> dict:
     """Play ``deals`` deals x 4 rotations; per participant: counts and per-deal chips."""
     key = jax.random.key(seed)
     players = make_players()
-    counts = {p: new_counts() for p in PARTICIPANTS}
+    counts = {p: {} for p in PARTICIPANTS}
     chips = {p: np.zeros(deals, np.int64) for p in PARTICIPANTS}
     for d in range(deals):
         for r in range(len(PARTICIPANTS)):
@@ -79,7 +62,7 @@ def run(deals: int, seed: int = 0, stack: int = 2000, blinds=(10, 20, 0)) -> dic
             record = rotation.play_host_hand([players[w] for w in who], key, d, stack=stack,
                                              blinds=blinds)
             for s, w in enumerate(who):
-                tally(counts[w], record, s)
+                counts[w] = tally(counts[w], record, s)
                 chips[w][d] += int(record.net[s])
     return {"counts": counts, "chips": chips, "deals": deals, "big_blind": blinds[1]}
 
@@ -91,24 +74,26 @@ def table_rows(result: dict) -> list[dict]:
         c, x = result["counts"][p], result["chips"][p]
         hands_per_deal = c["hands"] / result["deals"]
         per_hand = x / hands_per_deal * 100 / result["big_blind"]  # bb/100 of each deal
+        f = hud.figures(c)
         rows.append(dict(
-            name=p, hands=c["hands"],
-            vpip=100 * c["vpip"] / c["hands"], pfr=100 * c["pfr"] / c["hands"],
-            three_bet=100 * c["three_bets"] / max(c["three_bet_chances"], 1),
-            wtsd=100 * c["showdowns"] / max(c["saw_flop"], 1),
-            af=c["aggressive"] / max(c["calls"], 1),
+            name=p, hands=f["hands"], vpip=f["vpip"], pfr=f["pfr"], three_bet=f["three_bet"],
+            wtsd=f["wtsd"], af=f["af"],
             bb_per_100=float(per_hand.mean()),
             se=float(per_hand.std(ddof=1) / math.sqrt(len(per_hand))),
             faults=c["faults"]))
     return rows
 
 
+def _num(x, fmt: str = "{:.1f}") -> str:
+    return "-" if x is None else fmt.format(x)
+
+
 def markdown(rows: list[dict]) -> str:
     lines = ["| participant | seat-hands | VPIP % | PFR % | 3-bet % | WTSD % | AF | bb/100 |",
              "|---|---|---|---|---|---|---|---|"]
     for r in rows:
-        lines.append(f"| {r['name']} | {r['hands']:,} | {r['vpip']:.1f} | {r['pfr']:.1f} | "
-                     f"{r['three_bet']:.1f} | {r['wtsd']:.1f} | {r['af']:.2f} | "
+        lines.append(f"| {r['name']} | {r['hands']:,} | {_num(r['vpip'])} | {_num(r['pfr'])} | "
+                     f"{_num(r['three_bet'])} | {_num(r['wtsd'])} | {_num(r['af'], '{:.2f}')} | "
                      f"{r['bb_per_100']:+.1f} ± {r['se']:.1f} |")
     return "\n".join(lines)
 

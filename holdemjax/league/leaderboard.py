@@ -1,4 +1,5 @@
-"""The leaderboard: per stage and bot, mean score ± SE, games, places, faults, and a rating.
+"""The leaderboard: per stage and bot, mean score ± SE, games, places, faults, a rating, and the
+HUD.
 
 `build` is a pure function of the league's spec, its certification and the series summaries
 (`play.summary`), taken in series order, so the same league gives the same bytes however it was
@@ -7,7 +8,9 @@ run, interrupted or spread out. The standard error is the series host's
 rating is OpenSkill's Plackett-Luce model: every game of the league in series order (qualifying,
 then the final, which continues from the qualifying ratings), the seats ranked by their game
 score (ties share a rank); ``ordinal`` is mu - 3 sigma. Rows are ranked by mean score, then
-ordinal, then name. `encode` writes the canonical bytes of ``leaderboard.json``.
+ordinal, then name. A row's ``hud`` is the bot's HUD over every series of the stage (the series
+summaries' HUD counts summed, then `holdemjax.series.hud.figures`; null when no summary has
+one). `encode` writes the canonical bytes of ``leaderboard.json``.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import json
 
 import numpy as np
 
+from holdemjax.series import hud
 from holdemjax.series.results import standard_error
 
 __all__ = ["SCHEMA", "build", "encode", "rank", "STAGES"]
@@ -52,13 +56,15 @@ def build(spec: dict, certification: list[dict], summaries: list[dict],
             for slot in s["slots"]:
                 row = per_bot.setdefault(slot["bot"], {"scores": [], "places": [], "series": 0,
                                                        "faults": [], "timeouts": 0,
-                                                       "chips_won": 0})
+                                                       "chips_won": 0, "hud": None})
                 row["scores"] += slot["scores"]
                 row["places"] += slot["places"]
                 row["series"] += 1
                 row["faults"] += [{"series": s["index"], **f} for f in slot["faults"]]
                 row["timeouts"] += slot["timeouts"]
                 row["chips_won"] += slot["chips_won"]
+                if slot.get("hud") is not None:  # summaries written before the HUD have none
+                    row["hud"] = hud.add(row["hud"] or {}, slot["hud"])
             _rate(model, ratings, s)
         rows = []
         for bot, r in per_bot.items():
@@ -73,6 +79,7 @@ def build(spec: dict, certification: list[dict], summaries: list[dict],
                 "stderr": round(standard_error(r["scores"]), 6),
                 "places": hist, "faults": r["faults"], "timeouts": r["timeouts"],
                 "chips_won": r["chips_won"],
+                "hud": None if r["hud"] is None else hud.figures(r["hud"]),
                 "rating": {"mu": round(rating.mu, 4), "sigma": round(rating.sigma, 4),
                            "ordinal": round(rating.ordinal(), 4)},
             })

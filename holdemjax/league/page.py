@@ -2,11 +2,13 @@
 
 Rendered from ``templates/leaderboard.html`` by the project's one templating scheme
 (`holdemjax.series.html.environment`: Jinja2, every value autoescaped; bot names come from file
-names). Each series links to its viewer (``series/NNNN/viewer.html``, next to it).
+names). Each series links to its viewer (``series/NNNN/viewer.html``, next to it). Under each
+stage's board, the bots' HUD (the series' shared macro ``hud.html``, rows in rank order).
 """
 
 from __future__ import annotations
 
+from holdemjax.series import hud
 from holdemjax.series.html import environment
 
 __all__ = ["render"]
@@ -33,11 +35,12 @@ def render(doc: dict) -> str:
     places = [str(k) for k in range(1, spec["seats"] + 1)]
     head = ["#", "bot", "score", "± SE", "games", "series", *[f"{p}." for p in places],
             "faults", "timeouts", "rating (mu ± sigma)", "ordinal"]
-    stages = [{**stage, "table": [_cells(r, places) for r in stage["rows"]]}
+    stages = [{**stage, "table": [_cells(r, places) for r in stage["rows"]],
+               "hud": [(r["bot"], r["hud"]) for r in stage["rows"] if r.get("hud")]}
               for stage in doc["stages"]]
     what = ("mean score (sit & go payouts)" if spec["format"] == "sng-6"
             else "mean chips at the end / chips in play")
     return environment("holdemjax.league").get_template("leaderboard.html").render(
-        spec=spec, what=what, css=_CSS, head=head, stages=stages,
+        spec=spec, what=what, css=_CSS, head=head, stages=stages, hud_columns=hud.COLUMNS,
         certification=doc["certification"],
         left_out=[c for c in doc["certification"] if not c["passed"]])

@@ -117,7 +117,10 @@ def _play_series(job: dict, modules: dict) -> dict:
 
 def summary(job: dict, results: dict, replay: dict) -> dict:
     """What the leaderboard reads of one series (no timing: a pure function of the series):
-    per slot the bot, its score and place in every game, faults, timeouts, chips won."""
+    per slot the bot, its score and place in every game, faults, timeouts, chips won, and its
+    HUD counts (the results' ``hud``, `holdemjax.series.hud.COUNTS`)."""
+    from holdemjax.series import hud
+
     slots = []
     for s in results["slots"]:
         seats = [t["player_at_seat"].index(s["slot"]) for t in replay["tournaments"]]
@@ -126,6 +129,7 @@ def summary(job: dict, results: dict, replay: dict) -> dict:
             "scores": [t["scores"][k] for t, k in zip(replay["tournaments"], seats)],
             "places": [t["places"][k] for t, k in zip(replay["tournaments"], seats)],
             "faults": s["faults"], "timeouts": s["timeouts"], "chips_won": s["chips_won"],
+            "hud": {k: s["hud"][k] for k in hud.COUNTS},
         })
     return {"index": job["index"], "stage": job["stage"], "seed": job["seed"],
             "variant": job["variant"], "tournaments_played": results["tournaments_played"],

@@ -1,4 +1,5 @@
-"""Series results: scores, standard errors, places, faults, as a versioned JSON document.
+"""Series results: scores, standard errors, places, faults, each slot's HUD (`hud`), as a
+versioned JSON document.
 
 Schema ``holdemjax.series.results/1`` (docs/series.md documents every key). Everything except
 the ``timing`` block is a pure function of the series seed, the variant and the policy files, so
@@ -12,6 +13,7 @@ import math
 
 import numpy as np
 
+from holdemjax.series import hud
 from holdemjax.series import protocol as P
 from holdemjax.series.meter import METER_VERSION
 
@@ -108,6 +110,7 @@ def summarize(series, planned: int | None = None) -> dict:
         planned = series.options.get("tournaments")
     slots = []
     seats = len(series.slots)
+    huds = hud.series_hud(series.tournaments, seats)
     for i, r in enumerate(series.slots):
         hist = {str(k): 0 for k in range(1, seats + 1)}
         for p in r.places:
@@ -132,6 +135,7 @@ def summarize(series, planned: int | None = None) -> dict:
             "chat_dropped": int(sum(r.chat_dropped.values())),
             "chat_dropped_by": dict(sorted(r.chat_dropped.items())),
             "compute_ns": int(r.fuel_ns),
+            "hud": huds[i],
         })
     return {
         "schema": SCHEMA,

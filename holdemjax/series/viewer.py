@@ -1,11 +1,13 @@
-"""The series viewer: one self-contained HTML file (standings, then every hand step by step).
+"""The series viewer: one self-contained HTML file (standings, the HUD, then every hand step by
+step).
 
 `render` fills the Jinja2 template ``templates/viewer.html`` (autoescape on,
-`holdemjax.series.html.environment`) with the title and the results and replay documents as JSON
-(`embed_json`); everything else (the standings table, the table picture, the step controls) is
-plain JavaScript inside the page. The page's CSS and JavaScript are package data files next to
-this module (``static/viewer.css``, ``viewer.js``, and the table picture it shares with the
-duplicate service's play page, ``felt.css`` and ``felt.js``), read once per process. The
+`holdemjax.series.html.environment`) with the title, the HUD table (each slot's ``hud`` from the
+results, through the shared macro ``templates/hud.html``) and the results and replay documents
+as JSON (`embed_json`); everything else (the standings table, the table picture, the step
+controls) is plain JavaScript inside the page. The page's CSS and JavaScript are package data
+files next to this module (``static/viewer.css``, ``viewer.js``, and the table picture it shares
+with the duplicate service's play page, ``felt.css`` and ``felt.js``), read once per process. The
 written file loads nothing: no network, no fonts, no images, so it opens offline from disk and
 shows the same thing on every machine.
 
@@ -21,6 +23,7 @@ import pathlib
 
 import markupsafe
 
+from holdemjax.series import hud as _hud
 from holdemjax.series import replay as _replay
 from holdemjax.series import results as _results
 from holdemjax.series.html import embed_json, environment
@@ -67,9 +70,18 @@ def _inline() -> dict[str, markupsafe.Markup]:
     return {"style": markupsafe.Markup(css + felt_css), "script": markupsafe.Markup(felt_js + js)}
 
 
+def _hud_rows(results) -> list[tuple[str, dict]]:
+    """(alias, HUD) of every slot whose results have one, in the standings' order (score, then
+    slot): the rows of the HUD table."""
+    slots = [s for s in (results or {}).get("slots", ()) if isinstance(s.get("hud"), dict)]
+    slots.sort(key=lambda s: (-s.get("score", 0), s.get("slot", 0)))
+    return [(s.get("alias", ""), s["hud"]) for s in slots]
+
+
 def _page(title: str, data) -> str:
     return environment("holdemjax.series").get_template("viewer.html").render(
-        title=title, data_id=DATA_ELEMENT_ID, data=data, **_inline())
+        title=title, data_id=DATA_ELEMENT_ID, data=data,
+        hud_rows=_hud_rows(data and data["results"]), hud_columns=_hud.COLUMNS, **_inline())
 
 
 @functools.cache

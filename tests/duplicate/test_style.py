@@ -44,3 +44,36 @@ def test_table_puts_references_last():
     assert [r["name"] for r in table["rows"]] == ["P", "ref:advanced"]
     assert table["columns"] == ["vpip", "pfr", "three_bet", "wtsd", "af"]
     assert table["rows"][1]["af"] is None  # no post-flop call: no aggression factor
+
+
+def test_style_rows_carry_the_whole_hud():
+    """The HUD's other figures for the hero of the same line (definitions in
+    holdemjax/series/hud.py): in hand 0 the hero made the last pre-flop raise (its 3-bet) and
+    bet the flop when S3 checked to it: one c-bet in one chance; nobody c-bet against it (hand
+    1 had no pre-flop raise, in hand 2 it folded pre-flop): no fold-to-c-bet chance; its one
+    showdown (hand 0) won 500 chips: W$SD 100%."""
+    s = style.line_style(_line(), hero=0)
+    assert (s["cbet_chances"], s["cbets"], s["cbet"]) == (1, 1, 100.0)
+    assert (s["fold_to_cbet_chances"], s["fold_to_cbet"]) == (0, None)
+    assert (s["showdowns"], s["won_at_showdown"], s["wsd"]) == (1, 1, 100.0)
+
+
+def _as_series_hand(rec: dict) -> dict:
+    """A stored duplicate hand written the way a series replay records a hand."""
+    events = [{"type": "board"}] if rec["revealed"] >= 3 else []
+    events += [{"type": "showdown"}] if rec["showdown"] else []
+    return {"stacks": [1000] * 6, "stacks_after": [1000 + x for x in rec["net"]],
+            "hole": [["As", "Kd"]] * 6, "events": events,
+            "actions": [{"street": a[0], "seat": a[1], "code": a[2]} for a in rec["actions"]]}
+
+
+def test_style_agrees_with_the_series_hud():
+    """The style row is the shared HUD: the same hands read as a series replay (the hero's seat
+    held by slot 0) give the same counts and figures."""
+    from holdemjax.series import hud
+
+    line = _line()
+    row = style.line_style(line, hero=0)
+    tour = {"player_at_seat": list(range(6)),
+            "hands": [_as_series_hand(r) for r in line.hands.values()]}
+    assert hud.series_hud([tour], 6)[0] == {k: row[k] for k in (*hud.COUNTS, *hud.FIGURES)}

@@ -1,7 +1,8 @@
 """The leaderboard (holdemjax/league/leaderboard.py, page.py) from made-up series summaries:
 means and the series host's standard errors, places, faults, the rating's order and its
-account of opponents, the ranking, canonical bytes whatever order the series arrive in, and
-the page (escaped names, links to each series' viewer)."""
+account of opponents, the ranking, canonical bytes whatever order the series arrive in, the
+HUD summed over a bot's series, and the page (escaped names, links to each series' viewer, the
+HUD table)."""
 
 from __future__ import annotations
 
@@ -101,5 +102,60 @@ def test_page_escapes_names_and_links_every_viewer():
     cert = [{"bot": "bad&<i>", "sha256": "0", "passed": False, "problem": "FAILED: <b>x</b>"}]
     html = page.render(LB.build(SPEC, cert, series, {"qualifying": 1}))
     assert "<script>" not in html and "&lt;script&gt;" in html
+    # the HUD table escapes the names too
+    hud_html = page.render(LB.build(SPEC, cert, [_with_hud(
+        _series(0, "qualifying", [evil, "b", "c"], [[0.5, 0.3, 0.2]]),
+        {evil: {"hands": 1}, "b": {"hands": 1}, "c": {"hands": 1}})], {"qualifying": 1}))
+    assert "<script>" not in hud_html and 'id="hud-qualifying"' in hud_html
+    assert '<td class="l">&lt;script&gt;alert(1)&lt;/script&gt;</td>' in hud_html
     assert "bad&amp;&lt;i&gt;" in html and "FAILED: &lt;b&gt;x&lt;/b&gt;" in html
     assert 'href="series/0000/viewer.html"' in html
+
+
+def _with_hud(summary, huds):
+    """``summary`` with HUD counts for its slots (``huds[bot]``: a dict of some of
+    `holdemjax.series.hud.COUNTS`, the rest 0)."""
+    from holdemjax.series import hud
+
+    for slot in summary["slots"]:
+        slot["hud"] = {k: huds[slot["bot"]].get(k, 0) for k in hud.COUNTS}
+    return summary
+
+
+def test_hud_summed_over_a_bots_series():
+    """A bot's HUD is its counts summed over the stage's series, then the figures: a has 10
+    hands with 3 voluntary in series 0 and 20 with 9 in series 1 (VPIP 12 / 30 = 40%), one
+    3-bet in 4 chances (25%), 6 post-flop bets against 4 calls (AF 1.5) and no c-bet chance
+    (null); e played only in a summary written before the HUD: its row's hud is null."""
+    s0 = _with_hud(_series(0, "qualifying", ["a", "b", "c"], [[0.5, 0.3, 0.2]]),
+                   {"a": {"hands": 10, "vpip_hands": 3, "three_bet_chances": 1,
+                          "postflop_bets": 2, "postflop_calls": 4},
+                    "b": {"hands": 10}, "c": {"hands": 10}})
+    s1 = _with_hud(_series(1, "qualifying", ["d", "a", "b"], [[0.2, 0.5, 0.3]]),
+                   {"a": {"hands": 20, "vpip_hands": 9, "three_bet_chances": 3,
+                          "three_bets": 1, "postflop_bets": 4},
+                    "b": {"hands": 20, "showdowns": 2, "saw_flop": 5, "won_at_showdown": 1},
+                    "d": {"hands": 20}})
+    s2 = _series(2, "qualifying", ["c", "d", "e"], [[0.3, 0.2, 0.5]])  # no hud
+    doc = LB.build(SPEC, [], [s0, s1, s2], {"qualifying": 3})
+    rows = _rows(doc)
+    a = rows["a"]["hud"]
+    assert (a["hands"], a["vpip_hands"], a["vpip"]) == (30, 12, 40.0)
+    assert (a["three_bet_chances"], a["three_bets"], a["three_bet"]) == (4, 1, 25.0)
+    assert (a["postflop_bets"], a["postflop_calls"], a["af"]) == (6, 4, 1.5)
+    assert a["cbet"] is None and a["pfr"] == 0.0
+    b = rows["b"]["hud"]
+    assert (b["hands"], b["wtsd"], b["wsd"]) == (30, 40.0, 50.0)  # 2 of 5 flops, 1 of 2
+    assert rows["e"]["hud"] is None and rows["c"]["hud"]["hands"] == 10
+    html = page.render(doc)
+    table = html[html.index('<table id="hud-qualifying"'):]
+    table = table[:table.index("</table>")]
+    # rows in rank order (e, with no HUD, has none); a's VPIP and 3-bet with its chances
+    ranked = [r["bot"] for r in doc["stages"][0]["rows"] if r["bot"] != "e"]
+    assert [table.index(f'<td class="l">{bot}</td>') for bot in ranked] == \
+        sorted(table.index(f'<td class="l">{bot}</td>') for bot in ranked)
+    a_row = table[table.index('<td class="l">a</td>'):]
+    a_row = a_row[:a_row.index("</tr>")]
+    assert '"vpip">40%<' in a_row and '"three_bet">25% <small>(4)</small><' in a_row
+    assert '"cbet">– <small>(0)</small><' in a_row and '"af">1.50<' in a_row
+    assert '<td class="l">e</td>' not in table

@@ -55,13 +55,25 @@ def test_balanced_qualifying_then_a_final_of_the_top_six(reference):
     assert final["lineup"] == [r["bot"] for r in qual["rows"][:6]]
     assert [s["bots"] for s in final["series"]] == [final["lineup"]]
     assert final["series"][0]["index"] == 3 and final["complete"]
+    html = (out / R.LEADERBOARD_HTML).read_text()
     for stage in doc["stages"]:
+        counted: dict[str, dict] = {}  # the bots' HUD counts, summed from the results files
         for s in stage["series"]:
             folder = out / "series" / f"{s['index']:04d}"
             results = json.loads((folder / "results.json").read_text())
             assert results["seed"] == s["seed"] and results["tournaments_played"] == 2
             assert [x["policy"] for x in results["slots"]] == [paths[b] for b in s["bots"]]
             assert (out / s["viewer"]).is_file()
+            for bot, slot in zip(s["bots"], results["slots"]):
+                mine = counted.setdefault(bot, {})
+                for key in ("hands", "vpip_hands", "saw_flop", "showdowns"):
+                    mine[key] = mine.get(key, 0) + slot["hud"][key]
+        # the leaderboard's HUD is each bot's over the stage's series, on the page too
+        for r in stage["rows"]:
+            assert r["hud"]["hands"] > 0
+            assert {k: r["hud"][k] for k in counted[r["bot"]]} == counted[r["bot"]]
+            assert r["hud"]["vpip"] == 100 * counted[r["bot"]]["vpip_hands"] / r["hud"]["hands"]
+        assert f'<table id="hud-{stage["stage"]}"' in html
     assert json.loads((out / R.LEADERBOARD_JSON).read_bytes()) == doc
 
 

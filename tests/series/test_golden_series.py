@@ -172,13 +172,14 @@ def _as_recorded(name: str, replay: bytes, results: bytes) -> tuple[bytes, bytes
     ``options`` (the planned count and the clock, in both documents; ``tournaments_planned``
     now defaults to it), ``mode`` and ``blocks`` in the results, and ``chat_dropped_by``, with
     drops the fixtures did not count (a say line on a refused action, chat in a bad reply,
-    unknown emotes, empty lines): the drops both count must agree. Each addition is checked
-    here, then taken out."""
+    unknown emotes, empty lines): the drops both count must agree. Issue 38 added each slot's
+    ``hud`` (`_check_hud`). Each addition is checked here, then taken out."""
     _, kwargs = CASES[name]
     spec = runner.VARIANTS[kwargs["variant"]]
     want = {"tournaments": spec.tournaments, "shot_ns": spec.shot_ns, "bank_ns": spec.bank_ns,
             "block": None}
     rdoc, doc = json.loads(replay), json.loads(results)
+    _check_hud(rdoc, [slot.pop("hud") for slot in doc["slots"]])
     assert rdoc.pop("options") == want == doc.pop("options")
     assert (doc.pop("mode"), doc.pop("blocks")) == ("one instance per slot", None)
     assert doc["tournaments_planned"] == spec.tournaments
@@ -188,6 +189,28 @@ def _as_recorded(name: str, replay: bytes, results: bytes) -> tuple[bytes, bytes
         assert slot["chat_dropped"] == sum(by.values())
         slot["chat_dropped"] = sum(by.get(k, 0) for k in RECORDED_DROPS)
     return replay_mod.encode_replay(rdoc), replay_mod.encode_replay(doc)
+
+
+def _check_hud(replay: dict, huds: list[dict]) -> None:
+    """Each slot's HUD agrees with what the replay shows of it, read another way than the HUD
+    reads it (holdemjax/series/hud.py): its hands are the finished hands dealt to its seat (a
+    ``hole``), its showdowns the ``showdown`` events that show its seat's cards, its won
+    showdowns those after which its seat's stack grew."""
+    hands, shown, won = ([0] * len(huds) for _ in range(3))
+    for t in replay["tournaments"]:
+        at = t["player_at_seat"]
+        for h in (h for h in t["hands"] if "stacks_after" in h):
+            for seat, hole in enumerate(h["hole"]):
+                hands[at[seat]] += hole is not None
+            for e in (e for e in h["events"] if e["type"] == "showdown"):
+                for seat, *_ in e["cards"]:
+                    shown[at[seat]] += 1
+                    won[at[seat]] += h["stacks_after"][seat] > h["stacks"][seat]
+    assert sum(shown) > 0
+    assert [x["hands"] for x in huds] == hands
+    assert [x["showdowns"] for x in huds] == shown
+    assert [x["won_at_showdown"] for x in huds] == won
+    assert all(x["saw_flop"] >= x["showdowns"] for x in huds)
 
 
 @pytest.mark.parametrize("name", sorted(CASES))

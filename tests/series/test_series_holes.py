@@ -87,6 +87,19 @@ def test_tournament_end_chat_goes_to_the_last_hand_played():
         gg = [h["hand"] for h in t["hands"] for e in h["events"]
               if e["type"] == "chat" and e["text"] == "gg all"]
         assert gg and set(gg) == {last["hand"]}, (gg, last["hand"])
+    # The same series' HUD (issue 38; holdemjax/series/hud.py): six seats that only check or
+    # call never raise, bet or fold, so nobody has a 3-bet, c-bet or fold-to-c-bet chance,
+    # there is no post-flop bet and so no post-flop call (no AF), and every hand dealt goes to
+    # a showdown: WTSD 100%. The big blind's checks are not voluntary, the limps are.
+    huds = [slot["hud"] for slot in R.summarize(s)["slots"]]
+    assert sum(h["won_at_showdown"] for h in huds) > 0
+    for h in huds:
+        assert h["hands"] > 0 and h["saw_flop"] == h["showdowns"] == h["hands"]
+        assert (h["wtsd"], h["pfr"], h["af"]) == (100.0, 0.0, None)
+        assert h["three_bet"] is h["cbet"] is h["fold_to_cbet"] is None
+        assert h["postflop_bets"] == h["postflop_calls"] == 0
+        assert 0 < h["vpip_hands"] < h["hands"]
+        assert 0 <= h["won_at_showdown"] <= h["showdowns"]
 
 
 # ---------------------------------------------------------------------- engine version (9)

@@ -17,7 +17,7 @@ import re
 
 import pytest
 
-from holdemjax.series import viewer
+from holdemjax.series import hud, viewer
 from tests.browser import browser as open_browser
 
 DATA = pathlib.Path(__file__).parent / "data"
@@ -145,6 +145,45 @@ def test_rejects_documents_it_cannot_show(docs):
     bad["slots"][0]["score"] = float("nan")
     with pytest.raises(ValueError, match=r"results\['slots'\]\[0\]\['score'\] is nan"):
         viewer.render(bad, replay)
+
+
+def _with_hud(results: dict) -> dict:
+    """The results with a HUD written by hand per slot: 10 hands, ``slot`` of them voluntary
+    (VPIP 10 x slot %), no 3-bet chance, 3 post-flop bets against 2 calls (AF 1.50); slot 0's
+    alias is hostile."""
+    doc = copy.deepcopy(results)
+    for s in doc["slots"]:
+        counts = {"hands": 10, "vpip_hands": s["slot"], "postflop_bets": 3, "postflop_calls": 2}
+        s["hud"] = hud.figures(counts)
+    doc["slots"][0]["alias"] = HOSTILE
+    return doc
+
+
+def _hud_rows(page: str) -> list[list[str]]:
+    table = re.search(r'<table id="hud".*?<tbody>(.*?)</tbody>', page, re.S).group(1)
+    return [[html.unescape(re.sub(r"<[^>]+>", "", c)) for c in
+             re.findall(r"<td[^>]*>(.*?)</td>", row, re.S)]
+            for row in re.findall(r"<tr>(.*?)</tr>", table, re.S)]
+
+
+def test_hud_table_under_the_standings(docs):
+    """Each slot's ``hud`` in a table after the standings, in the standings' order (score, then
+    slot), autoescaped; a figure without a chance shows "–"."""
+    results, replay = docs
+    doc = _with_hud(results)
+    page = viewer.render(doc, replay)
+    assert page.index('id="standings"') < page.index('id="hud"') < page.index('id="replay"')
+    assert HOSTILE not in page
+    rows = _hud_rows(page)
+    ranked = sorted(doc["slots"], key=lambda s: (-s["score"], s["slot"]))
+    assert [r[0] for r in rows] == [s["alias"] for s in ranked]
+    for row, s in zip(rows, ranked):
+        # player, hands, VPIP, PFR, 3-bet, c-bet, fold to c-bet, WTSD, W$SD, AF
+        assert row == [s["alias"], "10", f"{10 * s['slot']}%", "0%", "– (0)", "– (0)", "– (0)",
+                       "– (0)", "– (0)", "1.50"]
+    # the sample results were written before the HUD: the page says so, without a table
+    plain = viewer.render(results, replay)
+    assert 'id="hud"' not in plain and "No HUD in these results." in plain
 
 
 # ------------------------------------------------------------------------------ browser tests
