@@ -282,6 +282,7 @@ def _style(args, store, con) -> int:
     from rich.table import Table
 
     from holdemjax.duplicate import style
+    from holdemjax.series import hud
 
     m = store.require_closed(args.match)
     table = style.style_table(m.spec, store.lines(args.match))
@@ -289,16 +290,18 @@ def _style(args, store, con) -> int:
         print(json.dumps(table, indent=1))
         return 0
     t = Table(title=f"match {m.id}: style on the identical deals")
-    for col in ("line", "hands", "VPIP", "PFR", "3-bet", "WTSD", "AF"):
-        t.add_column(col, justify="left" if col == "line" else "right")
+    t.add_column("line", justify="left")
+    t.add_column("hands", justify="right")
+    for _, label, _ in hud.COLUMNS:
+        t.add_column(label, justify="right")
 
-    def pct(x):
-        return "–" if x is None else f"{x:.0f}%"
+    def cell(r, key):
+        if r[key] is None:
+            return "–"
+        return f"{r[key]:.2f}" if key == "af" else f"{r[key]:.0f}%"
 
     for r in table["rows"]:
-        t.add_row(r["name"], str(r["hands"]), pct(r["vpip"]), pct(r["pfr"]),
-                  pct(r["three_bet"]), pct(r["wtsd"]),
-                  "–" if r["af"] is None else f"{r['af']:.2f}")
+        t.add_row(r["name"], str(r["hands"]), *(cell(r, key) for key, _, _ in hud.COLUMNS))
     con.print(t)
     return 0
 

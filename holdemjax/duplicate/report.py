@@ -18,6 +18,7 @@ import jinja2
 
 from holdemjax.duplicate import review as RV
 from holdemjax.duplicate import scores, style
+from holdemjax.series import hud
 from holdemjax.series.html import environment
 
 __all__ = ["DATA_ELEMENT_ID", "document", "render"]
@@ -50,7 +51,7 @@ def _templates() -> jinja2.Environment:
     env = environment("holdemjax.duplicate").overlay()
     # a dict of its own: the overlay shares its parent's otherwise, and the pages need none
     env.globals = {**env.globals, "num": _num, "signed": _signed, "per100": _per100,
-                   "streets": RV.STREETS}
+                   "streets": RV.STREETS, "hud_columns": hud.COLUMNS}
     return env
 
 

@@ -3,7 +3,7 @@
 Per line (participants, then the reference tiers' lines, so a bot's missing range shows), the
 hero seat's HUD over the line's hands (`holdemjax.series.hud`, where every figure is defined:
 VPIP, PFR, 3-bet, c-bet, fold to c-bet, WTSD, W$SD, AF, with the counts behind them). The
-table's columns (`COLUMNS`) are VPIP, PFR, 3-bet, WTSD and AF; the rows carry every HUD figure.
+table's columns (`COLUMNS`) are the HUD's own (`hud.COLUMNS`), in its order.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from holdemjax.series import hud
 
 __all__ = ["COLUMNS", "line_style", "style_table", "record_hand"]
 
-COLUMNS = ("vpip", "pfr", "three_bet", "wtsd", "af")
+COLUMNS = tuple(key for key, _, _ in hud.COLUMNS)
 
 
 def record_hand(rec: dict) -> hud.Hand:

@@ -42,7 +42,8 @@ def test_table_puts_references_last():
     lines = {"ref:advanced": ref, "P": _line()}
     table = style.style_table(type("S", (), {"hero": 0})(), lines)
     assert [r["name"] for r in table["rows"]] == ["P", "ref:advanced"]
-    assert table["columns"] == ["vpip", "pfr", "three_bet", "wtsd", "af"]
+    assert table["columns"] == ["vpip", "pfr", "three_bet", "cbet", "fold_to_cbet", "wtsd", "wsd",
+                                "af"]
     assert table["rows"][1]["af"] is None  # no post-flop call: no aggression factor
 
 
