@@ -36,6 +36,7 @@ from holdemjax.envs import play2048 as p2048
 from holdemjax.poker import cards
 from holdemjax.poker import table as tb
 from holdemjax.poker.actions import CHECK_CALL, FOLD
+from holdemjax.testing import shove_policy
 
 KEYS = 3000
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -398,6 +399,34 @@ def test_holdem_the_flop_over_hidden_decks():
         split = env.step_deterministic(row, CHECK_CALL)
         np.testing.assert_array_equal(env.chance_outcomes(split), probs[i])
         _same(env.chance_step(split, int(first[i])), env.step(row, CHECK_CALL))
+
+
+@pytest.mark.slow  # two batched programs of the sng step (CI's time: api_test checks the split)
+def test_holdem_the_split_under_jit_vmap_and_scan():
+    """Games played through the split under ``jit(vmap(scan))``, each step's outcome the card
+    the deck holds where the step shows its first board card, are the games `step` plays,
+    leaf by leaf; and that card always has a nonzero probability."""
+    env, _ = _env("sng-6")
+    pick = shove_policy(0.3)  # all-ins: run-outs, busts, whole tournaments
+
+    def run(split):
+        def body(s, k):
+            a = pick(k, s)
+            if not split:
+                return env.step(s, a), (jnp.bool_(False), jnp.float32(1))
+            after = env.step_deterministic(s, a)
+            table = env.tournament(after).table
+            card = jnp.sum(jnp.where(jnp.arange(5) == table.revealed, table.board, 0))
+            o = jnp.where(after._reveal_pending, card, 0)
+            return env.chance_step(after, o), (after._reveal_pending, env.chance_outcomes(after)[o])
+
+        return jax.jit(jax.vmap(lambda s, k: jax.lax.scan(body, s, jax.random.split(k, 60))))
+
+    keys = jax.random.split(jax.random.key(3), 4)
+    states = jax.jit(jax.vmap(env.init))(keys)
+    split, (shown, probs) = run(True)(states, keys)
+    _same(split, run(False)(states, keys)[0])
+    assert (np.asarray(probs) > 0).all() and np.asarray(shown).sum() >= 10
 
 
 @pytest.mark.parametrize("position, pool", [(0, 7), (3, 6), (4, 5)])
