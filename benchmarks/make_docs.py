@@ -86,8 +86,9 @@ stays hidden until shown, so `step` takes no key. For planners the env splits a 
 
 With the card the deck holds at that position `chance_step` gives the step itself, leaf by
 leaf; over hidden decks that card is drawn with exactly the `chance_outcomes` probabilities
-(tests/test_chance.py: every kind of step, every outcome of a run-out, a chi-square over
-fresh decks, the uniformity of `put_on_board` by enumeration). Not split: the hole cards of a
+(tests/envs/test_sng_invariants.py: every kind of step, every outcome of a run-out, a
+chi-square over fresh decks; tests/test_chance.py: the uniformity of `put_on_board` by
+enumeration, games through the split under jit/vmap/scan). Not split: the hole cards of a
 hand a step deals, and the board cards after the first one a step shows (both come from the
 hidden deck, as `step` deals them).
 

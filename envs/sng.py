@@ -169,7 +169,7 @@ class SitAndGo(Env):
     # board position (`cards.put_on_board`, which keeps the rest of the board a uniform draw)
     # and plays the step on that board: its run-out, showdown, payout, eliminations and the
     # hands dealt after it all follow from it. Over the hidden decks `step` shows each card
-    # with exactly the probability `chance_outcomes` gives (tests/test_chance.py).
+    # with exactly the probability `chance_outcomes` gives (tests/envs/test_sng_invariants.py).
     num_chance_outcomes = property(lambda self: NUM_CARDS)  # the first board card shown
 
     def _step_deterministic(self, state: SngState, action: Array) -> SngState:
