@@ -60,6 +60,38 @@ and the series' `act` message read. Raw chips: `env.tournament(state).table.stac
   `env.advance(state)` equals `env.step` of the matching menu action; `env.stop(state)` ends
   the game at the start of the current hand (the wall-time cut: ICM, as at the hand cap).
 
+## Chance, made explicit (`step_deterministic`, `chance_outcomes`, `chance_step`)
+
+Every card of a hand is drawn at its deal from the tournament's key (`cards.hand_deck`) and
+stays hidden until shown, so `step` takes no key. For planners the env splits a step as
+`holdemjax.api` describes, at the chance event the players see:
+
+- the outcome (`num_chance_outcomes` = 52, a card id) is the **first board card the step shows
+  in the hand being played**: the flop's first card, the turn, the river, or the first card of
+  an all-in run-out (a step may show several; the others follow from the deck);
+- `chance_outcomes`: uniform over the cards no seat position holds (every seat's two, dealt in
+  or not: by the fixed indices they are never on the board) and not shown yet
+  (`holdemjax.poker.cards.unseen`, the one statement of the rule, also used by
+  `holdemjax.luck`); a step that shows no board card (a bet, a call or fold inside a round, a
+  hand ended by folds, the showdown of a river, the next hand's deal) has outcome 0 with
+  probability 1;
+- `step_deterministic` returns the state before the step with the action recorded (its
+  observation, player to act and mask are still the decision's, its step count and rewards
+  those of the step under way; an illegal action's end is already there);
+- `chance_step` puts the outcome card at that board position (`cards.put_on_board`: swapped
+  with the later board position that held it, else in place of the card there, which keeps the
+  rest of the hidden board a uniform draw) and plays the step on that board: the run-out, the
+  showdown and payout, busts and places, the hands dealt after it, the rewards if the game
+  ends.
+
+With the card the deck holds at that position `chance_step` gives the step itself, leaf by
+leaf; over hidden decks that card is drawn with exactly the `chance_outcomes` probabilities
+(tests/envs/test_sng_invariants.py: every kind of step, every outcome of a run-out, a
+chi-square over fresh decks; tests/test_chance.py: the uniformity of `put_on_board` by
+enumeration, games through the split under jit/vmap/scan). Not split: the hole cards of a
+hand a step deals, and the board cards after the first one a step shows (both come from the
+hidden deck, as `step` deals them).
+
 ## Actions (default menu, option `raise_sizes`)
 
 | id | name | meaning |

@@ -20,6 +20,22 @@ the tournament's `player_scores` (places pay `Format.payouts`, ICM at the hand c
 chips at the end / chips in play). Scores sum to 1. Raw chips:
 ``env.tournament(state).table.stacks``.
 
+Chance (`holdemjax.api`'s split of a step): every card of a hand is drawn at its deal (from
+the tournament's key, `cards.hand_deck`) and hidden until shown, so `step` takes no key. Seen
+from the table, the chance event of a step is the first board card it shows in the hand being
+played (the flop's first card, the turn, the river, or the first of an all-in run-out), a
+uniform draw from the `cards.unseen` cards (no seat position holds them, not shown yet):
+``num_chance_outcomes`` is 52, the outcome a card id. `step_deterministic` returns the state
+before the step with the action recorded (``_pending_action``; ``_reveal_pending`` when the
+step shows a board card): its observation, player to act and mask are still the decision's.
+`chance_step` puts the outcome at that board position (`cards.put_on_board`: swapped with the
+later board position holding it, else in place of the card there, which keeps the rest of the
+board a uniform draw) and plays the step on that board: the run-out, showdown, payout,
+eliminations and the hands dealt after it follow from it. A step that shows no board card
+(a bet, a fold, a hand ended by folds, a new hand's deal) has outcome 0 with probability 1; the
+hole cards of the hands a step deals, and the board cards after the first, come from the
+hidden deck as `step` deals them.
+
 Actions: the discrete menu of `holdemjax.poker.actions.Menu` (FOLD, CHECK_CALL, MIN_RAISE, the
 pot-fraction raises of the `raise_sizes` option, ALL_IN). An illegal action (masked) ends the
 episode with the pgx penalty of `holdemjax.api` (−1 for the actor, +1/(n−1) for each other).
@@ -34,12 +50,16 @@ from flax import struct
 
 from holdemjax.api import Array, Env, State
 from holdemjax.envs import sng_obs
+from holdemjax.poker import cards
 from holdemjax.poker import table as tb
 from holdemjax.poker import tournament as tn
 from holdemjax.poker.actions import DEFAULT_SIZES, Menu
+from holdemjax.poker.cards import NUM_CARDS
 from holdemjax.poker.structure import FORMATS, Format, check_compatible, make_format
 
-__all__ = ["SitAndGo", "SngState"]
+__all__ = ["SitAndGo", "SngState", "NO_ACTION"]
+
+NO_ACTION = -1  # `SngState._pending_action` of every state but an afterstate
 
 
 @struct.dataclass
@@ -48,6 +68,10 @@ class SngState(State):
     rewards: Array = None  # [N] float32 by player id
     legal_action_mask: Array = None  # [A] bool
     _x: tn.Tournament = None  # the tournament (read it with env.tournament(state))
+    # An afterstate (`step_deterministic`) is the state before its step with these set; every
+    # other state has -1 and False.
+    _pending_action: Array = None  # [] int32 the menu action its step awaits, -1 for none
+    _reveal_pending: Array = None  # [] bool that step reveals a board card: the chance event
     _format_name: str = struct.field(pytree_node=False, default="sng-6")
 
     @property
@@ -120,17 +144,61 @@ class SitAndGo(Env):
             legal_action_mask=jnp.zeros(self.menu.num_actions, bool),
             _step_count=jnp.int32(0),
             _x=tn.start(key, fmt),
+            _pending_action=jnp.int32(NO_ACTION),
+            _reveal_pending=jnp.bool_(False),
             _format_name=self.format_name,
         )
         return self._after(state, jnp.bool_(False))
 
-    def _step(self, state: SngState, action: Array, key) -> SngState:
-        t = state._x.table
+    def _engine_action(self, t: tb.Table, action: Array):
+        """The engine's ``(kind, amount)`` of menu ``action`` at the table ``t``."""
         _, amounts = self.menu.mask_and_amounts(t, tb.legal(t))
-        kind, amount = self.menu.to_engine(action, amounts)
+        return self.menu.to_engine(action, amounts)
+
+    def _step(self, state: SngState, action: Array, key) -> SngState:
+        kind, amount = self._engine_action(state._x.table, action)
         was_over = state._x.finished
         return self._after(state.replace(_x=tn.advance(tn.act(state._x, kind, amount))),
                            was_over)
+
+    # ----------------------------------------------------- the step split at its chance event
+    # Every card of a hand is fixed at its deal and hidden until shown (`cards.hand_deck`);
+    # seen from the table, a step that shows board cards deals the first of them from the cards
+    # `cards.unseen` (no seat position holds them, not shown yet). The afterstate is the state
+    # before the step with the action recorded; `chance_step` puts the outcome card at that
+    # board position (`cards.put_on_board`, which keeps the rest of the board a uniform draw)
+    # and plays the step on that board: its run-out, showdown, payout, eliminations and the
+    # hands dealt after it all follow from it. Over the hidden decks `step` shows each card
+    # with exactly the probability `chance_outcomes` gives (tests/envs/test_sng_invariants.py).
+    num_chance_outcomes = property(lambda self: NUM_CARDS)  # the first board card shown
+
+    def _step_deterministic(self, state: SngState, action: Array) -> SngState:
+        table = state._x.table
+        shown = tb.act(table, *self._engine_action(table, action)).revealed
+        return state.replace(_pending_action=action.astype(jnp.int32),
+                             _reveal_pending=shown > table.revealed)
+
+    def _chance_outcomes(self, state: SngState) -> Array:
+        table = state._x.table
+        left = cards.unseen(table.hole, table.board, table.revealed).astype(jnp.float32)
+        none = (jnp.arange(NUM_CARDS) == 0).astype(jnp.float32)
+        return jnp.where(state._reveal_pending, left / left.sum(), none)
+
+    def _chance_step(self, state: SngState, outcome: Array) -> SngState:
+        t = state._x
+        table = t.table
+        board = cards.put_on_board(table.board, table.revealed, outcome)
+        board = jnp.where(state._reveal_pending, board, table.board)
+        # The state the step started from (`Env.step` counts the step and zeroes the rewards
+        # before the move; an illegal action's end is put back after it, as `Env.step` does).
+        before = state.replace(
+            _x=t.replace(table=tb.with_cards(table, table.hole, board)),
+            terminated=jnp.bool_(False), rewards=jnp.zeros_like(state.rewards),
+            _pending_action=jnp.int32(NO_ACTION), _reveal_pending=jnp.bool_(False))
+        nxt = self._step(before, state._pending_action, None)
+        nxt = nxt.replace(terminated=nxt.terminated | state.terminated,
+                          rewards=jnp.where(state.terminated, state.rewards, nxt.rewards))
+        return jax.lax.cond(state._pending_action == NO_ACTION, lambda: state, lambda: nxt)
 
     # ------------------------------------------------------ exact amounts (series, duplicate)
     def act_exact(self, state: SngState, kind, amount=0) -> SngState:

@@ -21,7 +21,11 @@ states bit for bit.
 Chance made explicit: `step_deterministic` (the afterstate), `chance_outcomes` (the
 probabilities of its chance event's outcomes) and `chance_step` (one outcome applied) split a
 step, for planners; chained with an outcome drawn from those probabilities they give what
-`step` gives, in distribution (tests/test_chance.py).
+`step` gives, in distribution (tests/test_chance.py). An afterstate is what its game makes
+it, as long as `chance_step` completes it: 2048's board slid, Leduc's step with the public card
+not shown yet, the hold'em envs' decision with its action recorded (their chance is the
+hidden deck's next board card, so their `chance_step` plays the whole step on the board with
+the outcome's card; docs/sng.md).
 
 Games implement only `_init`, `_step` and `_observe` (and the chance hooks, where their steps
 draw chance). This module knows no game: the registry

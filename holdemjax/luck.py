@@ -21,7 +21,7 @@ The chance events of a hand and their corrections:
   contributions at the moment they come out (`holdemjax.poker.table.decided`). The cards dealt
   to seat positions are never on the board (`holdemjax.poker.cards`: seat s holds deck[2s],
   deck[2s+1], the board is deck[18:23]), so the board's unseen cards are drawn from the 52 minus
-  every seat position's two and the board cards shown.
+  every seat position's two and the board cards shown (`holdemjax.poker.cards.unseen`).
 
 `hand_luck` sums them over one hand from its decisions; a host that plays the hand itself
 records its reveals as it goes (`no_reveals`, `note`) and sums them with `luck_of`. The
@@ -41,7 +41,7 @@ from flax import struct
 
 from holdemjax import xla
 from holdemjax.poker import table as tb
-from holdemjax.poker.cards import NUM_CARDS
+from holdemjax.poker.cards import NUM_CARDS, unseen
 from holdemjax.poker.tournament import open_places_icm
 from holdemjax.sparse import sparse_cond
 
@@ -71,13 +71,6 @@ def icm_value(alive: jax.Array, payouts: jax.Array) -> Value:
     (`tournament.open_places_icm`, the one definition) among the seats ``alive`` when the hand
     began (a seat the hand busts shares the lowest open places, as ICM gives a zero stack)."""
     return lambda stacks: open_places_icm(stacks, alive, payouts)
-
-
-def _unseen(table: tb.Table, visible: int) -> jax.Array:
-    """``# [52] bool``: cards that may still come on the board once ``visible`` are shown."""
-    used = jnp.concatenate([table.hole.reshape(-1), table.board[:visible]])
-    cards = jnp.arange(NUM_CARDS)
-    return ~(cards[:, None] == used[None, :]).any(axis=1)
 
 
 def _end_values(table: tb.Table, boards: jax.Array, value: Value,
@@ -111,7 +104,7 @@ def _boards(table: tb.Table, visible: int, key, samples: int) -> tuple[jax.Array
     ``(boards # [M, 5] int32, weights # [M] float32)``, the weights summing to 1."""
     if visible == 5:
         return table.board[None, :].astype(jnp.int32), jnp.ones(1, jnp.float32)
-    allowed = _unseen(table, visible)
+    allowed = unseen(table.hole, table.board, visible)
     if visible == 0:
         if key is None:
             raise ValueError("a pre-flop check-down value is sampled: pass a key")

@@ -7,11 +7,20 @@ outcome must give the very same state; the outcomes' counts over hidden keys mus
 announced probabilities (chi-square); and where the outcome space is small the probabilities
 are checked exactly: 2048's new tile against `place_tile` over every 16-bit draw, backgammon's
 21 rolls against the 36 ordered pairs of dice.
+
+The hold'em envs draw every card at a hand's deal and take no step key: their hidden draws are
+the decks, so their split is checked over fresh decks dealt into one decision (the same
+betting, other cards), state by state at every kind of step of scripted hands (the flop, turn
+and river shown; bets, folds and a showdown that show nothing; an all-in run-out whose every
+outcome re-pays the hand and deals the next one) in tests/envs/test_sng_invariants.py, where
+api_test compiled the env's programs already; here `cards.put_on_board`'s uniformity by
+enumeration, and (slow) games through the split under jit/vmap/scan.
 """
 
 from __future__ import annotations
 
 import ast
+import collections
 import itertools
 import pathlib
 
@@ -24,6 +33,8 @@ from scipy import stats
 import holdemjax
 from holdemjax.envs import backgammon as bg
 from holdemjax.envs import play2048 as p2048
+from holdemjax.poker import cards
+from holdemjax.testing import shove_policy
 
 KEYS = 3000
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -216,6 +227,56 @@ def test_leduc_steps_inside_a_round_have_no_chance():
     after = env.step_deterministic(state, 1)  # a raise opens round 0: nothing dealt
     np.testing.assert_array_equal(env.chance_outcomes(after), [1.0, 0.0, 0.0])
     _same(env.chance_step(after, 0), env.step(state, 1))
+
+
+# ------------------------------------------------------------------------- hold'em envs
+# The split state by state and over hidden decks: tests/envs/test_sng_invariants.py, beside
+# the api_test whose compiled programs it reuses. Here: the board's uniformity under
+# `put_on_board`, and (slow) the split under jit/vmap/scan.
+@pytest.mark.slow  # two batched programs of the sng step (CI's time: api_test checks the split)
+def test_holdem_the_split_under_jit_vmap_and_scan():
+    """Games played through the split under ``jit(vmap(scan))``, each step's outcome the card
+    the deck holds where the step shows its first board card, are the games `step` plays,
+    leaf by leaf; and that card always has a nonzero probability."""
+    env, _ = _env("sng-6")
+    pick = shove_policy(0.3)  # all-ins: run-outs, busts, whole tournaments
+
+    def run(split):
+        def body(s, k):
+            a = pick(k, s)
+            if not split:
+                return env.step(s, a), (jnp.bool_(False), jnp.float32(1))
+            after = env.step_deterministic(s, a)
+            table = env.tournament(after).table
+            card = jnp.sum(jnp.where(jnp.arange(5) == table.revealed, table.board, 0))
+            o = jnp.where(after._reveal_pending, card, 0)
+            return env.chance_step(after, o), (after._reveal_pending, env.chance_outcomes(after)[o])
+
+        return jax.jit(jax.vmap(lambda s, k: jax.lax.scan(body, s, jax.random.split(k, 60))))
+
+    keys = jax.random.split(jax.random.key(3), 4)
+    states = jax.jit(jax.vmap(env.init))(keys)
+    split, (shown, probs) = run(True)(states, keys)
+    _same(split, run(False)(states, keys)[0])
+    assert (np.asarray(probs) > 0).all() and np.asarray(shown).sum() >= 10
+
+
+@pytest.mark.parametrize("position, pool", [(0, 7), (3, 6), (4, 5)])
+def test_put_on_board_keeps_the_hidden_board_uniform(position, pool):
+    """Every hidden board of ``pool`` unseen cards, with every outcome among them put at
+    ``position``: each hidden board comes out exactly ``pool`` times (uniform in, uniform
+    out), with the outcome at ``position`` and the cards shown untouched."""
+    unseen_cards = 20 + np.arange(pool)
+    shown = np.arange(position)
+    hidden = [list(shown) + list(h) for h in itertools.permutations(unseen_cards, 5 - position)]
+    boards = np.repeat(np.asarray(hidden, np.int32), pool, axis=0)
+    outcomes = np.tile(unseen_cards, len(hidden)).astype(np.int32)
+    out = np.asarray(jax.jit(jax.vmap(cards.put_on_board, in_axes=(0, None, 0)))(
+        boards, position, outcomes))
+    np.testing.assert_array_equal(out[:, position], outcomes)
+    np.testing.assert_array_equal(out[:, :position], boards[:, :position])
+    counts = collections.Counter(map(tuple, out.tolist()))
+    assert set(counts) == set(map(tuple, hidden)) and set(counts.values()) == {pool}
 
 
 # ------------------------------------------------------------------ games without chance

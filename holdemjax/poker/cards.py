@@ -9,8 +9,14 @@ Every hand deals from one full permutation of the 52 cards, drawn from
 Nothing else draws from the deck, so no action (a fold, an all-in run-out, a burn) can shift a
 later card, and two lines of play on the same key see the same cards.
 
+Seen from the table (every seat's cards known, the deck not), a board card still to come is
+drawn uniformly from the cards no seat position holds and not shown yet (``unseen``: the one
+statement of that rule); ``put_on_board`` puts a chosen card there and keeps the rest of the
+board a uniform draw (the hold'em envs' chance outcomes, `holdemjax.api`'s ``chance_step``).
+
 The text helpers (``card_id``, ``card_text``, ``parse_cards``, ``cards_text``) are host-side
-Python; ``hand_deck``, ``hole_cards`` and ``board_cards`` are pure JAX and jit/vmap-able.
+Python; ``hand_deck``, ``hole_cards``, ``board_cards``, ``unseen`` and ``put_on_board`` are
+pure JAX and jit/vmap-able.
 """
 
 from __future__ import annotations
@@ -45,6 +51,8 @@ __all__ = [
     "permutation_and_inverse",
     "hole_cards",
     "board_cards",
+    "unseen",
+    "put_on_board",
 ]
 
 NUM_CARDS = 52
@@ -189,3 +197,29 @@ def board_cards(deck: jax.Array) -> jax.Array:
     ``# [..., 52] int32 -> [..., 5] int32``.
     """
     return deck[..., BOARD_OFFSET : BOARD_OFFSET + BOARD_SIZE]
+
+
+def unseen(hole: jax.Array, board: jax.Array, visible) -> jax.Array:
+    """``# [52] bool``: the cards that may still come on the board once the first ``visible``
+    (0..5; traced is fine) of ``board # [5]`` are shown: every card but those at a seat
+    position (``hole # [N, 2]``, every seat's two, dealt in or not: by the fixed indices none
+    of them is ever on the board) and the board cards shown. Seen from the table, the next
+    board card is a uniform draw from these."""
+    shown = jnp.where(jnp.arange(BOARD_SIZE) < visible, board, -1)
+    used = jnp.concatenate([jnp.reshape(hole, (-1,)), shown])
+    return ~(jnp.arange(NUM_CARDS)[:, None] == used[None, :]).any(axis=1)
+
+
+def put_on_board(board: jax.Array, position, card) -> jax.Array:
+    """``# [5] int32``: ``board`` with ``card`` at ``position`` (traced is fine); the card that
+    was there moves to the later position that held ``card`` (a swap), or leaves the board when
+    ``card`` was at none. For a ``card`` drawn uniformly from `unseen` (``visible`` =
+    ``position``) and a board whose hidden cards were a uniform draw, the new board's hidden
+    cards are a uniform draw with ``card`` at ``position``: for each card that was there the
+    move is a bijection between the boards holding that card there and those holding
+    ``card``."""
+    at = jnp.arange(BOARD_SIZE)
+    board = jnp.asarray(board, jnp.int32)
+    old = jnp.sum(jnp.where(at == position, board, 0)).astype(jnp.int32)
+    moved = jnp.where((board == card) & (at > position), old, board)
+    return jnp.where(at == position, card, moved).astype(jnp.int32)

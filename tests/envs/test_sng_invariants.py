@@ -1,5 +1,6 @@
-"""Whole tournaments: `api_test` to the end for every format, the tournament invariants on
-thousands of tournaments per format under `vmap`, and golden tournaments derived by hand.
+"""Whole tournaments: `api_test` to the end for every format, the split of a step at its chance
+event (the first board card it shows; issue 39), the tournament invariants on thousands of
+tournaments per format under `vmap`, and golden tournaments derived by hand.
 
 Rules cited from SPEC §2 ("Poker rules") and docs/rules.md; the expected values here come from
 those texts (the ladder, formats and payouts are written out below from SPEC), never from the
@@ -43,8 +44,9 @@ import pytest
 import holdemjax
 from holdemjax.bots import baseline
 from holdemjax.experimental import act_randomly
+from holdemjax.poker import table as tb
 from holdemjax.poker.actions import CHECK_CALL, FOLD
-from holdemjax.poker.cards import card_text, parse_cards
+from holdemjax.poker.cards import board_cards, card_text, hand_deck, hole_cards, parse_cards
 from holdemjax.testing import api_test, shove_policy
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -135,6 +137,190 @@ def test_api_plays_whole_tournaments(env_id):
     env = _env(env_id)
     api_test(env, num_games=4, max_steps=1500, until_end=True, policy=shove_policy(0.3))
     assert env.observation_dtype == np.float32  # docs/sng.md: float32 features
+
+
+# ------------------------------------------------- the split of a step at its chance event
+# Issue 39 (tests/test_chance.py for the other games): every card of a hand is drawn at its
+# deal and no step takes a key, so the hidden draws are the decks. Here, beside api_test, the
+# env's compiled eager programs (step, step_deterministic, chance_outcomes, chance_step) are
+# the ones api_test built: these checks compile almost nothing of their own.
+_WITH_CARDS = jax.jit(tb.with_cards)
+
+
+def _same(a, b):
+    for (path, x), y in zip(jax.tree_util.tree_leaves_with_path(a), jax.tree.leaves(b),
+                            strict=True):
+        np.testing.assert_array_equal(np.asarray(x), np.asarray(y),
+                                      err_msg=jax.tree_util.keystr(path))
+
+
+def _table(env, state) -> tb.Table:
+    return env.tournament(state).table
+
+
+@functools.cache
+def _scripted(env_id):
+    """``[(state, action)]``: every decision of two scripted hands of a fresh game. Hand 0:
+    every seat calls and checks to the showdown (the flop, turn and river each shown by the
+    step that closes a round; the showdown deals hand 1). Hand 1: the first to act goes
+    all-in, the others fold but the big blind, who calls: the board runs out on that call and
+    the hand is paid, then the next one is dealt (game 16: which seat busts, if any, depends
+    on the card the run-out shows first)."""
+    env = _env(env_id)
+    n = env.num_players
+    state = env.init(jax.random.key(16))
+    hand1 = [env.menu.ALL_IN] + [FOLD] * (n - 2) + [CHECK_CALL]
+    steps = []
+    while int(env.tournament(state).hand) == 0:
+        steps.append((state, CHECK_CALL))
+        state = env.step(state, CHECK_CALL)
+    for action in hand1:
+        steps.append((state, action))
+        state = env.step(state, action)
+    assert int(env.tournament(state).hand) == 2 and not bool(state.terminated)
+    return steps
+
+
+def _shown(env, after, nxt):
+    """The card the step shows first (fixed at the deal: the afterstate's board at the
+    position of the first card hidden), read off the step's table where the hand goes on."""
+    table = _table(env, after)
+    pos = int(table.revealed)
+    card = int(np.asarray(table.board)[pos])
+    going_on = _table(env, nxt)
+    if int(env.tournament(nxt).hand) == int(env.tournament(after).hand):
+        assert int(going_on.revealed) > pos and int(np.asarray(going_on.board)[pos]) == card
+    return pos, card
+
+
+def _unseen_here(table, pos) -> set[int]:
+    """The cards the players cannot see: no seat position's, not shown (written out here)."""
+    return set(range(52)) - set(np.asarray(table.hole).ravel().tolist()) - set(
+        np.asarray(table.board)[:pos].tolist())
+
+
+@pytest.mark.parametrize("env_id", ["sng-6", pytest.param("ring-9", marks=pytest.mark.slow)])
+def test_split_is_the_step_at_every_kind_of_step(env_id):
+    """The chance event of a step is the first board card it shows: uniform over the cards
+    the players cannot see (52 outcomes); a step that shows none has outcome 0 alone. Given
+    the card the deck holds there, the split is the step, leaf by leaf."""
+    env = _env(env_id)
+    n = env.num_players
+    shown = []
+    for state, action in _scripted(env_id):
+        nxt = env.step(state, action)
+        after = env.step_deterministic(state, action)
+        probs = np.asarray(env.chance_outcomes(after), np.float64)
+        assert env.num_chance_outcomes == 52 and abs(probs.sum() - 1) < 1e-6
+        # the afterstate is the decision's own view: no card shown yet, the same seat to act
+        np.testing.assert_array_equal(after.observation, state.observation)
+        assert int(after.current_player) == int(state.current_player)
+        if probs[0] < 1:
+            pos, card = _shown(env, after, nxt)
+            left = _unseen_here(_table(env, after), pos)
+            assert len(left) == 52 - 2 * n - pos
+            np.testing.assert_allclose(probs, [1 / len(left) if c in left else 0
+                                               for c in range(52)], rtol=1e-6)
+            shown.append(pos)
+        else:  # nothing shown: one outcome
+            assert int(_table(env, nxt).revealed) == int(_table(env, state).revealed) or (
+                int(env.tournament(nxt).hand) > int(env.tournament(state).hand))
+            card = 0
+        _same(env.chance_step(after, card), nxt)
+    assert shown == [0, 3, 4, 0]  # the flop, the turn, the river; hand 1's run-out
+
+
+def _flop_decision(env):
+    """Hand 0's big blind, free to check: its check (or fold) shows the flop."""
+    return next(s for s, _ in _scripted(env.id) if int(_table(env, s).street) == tb.PREFLOP
+                and int(_table(env, s).to_act) == int(_table(env, s).bb))
+
+
+def test_split_of_an_illegal_fold_that_shows_the_flop():
+    """The big blind's fold when checking is free is masked: the step folds it, closes the
+    round (the flop shows) and ends the game with the penalty; so does the split."""
+    env = _env("sng-6")
+    state = _flop_decision(env)
+    assert not np.asarray(state.legal_action_mask)[FOLD]
+    nxt = env.step(state, FOLD)
+    after = env.step_deterministic(state, FOLD)
+    assert bool(after.terminated) and np.asarray(env.chance_outcomes(after)).max() < 1
+    _same(env.chance_step(after, int(np.asarray(_table(env, state).board)[0])), nxt)
+    assert bool(nxt.terminated) and np.asarray(nxt.rewards)[int(state.current_player)] == -1
+
+
+def test_split_of_a_run_out_for_every_card():
+    """The big blind's call that runs the board out, for each of its 40 outcomes: the split
+    is the step on the board with that card first (swapped with the later board position
+    holding it, else put in place of the first card; written out here): the hand paid on
+    that board, busts and places, and the next hand dealt."""
+    env = _env("sng-6")
+    state, action = _scripted("sng-6")[-1]
+    after = env.step_deterministic(state, action)
+    probs = np.asarray(env.chance_outcomes(after))
+    t = env.tournament(state)
+    board = np.asarray(t.table.board).tolist()
+    outcomes = np.flatnonzero(probs > 0)
+    assert len(outcomes) == 40 and int(t.table.revealed) == 0
+    results, swaps = set(), 0
+    for o in outcomes.tolist():
+        want = list(board)
+        if o in want[1:]:
+            j = want.index(o)
+            want[0], want[j] = want[j], want[0]
+            swaps += 1
+        else:
+            want[0] = o
+        table = _WITH_CARDS(t.table, t.table.hole, jnp.asarray(want, jnp.int32))
+        nxt = env.step(env.with_tournament(state, t.replace(table=table)), action)
+        _same(env.chance_step(after, o), nxt)
+        done = env.tournament(nxt)
+        results.add((tuple(np.asarray(done.table.start_stacks)), tuple(np.asarray(done.place))))
+    assert swaps == 4  # the board's four later cards
+    assert len(results) == 3  # the first card decides: one seat busts, or the other, or none
+
+
+def _redeal(env, state, key):
+    """``state`` with a fresh deck from ``key`` (the tournament's key too): the same betting,
+    the hand's cards a uniform deal, as over hidden tournament keys (the showdown strengths
+    are left as they were: `chance_outcomes` does not read them)."""
+    t = env.tournament(state)
+    deck = hand_deck(key, t.hand)
+    table = t.table.replace(hole=hole_cards(deck, t.num_seats), board=board_cards(deck))
+    return env.with_tournament(state, t.replace(table=table, key=jax.random.key_data(key)))
+
+
+def test_split_of_the_flop_over_hidden_decks():
+    """The step that shows the flop, over 3,000 fresh decks (the same betting): the card it
+    shows first is drawn as `chance_outcomes` says (its index among the cards of nonzero
+    probability is uniform: chi-square), never a card a seat position holds; and row by row
+    on some of them, the fresh deck's step and its split given that card are the same state."""
+    from scipy import stats
+
+    env = _env("sng-6")
+    state = _flop_decision(env)
+    after = env.step_deterministic(state, CHECK_CALL)
+    games = 3000
+    keys = jax.random.split(jax.random.key(5), games)
+    # the betting is the afterstate's (the same for every deck): only the cards change
+    afters = jax.jit(jax.vmap(lambda k: _redeal(env, after, k)))(keys)
+    probs = np.asarray(jax.jit(jax.vmap(env.chance_outcomes))(afters), np.float64)
+    host = jax.device_get(env.tournament(afters))
+    holes = host.table.hole.reshape(games, -1)
+    first = host.table.board[:, 0]
+    live = probs > 0
+    assert (live.sum(1) == 40).all() and not live[np.arange(games)[:, None], holes].any()
+    assert live[np.arange(games), first].all()
+    index = (live & (np.arange(52) < first[:, None])).sum(1)
+    test = stats.chisquare(np.bincount(index, minlength=40))
+    assert test.pvalue > 1e-4, np.bincount(index, minlength=40)
+    t = env.tournament(state)
+    for i in range(4):  # the decision itself with row i's deck
+        table = _WITH_CARDS(t.table, host.table.hole[i], host.table.board[i])
+        row = env.with_tournament(state, t.replace(table=table, key=host.key[i]))
+        split = env.step_deterministic(row, CHECK_CALL)
+        np.testing.assert_array_equal(env.chance_outcomes(split), probs[i])
+        _same(env.chance_step(split, int(first[i])), env.step(row, CHECK_CALL))
 
 
 # ------------------------------------------------------------------------ policies

@@ -1,6 +1,7 @@
 """Expectimax over 2048's chance API (holdemjax.training.chance_search): its Q is the exact
 expectation over `chance_outcomes` on a constructed position (computed here by hand from the
-probabilities and an independent leaf score), and every policy picks legal slides. Whole games
+probabilities and an independent leaf score), one move deep and two (the slides, merges and
+game ends written out here), and every policy picks legal slides. Whole games
 of the three policies (`play`) run in notebooks/chance_search_2048.ipynb (CI) and the
 benchmark."""
 
@@ -95,3 +96,77 @@ def test_greedy_takes_the_largest_merge_and_breaks_ties_at_random():
     state = _state(BOARD)  # LEFT and RIGHT merge (reward 4), UP and DOWN do not
     picks = set(np.asarray(BASELINES["greedy"](state, KEYS)).tolist())
     assert picks == {p2048.LEFT, p2048.RIGHT}
+
+
+# ---------------------------------------------------------------- depth 2, derived by hand
+def _slide_row_left(row):
+    """One row slid left, written out: ``(row, merge reward)``."""
+    tiles, out, reward = [e for e in row if e], [], 0
+    i = 0
+    while i < len(tiles):
+        if i + 1 < len(tiles) and tiles[i] == tiles[i + 1]:
+            out.append(tiles[i] + 1)
+            reward += 2 ** (tiles[i] + 1)
+            i += 2
+        else:
+            out.append(tiles[i])
+            i += 1
+    return out + [0] * (4 - len(out)), reward
+
+
+def _slide(board, action):
+    """``(board, reward)`` of a slide: each row (LEFT, RIGHT) or column (UP, DOWN) toward the
+    wall it moves to."""
+    b = np.asarray(board)
+    lines = {p2048.LEFT: b, p2048.RIGHT: b[:, ::-1], p2048.UP: b.T, p2048.DOWN: b.T[:, ::-1]}
+    slid = [_slide_row_left(list(line)) for line in lines[action].tolist()]
+    out = np.array([row for row, _ in slid])
+    back = {p2048.LEFT: out, p2048.RIGHT: out[:, ::-1], p2048.UP: out.T,
+            p2048.DOWN: out[:, ::-1].T}
+    return back[action], sum(r for _, r in slid)
+
+
+def _legal(board):
+    return [a for a in range(4) if not np.array_equal(_slide(board, a)[0], board)]
+
+
+_SPAWN = jax.jit(p2048.spawn_probabilities)  # the draw's exact odds (tests/test_chance.py)
+
+
+def _q_by_hand(board, depth):
+    """Q_depth of each slide (−inf where illegal): the merge reward plus, over the new tile's
+    outcomes, V_{depth-1} of the position (0 when no slide is left: the game is over)."""
+    q = np.full(4, -np.inf)
+    for a in _legal(board):
+        after, reward = _slide(board, a)
+        probs = np.asarray(_SPAWN(jnp.asarray(after, jnp.int32)), np.float64)
+        value = 0.0
+        for o in np.flatnonzero(probs):
+            nxt = after.reshape(-1).copy()
+            nxt[o // 2] = 1 + o % 2
+            nxt = nxt.reshape(4, 4)
+            if not _legal(nxt):
+                v = 0.0
+            elif depth == 1:
+                v = _leaf(nxt)
+            else:
+                v = _q_by_hand(nxt, depth - 1).max()
+            value += probs[o] * v
+        q[a] = reward + value
+    return q
+
+
+def test_depth_two_is_the_exact_expectimax():
+    """Two moves deep on a crowded board (some new tiles end the game, some second slides are
+    illegal): expectimax_q equals the expectimax written out here."""
+    # 64   4  16  32    LEFT is illegal; RIGHT fills the last row and either new tile ends
+    # 32  64 256  64    the game (Q 0); UP and DOWN leave games that go on, or not, after
+    # 256  2   4  32    the second slide
+    # 64  16   4   .
+    board = np.array([[6, 2, 4, 5], [5, 6, 8, 6], [8, 1, 2, 5], [6, 4, 2, 0]], np.int32)
+    assert _slide(BOARD, p2048.LEFT)[0].tolist() == LEFT_AFTER.tolist()  # the hand rules
+    want = _q_by_hand(board, 2)
+    assert np.isneginf(want[p2048.LEFT]) and want[p2048.RIGHT] == 0
+    assert want[p2048.UP] > 0 and want[p2048.DOWN] > 0
+    q = np.asarray(jax.jit(lambda s: cs.expectimax_q(s, 2))(_state(board)))
+    np.testing.assert_allclose(q, want, rtol=1e-5)
