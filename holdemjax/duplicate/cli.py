@@ -290,15 +290,11 @@ def _style(args, store, con) -> int:
         print(json.dumps(table, indent=1))
         return 0
     t = Table(title=f"match {m.id}: style on the identical deals")
-    t.add_column("line", justify="left")
-    t.add_column("hands", justify="right")
-    for _, label, _ in hud.COLUMNS:
-        t.add_column(label, justify="right")
+    for i, label in enumerate(["line", "hands"] + [label for _, label, _ in hud.COLUMNS]):
+        t.add_column(label, justify="left" if i == 0 else "right")
 
     def cell(r, key):
-        if r[key] is None:
-            return "–"
-        return f"{r[key]:.2f}" if key == "af" else f"{r[key]:.0f}%"
+        return "–" if r[key] is None else f"{r[key]:.2f}" if key == "af" else f"{r[key]:.0f}%"
 
     for r in table["rows"]:
         t.add_row(r["name"], str(r["hands"]), *(cell(r, key) for key, _, _ in hud.COLUMNS))
