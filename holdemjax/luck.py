@@ -99,24 +99,25 @@ def _end_stacks(table: tb.Table, boards: jax.Array, holes: jax.Array | None = No
 DISTINCT = 32
 
 
-def _mean_value(ends: jax.Array, weights: jax.Array, value: Value) -> jax.Array:
-    """``# [N]``: the ``weights``-weighted sum of ``value`` over the end stacks ``ends # [M,
-    N]``. `chips` (linear) is taken on every row; another value once per distinct row (rows of
-    weight 0 aside), `DISTINCT` at most, else on every row (under ``vmap`` only for the tables
-    that need it: `holdemjax.sparse`)."""
+def _mean_values(ends: jax.Array, weights: jax.Array, value: Value) -> jax.Array:
+    """``# [G, N]``: for each row of ``weights # [G, M]``, the weighted sum of ``value`` over
+    the end stacks ``ends # [M, N]``. `chips` (linear) is taken on every row; another value
+    once per distinct row of ``ends`` (rows no group weighs aside), `DISTINCT` at most, else on
+    every row (under ``vmap`` only for the tables that need it: `holdemjax.sparse`)."""
     if value is chips:
-        return (weights[:, None] * chips(ends)).sum(axis=0)
-    ref = ends[jnp.argmax(weights)]
-    ends = jnp.where((weights > 0)[:, None], ends, ref)
+        return jnp.stack([(w[:, None] * chips(ends)).sum(axis=0) for w in weights])
+    used = (weights > 0).any(axis=0)
+    ref = ends[jnp.argmax(used)]
+    ends = jnp.where(used[:, None], ends, ref)
     order = jnp.lexsort(ends.T[::-1])
-    rows, w = ends[order], weights[order]
+    rows = ends[order]
     new = jnp.concatenate([jnp.ones(1, bool), (rows[1:] != rows[:-1]).any(axis=1)])
-    group = jnp.cumsum(new) - 1
-    mass = jax.ops.segment_sum(w, group, num_segments=DISTINCT)
-    reps = jnp.broadcast_to(ref, (DISTINCT,) + ref.shape).at[group].set(rows, mode="drop")
-    compact = (mass[:, None] * jax.vmap(value)(reps)).sum(axis=0)
-    every = lambda _: (weights[:, None] * jax.vmap(value)(ends)).sum(axis=0)  # noqa: E731
-    return sparse_cond(group[-1] >= DISTINCT, every, compact)
+    group = jnp.zeros_like(order).at[order].set(jnp.cumsum(new) - 1)  # [M] by original row
+    mass = jax.vmap(lambda w: jax.ops.segment_sum(w, group, num_segments=DISTINCT))(weights)
+    reps = jnp.broadcast_to(ref, (DISTINCT,) + ref.shape).at[group].set(ends, mode="drop")
+    compact = mass @ jax.vmap(value)(reps)
+    every = lambda _: weights @ jax.vmap(value)(ends)  # noqa: E731
+    return sparse_cond(group.max() >= DISTINCT, every, compact)
 
 
 def _complete(table: tb.Table, visible: int, extra: jax.Array) -> jax.Array:
@@ -161,7 +162,7 @@ def check_down_values(table: tb.Table, visible: int, value: Value = chips, key=N
     if visible not in VISIBLE:
         raise ValueError(f"visible must be one of {VISIBLE}, got {visible!r}")
     boards, weights = _boards(table, visible, key, samples)
-    return _mean_value(_end_stacks(table, boards), weights, value)
+    return _mean_values(_end_stacks(table, boards), weights[None], value)[0]
 
 
 def _values_by_visible(table: tb.Table, value: Value, key) -> jax.Array:
@@ -169,12 +170,11 @@ def _values_by_visible(table: tb.Table, value: Value, key) -> jax.Array:
     every level evaluated in one batch (one program, not four)."""
     parts = [_boards(table, k, key, PREFLOP_SAMPLES) for k in VISIBLE]
     ends = _end_stacks(table, jnp.concatenate([b for b, _ in parts]))
-    out, start = [], 0
-    for boards, weights in parts:
-        stop = start + boards.shape[0]
-        out.append(_mean_value(ends[start:stop], weights, value))
-        start = stop
-    return jnp.stack(out)
+    sizes = [b.shape[0] for b, _ in parts]
+    starts = np.cumsum([0] + sizes)
+    weights = jnp.stack([jnp.zeros(ends.shape[0], jnp.float32).at[lo:lo + m].set(w)
+                         for lo, m, (_, w) in zip(starts, sizes, parts)])
+    return _mean_values(ends, weights, value)
 
 
 def _index(visible: jax.Array) -> jax.Array:
@@ -208,10 +208,14 @@ def deal_correction(table: tb.Table, value: Value = chips, key=None,
     deal_holes, deal_boards = _random_deals(n, k_deal, samples)
     holes = jnp.concatenate([jnp.broadcast_to(table.hole, (samples, n, 2)), deal_holes])
     boards = jnp.concatenate([boards, deal_boards])
-    ends = _end_stacks(table, boards, holes)
-    weights = jnp.full(samples, 1.0 / samples, jnp.float32)
-    return (_mean_value(ends[:samples], weights, value)
-            - _mean_value(ends[samples:], weights, value)).astype(jnp.float32)
+    means = _mean_values(_end_stacks(table, boards, holes), _halves(samples), value)
+    return (means[0] - means[1]).astype(jnp.float32)
+
+
+def _halves(samples: int) -> jax.Array:
+    """``# [2, 2 * samples]``: the weights of the mean of the first half, and of the second."""
+    first = np.arange(2 * samples) < samples
+    return jnp.asarray(np.stack([first, ~first]) / samples, jnp.float32)
 
 
 def _random_deals(n: int, key, samples: int) -> tuple[jax.Array, jax.Array]:
@@ -337,18 +341,22 @@ def _hand_key(key, hand, event):
 def dealt_luck(t: tn.Tournament, key) -> jax.Array:
     """``# [N] float32`` by seat: the luck of the deal of the hand ``t`` has just dealt (``t``
     not finished), drawn with the game's luck ``key`` addressed by the hand. A hand waiting for
-    a decision: `deal_correction`. A hand the blinds alone played out (nobody could act): its
-    deal and board are one chance event, so its luck is its actual end's value less the mean
-    over deals (`PREFLOP_SAMPLES`) of the check-down from the blinds: what is left of it is
-    that mean, which no player's play changed."""
+    a decision: `deal_correction` (the same draws). A hand the blinds alone played out (nobody
+    could act): its deal and board are one chance event, so its luck is its actual end's value
+    less the mean over deals (`PREFLOP_SAMPLES`) of the check-down from the blinds
+    (`blinds_table`): what is left of it is that mean, which nobody's play changed."""
     value, k = tournament_value(t), _hand_key(key, t.hand, DEAL_EVENT)
     table = t.table
     start = blinds_table(table)
-    holes, boards = _random_deals(table.num_seats, xla.split_at(k, 1), PREFLOP_SAMPLES)
-    mean = _mean_value(_end_stacks(start, boards, holes),
-                       jnp.full(PREFLOP_SAMPLES, 1.0 / PREFLOP_SAMPLES, jnp.float32), value)
-    whole = value(table.stacks) - mean
-    return jnp.where(table.hand_over, whole, deal_correction(table, value, k)).astype(jnp.float32)
+    n, samples = table.num_seats, PREFLOP_SAMPLES
+    k_board, k_deal = xla.split(k)
+    boards, _ = _boards(start, 0, k_board, samples)
+    deal_holes, deal_boards = _random_deals(n, k_deal, samples)
+    holes = jnp.concatenate([jnp.broadcast_to(start.hole, (samples, n, 2)), deal_holes])
+    ends = _end_stacks(start, jnp.concatenate([boards, deal_boards]), holes)
+    means = _mean_values(ends, _halves(samples), value)
+    dealt = jnp.where(table.hand_over, value(table.stacks), means[0])
+    return (dealt - means[1]).astype(jnp.float32)
 
 
 def decision_luck(t: tn.Tournament, kind, amount, key, by_event: bool = False) -> jax.Array:
