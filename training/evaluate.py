@@ -164,7 +164,7 @@ def _program(env, policy, opponent, chunk: int, max_steps: int, luck: bool = Fal
         first_luck = functools.partial(LK.first_luck, by_event=True)
         step_luck = functools.partial(LK.step_luck, by_event=True)
         lucks = (jax.vmap(first_luck, (None, 0, 0))(env, states, luck_keys) if luck
-                 else jnp.zeros((chunk * n, len(LK.EVENTS), n), jnp.float32))
+                 else jnp.zeros((), jnp.float32))  # nothing carried without luck
 
         def body(carry):
             states, scores, lucks, illegal, decisions, i = carry
@@ -195,10 +195,11 @@ def _program(env, policy, opponent, chunk: int, max_steps: int, luck: bool = Fal
         stopped = jax.vmap(env.stop)(states)  # ICM at the start of the current hand
         scores = scores + jnp.where(running[:, None], stopped.rewards, 0.0)
         mine = scores[jnp.arange(chunk * n), rotation]
-        my_luck = lucks[jnp.arange(chunk * n), :, rotation]
-        return dict(scores=mine.reshape(chunk, n), seats=seats.reshape(chunk, n),
-                    luck=my_luck.reshape(chunk, n, len(LK.EVENTS)),
-                    illegal=illegal, unfinished=running.sum(), decisions=decisions)
+        out = dict(scores=mine.reshape(chunk, n), seats=seats.reshape(chunk, n),
+                   illegal=illegal, unfinished=running.sum(), decisions=decisions)
+        if luck:
+            out["luck"] = lucks[jnp.arange(chunk * n), :, rotation].reshape(chunk, n, -1)
+        return out
 
     return jax.jit(run)
 
