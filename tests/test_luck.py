@@ -173,6 +173,28 @@ def test_the_readme_and_docs_show_the_committed_luck_results():
     for v in doc["verdicts"]:
         assert abs(v["luck_mean_bb_per_100"]) < 3.5 * v["luck_mean_stderr"], v
         assert v["corrected_stderr"] < v["stderr"], v
+    # sit & go: the six baselines' figures in both texts, the rotation's ratio in the README
+    six = next(r for r in doc["sng"] if r["setting"].endswith("six baselines"))
+    rows = [r for r in doc["sng"] if "slots" in r]
+    evaluated = next(r for r in doc["sng"] if "seat rotation" in r["setting"])
+    raw = six["slots"][0]["stderr"]
+    fixed = six["slots"][0]["corrected_stderr"]
+    for text in (readme, luck_md):
+        assert f"{six['se_ratio_mean']:.2f}x" in text and f"{six['tournaments']:,}" in text
+        assert f"{raw:.4f}" in text and f"{fixed:.4f}" in text
+        assert f"{round(100 * six['tournaments_saved'])} % fewer tournaments" in text
+        assert f"{evaluated['se_ratio']:.2f}x" in text
+    assert f"{six['se_ratio_min']:.2f}x .. " in luck_md
+    for r in rows:
+        for slot in r["slots"]:
+            assert slot["corrected_stderr"] < slot["stderr"], (r["setting"], slot)
+        for event, v in r["luck_by_event"].items():
+            for m, se in zip(v["mean"], v["stderr"]):
+                assert abs(m) < 3.5 * se, (r["setting"], event, m, se)
+    assert abs(evaluated["luck_mean"]) < 3.5 * evaluated["luck_mean_stderr"], evaluated
+    assert evaluated["corrected_stderr"] < evaluated["stderr"], evaluated
+    goal = "The goal of 2x is not met" if six["se_ratio_mean"] < 2 else "The goal of 2x is met"
+    assert goal in readme
 
 
 # ------------------------------------------------------------------------ sit & go tournaments
@@ -188,8 +210,14 @@ def _tournament(stacks, holes: dict[int, str], board: str, button=0, sb=0, bb=1)
     alive = stacks > 0
     out = jnp.cumsum(~alive) - 1  # the seats out took the lowest places
     paid = jnp.asarray(_SNG.payouts)[::-1][jnp.clip(out, 0, 5)]
-    return tn.seat(jax.random.key(0), _SNG).replace(
-        table=tb.begin(table), alive=alive, score=jnp.where(alive, 0.0, paid))
+    seats = jnp.arange(6, dtype=jnp.int32)
+    zeros = jnp.zeros((tn.NUM_STREETS, 6), jnp.int32)
+    return tn.Tournament(table=tb.begin(table), key=jnp.zeros(2, jnp.uint32), hand=jnp.int32(0),
+                         player_at=seats, seat_of=seats, alive=alive,
+                         score=jnp.where(alive, 0.0, paid), place=jnp.zeros(6, jnp.int32),
+                         street_chips=zeros, street_raises=zeros,
+                         decisions=jnp.zeros(6, jnp.int32), last_actor=jnp.int32(-1),
+                         icm_due=jnp.bool_(False), finished=jnp.bool_(False), format=_SNG)
 
 
 def _corrections_by_card(t: tn.Tournament, mid: tb.Table, shown, now, key):
