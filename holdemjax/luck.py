@@ -1,4 +1,5 @@
-"""Luck out of the numbers: AIVAT-style chance corrections for hold'em hands (one room).
+"""Luck out of the numbers: AIVAT-style chance corrections for hold'em hands and sit & go
+tournaments (one room).
 
 AIVAT (Burch, Schmid, Moravčík, Morrill, Bowling: "AIVAT: A New Variance Reduction Technique
 for Agent Evaluation in Imperfect Information Games", AAAI 2018) removes from a game's outcome
@@ -25,8 +26,13 @@ The chance events of a hand and their corrections:
 
 `hand_luck` sums them over one hand from its decisions; a host that plays the hand itself
 records its reveals as it goes (`no_reveals`, `note`) and sums them with `luck_of`. The
-corrected result of a hand is the actual one minus its luck. Everything is pure JAX (fixed
-shapes, vmap-able).
+corrected result of a hand is the actual one minus its luck.
+
+Tournaments (docs/luck.md): every hand's luck under `tournament_value` (what the tournament
+makes of the stacks a hand ends with: places of its busts, ICM of the rest), whose changes over
+the hands telescope to the score; `step_luck` is the luck of one `env.step` by player id, beside
+it (`first_luck`: the first deal), `decision_luck` the same on the engine's `Tournament`.
+Everything is pure JAX (fixed shapes, vmap-able).
 """
 
 from __future__ import annotations
