@@ -333,3 +333,35 @@ def test_tournament_luck_is_unbiased_with_a_smaller_standard_error():
     print(f"uniform vs calm, certify: raw {r.mean:.4f} ± {r.se:.4f}, corrected "
           f"{r.corrected_mean:.4f} ± {r.corrected_se:.4f}: SE ratio {r.se / r.corrected_se:.2f}")
     assert r.corrected_se < r.se
+
+
+_seat = jax.jit(tn.seat)
+_act_t = jax.jit(tn.act)
+_boundary = jax.jit(tn.advance_one)
+_values = jax.jit(lambda t: jnp.stack([luck.tournament_value(t)(t.table.start_stacks),
+                                       luck.tournament_value(t)(t.table.stacks)]))
+
+
+def test_tournament_value_telescopes_to_the_scores():
+    """`tournament_value` is what the tournament makes of a hand's end: summed over a game's
+    hands, the value of the stacks each hand ended with less the value of those it started with,
+    plus the even share, is every seat's score as the engine pays it (places of busts, several
+    in one hand, ICM at the hand cap), over three certify games (8 hands at most) played by
+    seats that fold, call or shove."""
+    fmt = make_format(**FORMATS["certify"])
+    rng = np.random.default_rng(0)
+    ends = set()
+    for game in range(3):
+        t = _seat(jax.random.key(game), fmt)
+        total = np.full(6, 1 / 6)
+        while not bool(t.finished):
+            while not bool(t.table.hand_over):
+                u = rng.random()
+                kind = tb.RAISE if u < 0.1 else tb.FOLD if u < 0.6 else tb.CHECK_CALL
+                t = _act_t(t, kind, 10**6)
+            start, end = np.asarray(_values(t), np.float64)
+            total += end - start
+            t = _boundary(t)
+        np.testing.assert_allclose(total, np.asarray(t.score), atol=2e-6)
+        ends.add("ICM at the cap" if int(t.alive.sum()) > 1 else "one left")
+    assert ends == {"ICM at the cap", "one left"}
