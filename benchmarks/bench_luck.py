@@ -2,7 +2,8 @@
 error: seat rotation (`holdemjax.duplicate.rotation`) of the baseline against random bots,
 each deal's result with and without each hand's luck taken out, and plain play (the tested
 policy in seat 0 only) likewise; then whole ``sng-6`` sit & go tournaments, each tournament's
-score with and without its luck (`holdemjax.luck.step_luck`, ICM of the stacks): six baselines
+score with and without its luck (`holdemjax.bots.play(..., luck=True)`: `holdemjax.luck.step_luck`
+beside every step, ICM of the stacks): six baselines
 (every slot's SE), one random bot against five baselines, and seat rotation of the baseline
 against random bots through `training.evaluate(..., luck=True)`. Writes
 ``benchmarks/results/luck.json``.
@@ -27,72 +28,27 @@ import time
 
 import numpy as np
 
-SNG_BATCH = 256  # tournaments played at once
 
-
-def _sng_program():
-    """Jitted ``(key, first, bot_of_player) -> (scores # [B, 6], luck # [B, 4, 6])``: a batch
-    of `SNG_BATCH` ``sng-6`` tournaments of the reference bots (`holdemjax.bots.BOTS` index per
-    player id) to the end, every step's luck by event beside `env.step`."""
-    import functools
-
+def _sng_rows(tournaments: int, seed: int, console) -> list[dict]:
+    """The sit & go verdicts: `holdemjax.bots.play` of ``tournaments`` ``sng-6`` games per
+    line-up with ``luck``, each slot's mean score raw and corrected ± SE, the luck by event."""
     import jax
-    import jax.numpy as jnp
 
     import holdemjax
     from holdemjax import luck
-    from holdemjax.bots import BOTS
+    from holdemjax.bots import BOTS, play
 
     env = holdemjax.make("sng-6")
-    first_luck = functools.partial(luck.first_luck, by_event=True)
-    step_luck = functools.partial(luck.step_luck, by_event=True)
-
-    @jax.jit
-    def run(key, first, bot_of_player):
-        games = first + jnp.arange(SNG_BATCH)
-        keys = [jax.vmap(lambda g, i=i: jax.random.fold_in(jax.random.fold_in(key, i), g))(
-            games) for i in range(3)]  # the env's, the bots' and luck's keys of each game
-        env_keys, bot_keys, luck_keys = keys
-
-        def action(state, bot_key):
-            picks = jnp.stack([bot(env, state, bot_key) for bot in BOTS.values()])
-            return picks[bot_of_player[state.current_player]]
-
-        def body(carry):
-            states, scores, lk = carry
-            actions = jax.vmap(action)(states, bot_keys)
-            lk = lk + jax.vmap(step_luck, (None, 0, 0, 0))(env, states, actions, luck_keys)
-            states = jax.vmap(env.step)(states, actions)
-            return states, scores + states.rewards, lk
-
-        states = jax.vmap(env.init)(env_keys)
-        lk = jax.vmap(first_luck, (None, 0, 0))(env, states, luck_keys)
-        zeros = jnp.zeros((SNG_BATCH, env.num_players), jnp.float32)
-        _, scores, lk = jax.lax.while_loop(lambda c: (~c[0].terminated).any(), body,
-                                           (states, zeros, lk))
-        return scores, lk
-
-    return run
-
-
-def _sng_rows(tournaments: int, seed: int, console) -> list[dict]:
-    """The sit & go verdicts: per line-up, each slot's mean score raw and corrected ± SE."""
-    import jax
-
-    from holdemjax import luck
-    from holdemjax.bots import BOTS
-
-    run = _sng_program()
     rows = []
     ids = {name: i for i, name in enumerate(BOTS)}
     for name, lineup in (("six baselines", ["baseline"] * 6),
                          ("random vs five baselines", ["random"] + ["baseline"] * 5)):
         t0 = time.perf_counter()
-        outs = [jax.device_get(run(jax.random.key(seed), lo, np.array([ids[b] for b in lineup])))
-                for lo in range(0, tournaments, SNG_BATCH)]
+        out = jax.device_get(play(env, jax.random.key(seed), tournaments,
+                                  np.array([ids[b] for b in lineup]), luck=True))
         seconds = time.perf_counter() - t0
-        scores = np.concatenate([o[0] for o in outs])[:tournaments].astype(np.float64)
-        lk = np.concatenate([o[1] for o in outs])[:tournaments].astype(np.float64)
+        scores = np.asarray(out["scores"], np.float64)
+        lk = np.asarray(out["luck_by_event"], np.float64)
         corrected = scores - lk.sum(axis=1)
         slots = []
         for p, bot in enumerate(lineup):
@@ -152,7 +108,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--deals", type=int, default=2048)
     ap.add_argument("--tournaments", type=int, default=512,
-                    help="sit & go tournaments per line-up (a multiple of 256)")
+                    help="sit & go tournaments per line-up (played in one batch)")
     ap.add_argument("--rotation-deals", type=int, default=64,
                     help="deals of the evaluate row (six rotated tournaments each)")
     ap.add_argument("--seed", type=int, default=3)
