@@ -185,6 +185,9 @@ def test_the_readme_and_docs_show_the_committed_luck_results():
         assert f"{round(100 * six['tournaments_saved'])} % fewer tournaments" in text
         assert f"{evaluated['se_ratio']:.2f}x" in text
     assert f"{six['se_ratio_min']:.2f}x .. " in luck_md
+    mixed = next(r for r in doc["sng"] if r["setting"].endswith("random vs five baselines"))
+    assert (f"{mixed['slots'][0]['se_ratio']:.2f}x (random), {mixed['se_ratio_mean']:.2f}x mean"
+            in luck_md)
     for r in rows:
         for slot in r["slots"]:
             assert slot["corrected_stderr"] < slot["stderr"], (r["setting"], slot)
