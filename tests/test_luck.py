@@ -291,7 +291,7 @@ def test_blinds_table_rebuilds_hands_the_blinds_played():
             np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
 
 
-_DEALS = 32  # certify deals (six rotated games each, at most 8 hands per game)
+_DEALS = 16  # certify deals (six rotated games each, at most 8 hands per game)
 
 
 def _uniform(state, key):
@@ -318,8 +318,8 @@ def _certify_evaluation():
 
 
 def test_tournament_luck_is_unbiased_with_a_smaller_standard_error():
-    """Seat rotation (`training.evaluate`, ``luck=True``) of unequal players over 32 certify
-    deals (192 sit & go games): the corrected mean score (score less its luck) equals the raw
+    """Seat rotation (`training.evaluate`, ``luck=True``) of unequal players over 16 certify
+    deals (96 sit & go games): the corrected mean score (score less its luck) equals the raw
     mean within the standard error of their difference, the luck of each kind of chance event
     (`luck.EVENTS`) has mean zero within its standard error, and the corrected standard error
     is smaller."""
