@@ -1,9 +1,15 @@
 """How much smaller AIVAT-style chance corrections (`holdemjax.luck`) make a verdict's standard
 error: seat rotation (`holdemjax.duplicate.rotation`) of the baseline against random bots,
 each deal's result with and without each hand's luck taken out, and plain play (the tested
-policy in seat 0 only) likewise. Writes ``benchmarks/results/luck.json``.
+policy in seat 0 only) likewise; then whole ``sng-6`` sit & go tournaments, each tournament's
+score with and without its luck (`holdemjax.bots.play(..., luck=True)`: `holdemjax.luck.step_luck`
+beside every step, ICM of the stacks): six baselines
+(every slot's SE), one random bot against five baselines, and seat rotation of the baseline
+against random bots through `training.evaluate(..., luck=True)`. Writes
+``benchmarks/results/luck.json``.
 
-    python benchmarks/bench_luck.py [--deals 2048] [--seed 3] [--out DIR]
+    python benchmarks/bench_luck.py [--deals 2048] [--tournaments 512] [--rotation-deals 64]
+                                    [--seed 3] [--out DIR]
 
 The standard-error ratio is raw SE / corrected SE; the hands a verdict needs fall with its
 square. The corrections' mean over the deals is reported with its own standard error (it
@@ -23,6 +29,72 @@ import time
 import numpy as np
 
 
+def _sng_rows(tournaments: int, seed: int, console) -> list[dict]:
+    """The sit & go verdicts: `holdemjax.bots.play` of ``tournaments`` ``sng-6`` games per
+    line-up with ``luck``, each slot's mean score raw and corrected ± SE, the luck by event."""
+    import jax
+
+    import holdemjax
+    from holdemjax import luck
+    from holdemjax.bots import BOTS, play
+
+    env = holdemjax.make("sng-6")
+    rows = []
+    ids = {name: i for i, name in enumerate(BOTS)}
+    for name, lineup in (("six baselines", ["baseline"] * 6),
+                         ("random vs five baselines", ["random"] + ["baseline"] * 5)):
+        t0 = time.perf_counter()
+        out = jax.device_get(play(env, jax.random.key(seed), tournaments,
+                                  np.array([ids[b] for b in lineup]), luck=True))
+        seconds = time.perf_counter() - t0
+        scores = np.asarray(out["scores"], np.float64)
+        lk = np.asarray(out["luck_by_event"], np.float64)
+        corrected = scores - lk.sum(axis=1)
+        slots = []
+        for p, bot in enumerate(lineup):
+            (m, se), (cm, cse) = _mean_se(scores[:, p]), _mean_se(corrected[:, p])
+            slots.append({"player": p, "bot": bot, "score": m, "stderr": se,
+                          "corrected_score": cm, "corrected_stderr": cse, "se_ratio": se / cse})
+        ratios = [s["se_ratio"] for s in slots]
+        events = {}
+        for e, event in enumerate(luck.EVENTS):
+            pairs = [_mean_se(lk[:, e, p]) for p in range(len(lineup))]
+            events[event] = {"mean": [m for m, _ in pairs], "stderr": [s for _, s in pairs]}
+        row = {"setting": f"sng-6, {name}", "tournaments": tournaments, "slots": slots,
+               "se_ratio_mean": float(np.mean(ratios)), "se_ratio_min": float(min(ratios)),
+               "tournaments_saved": 1 - 1 / float(np.mean(ratios)) ** 2,
+               "luck_by_event": events, "seconds": seconds}
+        rows.append(row)
+        console.print(f"sng-6, {name}: SE ratio per slot "
+                      + ", ".join(f"{r:.2f}" for r in ratios)
+                      + f" (mean {row['se_ratio_mean']:.2f}x), {seconds:.0f} s")
+    return rows
+
+
+def _rotation_row(deals: int, seed: int, console) -> dict:
+    """The evaluation path: `training.evaluate` (seat rotation on identical deals) of the
+    baseline against five random bots on ``sng-6`` with ``luck``."""
+    import functools
+
+    from holdemjax.bots import baseline, random_bot
+    from holdemjax.training import evaluate as ev
+
+    env = ev.make_env("sng-6")
+    t0 = time.perf_counter()
+    r = ev.evaluate(functools.partial(baseline.act, env), deals=deals, seed=seed, chunk=64,
+                    opponent=functools.partial(random_bot.act, env), luck=True)
+    seconds = time.perf_counter() - t0
+    lm, lse = _mean_se(r.per_deal - r.corrected_per_deal)
+    row = {"setting": "sng-6, baseline vs five random bots, seat rotation (training.evaluate)",
+           "deals": deals, "tournaments": r.tournaments, "score": r.mean, "stderr": r.se,
+           "corrected_score": r.corrected_mean, "corrected_stderr": r.corrected_se,
+           "se_ratio": r.se / r.corrected_se, "luck_mean": lm, "luck_mean_stderr": lse,
+           "seconds": seconds}
+    console.print(f"{row['setting']}: {r.mean:.4f} ± {r.se:.4f} raw, {r.corrected_mean:.4f} ± "
+                  f"{r.corrected_se:.4f} corrected: SE {row['se_ratio']:.2f}x smaller")
+    return row
+
+
 def _mean_se(x: np.ndarray) -> tuple[float, float]:
     return float(x.mean()), float(x.std(ddof=1) / math.sqrt(len(x)))
 
@@ -35,6 +107,10 @@ def main(argv: list[str] | None = None) -> int:
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--deals", type=int, default=2048)
+    ap.add_argument("--tournaments", type=int, default=512,
+                    help="sit & go tournaments per line-up (played in one batch)")
+    ap.add_argument("--rotation-deals", type=int, default=64,
+                    help="deals of the evaluate row (six rotated tournaments each)")
     ap.add_argument("--seed", type=int, default=3)
     ap.add_argument("--out", help="folder for the results file (default benchmarks/results)")
     args = ap.parse_args(argv)
@@ -63,15 +139,26 @@ def main(argv: list[str] | None = None) -> int:
                          "luck_mean_bb_per_100": lm, "luck_mean_stderr": lse})
         console.print(f"{name}: {m:.1f} ± {se:.1f} bb/100 raw, {cm:.1f} ± {cse:.1f} corrected: "
                       f"SE {se / cse:.2f}x smaller; luck's mean {lm:.1f} ± {lse:.1f}")
+    with console.status(f"sit & go tournaments with luck, {args.tournaments:,} per line-up"):
+        t1 = time.perf_counter()
+        sng = _sng_rows(args.tournaments, args.seed, console)
+        sng.append(_rotation_row(args.rotation_deals, args.seed, console))
+        sng_seconds = time.perf_counter() - t1
     doc = {**bench.header("luck", "AIVAT-style chance corrections: standard errors with and "
                           "without", load_before=load_before),
            "kind": "luck", "params": {"deals": args.deals, "seed": args.seed, "seats": seats,
                                       "stack": 2000, "blinds": [10, 20, 0],
-                                      "preflop_samples": 64},
+                                      "preflop_samples": 64,
+                                      "tournaments": args.tournaments, "sng_env": "sng-6",
+                                      "rotation_deals": args.rotation_deals},
            "seconds": seconds, "verdicts": verdicts,
-           "notes": ["chance corrections only (the deal and every board card, chips as the "
-                     "value); no action corrections yet; sit & go tournaments not measured "
-                     "yet (issue 38)"]}
+           "sng_seconds": sng_seconds, "sng": sng,
+           "notes": ["chance corrections only: the deal and every board card (hold'em rows: "
+                     "chips as the value; sit & go rows: the tournament's value, places of "
+                     "the seats a hand busts and ICM of the others), no action corrections "
+                     "yet (issue 38)",
+                     "sit & go seconds include compiling the batched program once (first "
+                     "line-up); the machine is shared (see load_average)"]}
     path = pathlib.Path(args.out or bench.results_dir()) / "luck.json"
     path.write_text(json.dumps(doc, indent=1) + "\n")
     console.print(f"wrote {path}")

@@ -42,6 +42,7 @@ import jax.numpy as jnp
 import numpy as np
 
 import holdemjax
+from holdemjax import luck as LK
 from holdemjax.bots import baseline, random_bot
 from holdemjax.validate import require_int
 
@@ -69,11 +70,19 @@ class EvalResult:
     unfinished: int  # tournaments stopped at max_steps and settled by ICM
     decisions: int  # decisions played (all players)
     seconds: float  # wall time, compilation included
+    # With ``luck`` (`holdemjax.luck`): the scores less each tournament's luck, the same mean
+    corrected_mean: float | None = None
+    corrected_se: float | None = None
+    corrected_per_deal: np.ndarray | None = None  # [D] float64
+    luck: np.ndarray | None = None  # [D, 6, 4] float64 the policy's luck per tournament, by
+    # kind of chance event (`holdemjax.luck.EVENTS`)
 
     def summary(self) -> str:
-        """One line: mean ± SE, z, tournaments."""
+        """One line: mean ± SE (and corrected for luck), z, tournaments."""
+        lucky = "" if self.corrected_se is None else (
+            f", luck out {self.corrected_mean:.4f} ± {self.corrected_se:.4f}")
         return (f"{self.env_id}: mean score {self.mean:.4f} ± {self.se:.4f} (SE over "
-                f"{self.deals:,} deals), z = {self.z:+.2f} against 1/6, over "
+                f"{self.deals:,} deals){lucky}, z = {self.z:+.2f} against 1/6, over "
                 f"{self.tournaments:,} rotated tournaments; illegal {self.illegal}, "
                 f"unfinished {self.unfinished}, {self.seconds:.0f} s")
 
@@ -83,7 +92,9 @@ class EvalResult:
                     mean=self.mean, se=self.se, z=self.z,
                     per_rotation=self.per_rotation.tolist(), illegal=self.illegal,
                     unfinished=self.unfinished, decisions=self.decisions,
-                    seconds=self.seconds)
+                    seconds=self.seconds,
+                    **({} if self.corrected_se is None else dict(
+                        corrected_mean=self.corrected_mean, corrected_se=self.corrected_se)))
 
 
 @functools.cache
@@ -129,11 +140,13 @@ _PASSED: set = set()  # the (env, policy, name, params' structure) that `_check_
 
 
 @functools.lru_cache(maxsize=16)
-def _program(env, policy, opponent, chunk: int, max_steps: int):
+def _program(env, policy, opponent, chunk: int, max_steps: int, luck: bool = False):
     """Jitted ``(params, base_key, first_deal) -> dict`` for ``chunk`` deals (6 x chunk tables).
 
-    Cached per (env, policy, opponent, chunk, max_steps): the policy's params are data, so
-    several checkpoints of one network compile once.
+    Cached per (env, policy, opponent, chunk, max_steps, luck): the policy's params are data,
+    so several checkpoints of one network compile once. With ``luck`` the dict holds each
+    tournament's luck of the policy too (`holdemjax.luck.step_luck`, drawn with
+    ``fold_in(deal key, 2)``: the same samples in the six tournaments of a deal).
     """
     n = env.num_players
 
@@ -144,12 +157,17 @@ def _program(env, policy, opponent, chunk: int, max_steps: int):
         bot_keys = jnp.repeat(jax.vmap(lambda k: jax.random.key_data(
             jax.random.fold_in(k, 1)))(deal_keys), n, 0)
         rotation = jnp.tile(jnp.arange(n, dtype=jnp.int32), chunk)  # policy's player id
+        luck_keys = jnp.repeat(jax.vmap(lambda k: jax.random.fold_in(k, 2))(deal_keys), n, 0)
         states = jax.vmap(env.init)(env_keys)
         seats = env.tournament(states).seat_of[jnp.arange(chunk * n), rotation]
         num_actions = states.legal_action_mask.shape[-1]
+        first_luck = functools.partial(LK.first_luck, by_event=True)
+        step_luck = functools.partial(LK.step_luck, by_event=True)
+        lucks = (jax.vmap(first_luck, (None, 0, 0))(env, states, luck_keys) if luck
+                 else jnp.zeros((), jnp.float32))  # nothing carried without luck
 
         def body(carry):
-            states, scores, illegal, decisions, i = carry
+            states, scores, lucks, illegal, decisions, i = carry
             live = ~(states.terminated | states.truncated)
             mine = jax.vmap(policy, in_axes=(None, 0, 0))(params, states, bot_keys)
             mine = jnp.asarray(mine, jnp.int32)
@@ -158,29 +176,38 @@ def _program(env, policy, opponent, chunk: int, max_steps: int):
             ok = (mine >= 0) & (mine < num_actions) & jnp.take_along_axis(
                 states.legal_action_mask, jnp.clip(mine, 0, num_actions - 1)[:, None], 1)[:, 0]
             illegal = illegal + (live & is_policy & ~ok).sum()
-            states = jax.vmap(env.step)(states, jnp.where(is_policy, mine, theirs))
-            return (states, scores + states.rewards, illegal, decisions + live.sum(), i + 1)
+            actions = jnp.where(is_policy, mine, theirs)
+            if luck:
+                lucks = lucks + jax.vmap(step_luck, (None, 0, 0, 0))(env, states, actions,
+                                                                      luck_keys)
+            states = jax.vmap(env.step)(states, actions)
+            return (states, scores + states.rewards, lucks, illegal, decisions + live.sum(),
+                    i + 1)
 
         def cond(carry):
             states, i = carry[0], carry[-1]
             return (~(states.terminated | states.truncated)).any() & (i < max_steps)
 
         zeros = jnp.zeros((chunk * n, n), jnp.float32)
-        states, scores, illegal, decisions, _ = jax.lax.while_loop(
-            cond, body, (states, zeros, jnp.int32(0), jnp.int32(0), jnp.int32(0)))
+        states, scores, lucks, illegal, decisions, _ = jax.lax.while_loop(
+            cond, body, (states, zeros, lucks, jnp.int32(0), jnp.int32(0), jnp.int32(0)))
         running = ~(states.terminated | states.truncated)
         stopped = jax.vmap(env.stop)(states)  # ICM at the start of the current hand
         scores = scores + jnp.where(running[:, None], stopped.rewards, 0.0)
         mine = scores[jnp.arange(chunk * n), rotation]
-        return dict(scores=mine.reshape(chunk, n), seats=seats.reshape(chunk, n),
-                    illegal=illegal, unfinished=running.sum(), decisions=decisions)
+        out = dict(scores=mine.reshape(chunk, n), seats=seats.reshape(chunk, n),
+                   illegal=illegal, unfinished=running.sum(), decisions=decisions)
+        if luck:
+            out["luck"] = lucks[jnp.arange(chunk * n), :, rotation].reshape(chunk, n, -1)
+        return out
 
     return jax.jit(run)
 
 
 def evaluate(policy: Callable, params=None, *, deals: int = 1000, env_id: str = "sng-6",
              seed: int = 0, chunk: int = 128, opponent: Callable | None = None,
-             max_steps: int = 20_000, progress: Callable | None = None) -> EvalResult:
+             max_steps: int = 20_000, progress: Callable | None = None,
+             luck: bool = False) -> EvalResult:
     """Rotated tournaments of ``policy`` against five copies of ``opponent``.
 
     ``policy(state, key) -> int32`` menu action, or ``policy(params, state, key)`` when
@@ -188,7 +215,9 @@ def evaluate(policy: Callable, params=None, *, deals: int = 1000, env_id: str = 
     ``opponent(state, key)`` defaults to the baseline bot. ``deals`` deals (``6 * deals``
     tournaments) are played in batches of ``chunk`` deals; deal ``d`` uses
     ``fold_in(key(seed), d)``, so results do not depend on ``chunk``. ``progress(deals_done)``
-    is called after every batch.
+    is called after every batch. ``luck``: also the scores with each tournament's luck taken
+    out (`holdemjax.luck`: AIVAT's chance corrections under the tournament's value, ICM of the
+    stacks): ``corrected_mean`` ± ``corrected_se``, the same expectation as the raw mean.
     """
     for name, value, least in (("deals", deals, 2), ("chunk", chunk, 1),
                                ("max_steps", max_steps, 1)):
@@ -205,7 +234,7 @@ def evaluate(policy: Callable, params=None, *, deals: int = 1000, env_id: str = 
     _check_policy(env, fn, params, "policy")
     _check_policy(env, stateless(opponent), jnp.zeros(()), "opponent")
     chunk = min(chunk, deals)
-    run = _program(env, fn, opponent, chunk, max_steps)
+    run = _program(env, fn, opponent, chunk, max_steps, bool(luck))
     start = time.perf_counter()
     base_key = jax.random.key(seed)
     outs = []
@@ -219,12 +248,19 @@ def evaluate(policy: Callable, params=None, *, deals: int = 1000, env_id: str = 
     per_deal = scores.mean(axis=1)
     mean, se = mean_se(per_deal)
     z = z_score(mean - 1 / 6, se)
+    corrected = {}
+    if luck:
+        lucks = np.concatenate([o["luck"] for o in outs])[:deals].astype(np.float64)
+        cpd = (scores - lucks.sum(axis=2)).mean(axis=1)
+        cm, cse = mean_se(cpd)
+        corrected = dict(corrected_mean=cm, corrected_se=cse, corrected_per_deal=cpd,
+                         luck=lucks)
     # The last chunk may run past `deals`; count what was played for the reported totals.
     return EvalResult(env_id, deals, 6 * deals, mean, se, float(z), per_deal,
                       scores.mean(axis=0), scores, seats.astype(np.int32),
                       int(sum(o["illegal"] for o in outs)),
                       int(sum(o["unfinished"] for o in outs)),
-                      int(sum(o["decisions"] for o in outs)), seconds)
+                      int(sum(o["decisions"] for o in outs)), seconds, **corrected)
 
 
 #: The scores are float32 shares: a deal's rotation average is 1/6 only to about 1e-8, so
@@ -283,6 +319,9 @@ def _parser() -> argparse.ArgumentParser:
                    help="also write the cross-play table to this JSON file")
     p.add_argument("--plot", default=None, metavar="PATH",
                    help="also plot each line-up's score ± 2 SE to this PNG")
+    p.add_argument("--luck", action="store_true",
+                   help="also each line-up's score with the luck of the cards taken out "
+                        "(holdemjax.luck: AIVAT's chance corrections under ICM; docs/luck.md)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     return p
 
@@ -322,7 +361,7 @@ def main(argv=None) -> int:
             for name in names:
                 results += panel.run_panel(
                     fn, params, [name], deals=args.deals, env_id=env_id, seed=args.seed,
-                    chunk=args.chunk,
+                    chunk=args.chunk, luck=args.luck,
                     progress=lambda n, done: bar.update(tasks[n], completed=done))
             if args.versus:
                 refs = {n: bar.add_task(f"{args.versus} vs {n}", total=args.deals)

@@ -82,10 +82,12 @@ def opponent(name: str, env) -> Callable:
 
 
 def run_panel(policy: Callable, params, names, *, deals: int, env_id: str = "sng-6",
-              seed: int = 0, chunk: int = 128, progress: Callable | None = None) -> list:
+              seed: int = 0, chunk: int = 128, progress: Callable | None = None,
+              luck: bool = False) -> list:
     """``[(name, EvalResult)]``: `evaluate` of ``policy`` (with ``params``, as there) against
     five copies of each opponent in ``names``, on the same deals (same ``seed``).
-    ``progress(name, deals_done)`` is called after every batch."""
+    ``progress(name, deals_done)`` is called after every batch; ``luck``: each line-up's
+    score with the luck taken out too (`evaluate`'s ``luck``)."""
     from holdemjax.training import evaluate as ev
 
     names = list(names)
@@ -97,7 +99,7 @@ def run_panel(policy: Callable, params, names, *, deals: int, env_id: str = "sng
     for name, bot in zip(names, bots):
         step = None if progress is None else functools.partial(progress, name)
         out.append((name, ev.evaluate(policy, params, deals=deals, env_id=env_id, seed=seed,
-                                      chunk=chunk, opponent=bot, progress=step)))
+                                      chunk=chunk, opponent=bot, progress=step, luck=luck)))
     return out
 
 
@@ -152,6 +154,9 @@ def table(results, title: str = "cross-play", versus=None):
     if versus:
         ref = versus[0].reference
         cols[5:5] = [f"{ref}'s mean", f"- {ref} (paired)", f"z vs {ref}"]
+    lucky = any(r.corrected_se is not None for _, r in results)
+    if lucky:
+        cols[4:4] = ["luck out ± SE", "SE ratio"]
     for col in cols:
         t.add_column(col, justify="left" if col == "opponent" else "right")
     for i, (name, r) in enumerate(results):
@@ -161,6 +166,10 @@ def table(results, title: str = "cross-play", versus=None):
         if versus:
             v = versus[i]
             row[5:5] = [f"{v.mean:.4f}", f"{v.diff:+.5f} ± {v.se:.5f}", f"{v.z:+.2f}"]
+        if lucky:
+            row[4:4] = (["-", "-"] if r.corrected_se is None else
+                        [f"{r.corrected_mean:.4f} ± {r.corrected_se:.4f}",
+                         f"{r.se / r.corrected_se:.2f}x" if r.corrected_se > 0 else "-"])
         t.add_row(*row)
     return t
 

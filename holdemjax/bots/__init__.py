@@ -15,6 +15,7 @@ import functools
 import jax
 import jax.numpy as jnp
 
+from holdemjax import luck as LK
 from holdemjax.bots import baseline, random_bot
 from holdemjax.bots.random_bot import coordinate_key, coordinates, decision_rank, draw_below
 
@@ -33,8 +34,8 @@ __all__ = [
 BOTS = {"random": random_bot.act, "baseline": baseline.act}
 
 
-@functools.partial(jax.jit, static_argnames=("env", "num_games"))
-def play(env, key, num_games: int, bot_of_player, max_steps=1_000_000):
+@functools.partial(jax.jit, static_argnames=("env", "num_games", "luck"))
+def play(env, key, num_games: int, bot_of_player, max_steps=1_000_000, luck: bool = False):
     """Play ``num_games`` games of ``env`` to the end (jitted; vmap over games, one while loop).
 
     ``env`` and ``num_games`` are static: one compilation per (env, batch size).
@@ -45,12 +46,16 @@ def play(env, key, num_games: int, bot_of_player, max_steps=1_000_000):
       bot_of_player: ``# [num_players] int32``, the bot index (``BOTS`` order) of each player id
         (may be traced: one compiled function serves every line-up).
       max_steps: bound on the steps of the loop (traced); a small bound gives mid-game states.
+      luck: (static) also each game's luck by player id (`holdemjax.luck.step_luck` beside
+        every step, drawn with ``fold_in(fold_in(key, 2), g)``): ``scores - luck`` are the
+        scores with the luck of the cards taken out, the same expectation (docs/luck.md).
     Every bot's action is computed at every decision (under ``vmap`` a switch would run them all
     anyway), so the run also audits them all.
     Returns a dict: ``states`` (the batch when the loop stopped), ``scores # [G, num_players]
     float32`` (sum of rewards, by player id), ``steps # [G] int32`` (decisions per game),
     ``illegal # [num_bots] int32`` (masked picks of each bot over all decisions, whoever played
-    them) and ``decisions # [] int32``.
+    them) and ``decisions # [] int32``; with ``luck``, ``luck # [G, num_players] float32`` and
+    ``luck_by_event # [G, 4, num_players]`` (a row per kind of event, `holdemjax.luck.EVENTS`).
     """
     bots = tuple(BOTS.values())
     bot_of_player = jnp.asarray(bot_of_player, jnp.int32)
@@ -65,12 +70,18 @@ def play(env, key, num_games: int, bot_of_player, max_steps=1_000_000):
         illegal = (~state.legal_action_mask[picks] & live).astype(jnp.int32)
         return chosen, illegal, live.astype(jnp.int32)
 
+    luck_keys = jax.vmap(lambda g: jax.random.fold_in(jax.random.fold_in(key, 2), g))(games)
+    first_luck = functools.partial(LK.first_luck, by_event=True)
+    step_luck = functools.partial(LK.step_luck, by_event=True)
+
     def body(carry):
-        states, scores, steps, illegal, decisions, i = carry
+        states, scores, steps, illegal, decisions, lk, i = carry
         actions, bad, live = jax.vmap(one_action)(states, bot_keys)
+        if luck:
+            lk = lk + jax.vmap(step_luck, (None, 0, 0, 0))(env, states, actions, luck_keys)
         states = jax.vmap(env.step)(states, actions)
         return (states, scores + states.rewards, steps + live, illegal + bad.sum(0),
-                decisions + live.sum(), i + 1)
+                decisions + live.sum(), lk, i + 1)
 
     def cond(carry):
         states, i = carry[0], carry[-1]
@@ -78,7 +89,12 @@ def play(env, key, num_games: int, bot_of_player, max_steps=1_000_000):
 
     states = jax.vmap(env.init)(env_keys)
     n = env.num_players
+    lk = (jax.vmap(first_luck, (None, 0, 0))(env, states, luck_keys) if luck
+          else jnp.zeros((), jnp.float32))  # nothing carried without luck
     carry = (states, jnp.zeros((num_games, n), jnp.float32), jnp.zeros(num_games, jnp.int32),
-             jnp.zeros(len(bots), jnp.int32), jnp.int32(0), jnp.int32(0))
-    states, scores, steps, illegal, decisions, _ = jax.lax.while_loop(cond, body, carry)
-    return dict(states=states, scores=scores, steps=steps, illegal=illegal, decisions=decisions)
+             jnp.zeros(len(bots), jnp.int32), jnp.int32(0), lk, jnp.int32(0))
+    states, scores, steps, illegal, decisions, lk, _ = jax.lax.while_loop(cond, body, carry)
+    out = dict(states=states, scores=scores, steps=steps, illegal=illegal, decisions=decisions)
+    if luck:
+        out.update(luck=lk.sum(axis=1), luck_by_event=lk)
+    return out
