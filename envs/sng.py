@@ -150,13 +150,8 @@ class SitAndGo(Env):
         )
         return self._after(state, jnp.bool_(False))
 
-    def _engine_action(self, t: tb.Table, action: Array):
-        """The engine's ``(kind, amount)`` of menu ``action`` at the table ``t``."""
-        _, amounts = self.menu.mask_and_amounts(t, tb.legal(t))
-        return self.menu.to_engine(action, amounts)
-
     def _step(self, state: SngState, action: Array, key) -> SngState:
-        kind, amount = self._engine_action(state._x.table, action)
+        kind, amount = self.menu.engine_action(state._x.table, action)
         was_over = state._x.finished
         return self._after(state.replace(_x=tn.advance(tn.act(state._x, kind, amount))),
                            was_over)
@@ -174,7 +169,7 @@ class SitAndGo(Env):
 
     def _step_deterministic(self, state: SngState, action: Array) -> SngState:
         table = state._x.table
-        shown = tb.act(table, *self._engine_action(table, action)).revealed
+        shown = tb.act(table, *self.menu.engine_action(table, action)).revealed
         return state.replace(_pending_action=action.astype(jnp.int32),
                              _reveal_pending=shown > table.revealed)
 

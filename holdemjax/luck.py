@@ -56,7 +56,8 @@ from holdemjax.sparse import sparse_cond, sparse_while
 __all__ = ["Value", "chips", "icm_value", "check_down_values", "reveal_correction",
            "deal_correction", "Reveals", "no_reveals", "note", "luck_of", "hand_luck",
            "VISIBLE", "PREFLOP_SAMPLES", "tournament_value", "blinds_table", "dealt_luck",
-           "decision_luck", "first_luck", "step_luck", "EVENTS", "DISTINCT"]
+           "decision_luck", "first_luck", "step_luck", "games_first_luck", "games_step_luck",
+           "EVENTS", "DISTINCT"]
 
 #: A value function: the seats' stacks at the end of a hand ``# [N]`` -> their values ``# [N]``.
 Value = Callable[[jax.Array], jax.Array]
@@ -416,11 +417,22 @@ def step_luck(env, state, action, key, by_event: bool = False) -> jax.Array:
     0))``. A game's corrected scores are its rewards less the sum of `first_luck` and every
     step's luck: the same mean, the luck of the cards taken out."""
     t = env.tournament(state)
-    _, amounts = env.menu.mask_and_amounts(t.table, tb.legal(t.table))
     action = jnp.asarray(action, jnp.int32)
-    a = jnp.clip(action, 0, amounts.shape[0] - 1)
-    kind, amount = env.menu.to_engine(a, amounts)
+    a = jnp.clip(action, 0, env.menu.num_actions - 1)
+    kind, amount = env.menu.engine_action(t.table, a)
     ok = (action == a) & state.legal_action_mask[a] & ~(state.terminated | state.truncated)
     luck = decision_luck(t, kind, amount, key, by_event=True)
     luck = jnp.where(ok, luck, 0.0)[:, t.seat_of]
     return luck if by_event else luck.sum(axis=0)
+
+
+def games_first_luck(env, states, keys) -> jax.Array:
+    """``# [G, 4, N]``: `first_luck` by kind of event of a batch of games just started (a key
+    each), what a play loop carries and adds `games_step_luck` to."""
+    return jax.vmap(lambda s, k: first_luck(env, s, k, by_event=True))(states, keys)
+
+
+def games_step_luck(env, states, actions, keys) -> jax.Array:
+    """``# [G, 4, N]``: `step_luck` by kind of event of a batch of games' steps (each game's
+    luck key, the same at every step)."""
+    return jax.vmap(lambda s, a, k: step_luck(env, s, a, k, by_event=True))(states, actions, keys)

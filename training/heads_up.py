@@ -37,7 +37,6 @@ import jax.numpy as jnp
 import numpy as np
 
 import holdemjax
-from holdemjax.poker import table as tb
 from holdemjax.poker.actions import CHECK_CALL
 from holdemjax.sparse import sparse_cond
 from holdemjax.training import panel
@@ -230,8 +229,7 @@ def hand_step(env, state, action):
     the hand is over, where it is left at the hand's end (its stacks paid, the tournament not
     continued)."""
     t = env.tournament(state).table
-    _, amounts = env.menu.mask_and_amounts(t, tb.legal(t))
-    kind, amount = env.menu.to_engine(action, amounts)
+    kind, amount = env.menu.engine_action(t, action)
     done = env.act_exact(state, kind, amount)
     over = env.tournament(done).table.hand_over
     return sparse_cond(~over, env.advance, done), over

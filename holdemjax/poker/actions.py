@@ -27,7 +27,7 @@ from holdemjax import xla
 from holdemjax.poker.table import CHECK_CALL as KIND_CALL
 from holdemjax.poker.table import FOLD as KIND_FOLD
 from holdemjax.poker.table import RAISE as KIND_RAISE
-from holdemjax.poker.table import Legal, Table, pot_total
+from holdemjax.poker.table import Legal, Table, legal, pot_total
 from holdemjax.validate import is_real
 
 __all__ = ["MenuAction", "FOLD", "CHECK_CALL", "MIN_RAISE", "DEFAULT_SIZES", "Menu"]
@@ -115,3 +115,9 @@ class Menu:
         kind = jnp.where(action == FOLD, KIND_FOLD,
                          jnp.where(action == CHECK_CALL, KIND_CALL, KIND_RAISE))
         return kind.astype(jnp.int32), amounts[action]
+
+    def engine_action(self, table: Table, action):
+        """(kind, amount) for `table.act` of menu ``action`` at ``table`` (its raise-to from
+        `mask_and_amounts` of the table's `legal`)."""
+        _, amounts = self.mask_and_amounts(table, legal(table))
+        return self.to_engine(action, amounts)
