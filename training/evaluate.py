@@ -161,9 +161,7 @@ def _program(env, policy, opponent, chunk: int, max_steps: int, luck: bool = Fal
         states = jax.vmap(env.init)(env_keys)
         seats = env.tournament(states).seat_of[jnp.arange(chunk * n), rotation]
         num_actions = states.legal_action_mask.shape[-1]
-        first_luck = functools.partial(LK.first_luck, by_event=True)
-        step_luck = functools.partial(LK.step_luck, by_event=True)
-        lucks = (jax.vmap(first_luck, (None, 0, 0))(env, states, luck_keys) if luck
+        lucks = (LK.games_first_luck(env, states, luck_keys) if luck
                  else jnp.zeros((), jnp.float32))  # nothing carried without luck
 
         def body(carry):
@@ -178,8 +176,7 @@ def _program(env, policy, opponent, chunk: int, max_steps: int, luck: bool = Fal
             illegal = illegal + (live & is_policy & ~ok).sum()
             actions = jnp.where(is_policy, mine, theirs)
             if luck:
-                lucks = lucks + jax.vmap(step_luck, (None, 0, 0, 0))(env, states, actions,
-                                                                      luck_keys)
+                lucks = lucks + LK.games_step_luck(env, states, actions, luck_keys)
             states = jax.vmap(env.step)(states, actions)
             return (states, scores + states.rewards, lucks, illegal, decisions + live.sum(),
                     i + 1)

@@ -71,14 +71,12 @@ def play(env, key, num_games: int, bot_of_player, max_steps=1_000_000, luck: boo
         return chosen, illegal, live.astype(jnp.int32)
 
     luck_keys = jax.vmap(lambda g: jax.random.fold_in(jax.random.fold_in(key, 2), g))(games)
-    first_luck = functools.partial(LK.first_luck, by_event=True)
-    step_luck = functools.partial(LK.step_luck, by_event=True)
 
     def body(carry):
         states, scores, steps, illegal, decisions, lk, i = carry
         actions, bad, live = jax.vmap(one_action)(states, bot_keys)
         if luck:
-            lk = lk + jax.vmap(step_luck, (None, 0, 0, 0))(env, states, actions, luck_keys)
+            lk = lk + LK.games_step_luck(env, states, actions, luck_keys)
         states = jax.vmap(env.step)(states, actions)
         return (states, scores + states.rewards, steps + live, illegal + bad.sum(0),
                 decisions + live.sum(), lk, i + 1)
@@ -89,7 +87,7 @@ def play(env, key, num_games: int, bot_of_player, max_steps=1_000_000, luck: boo
 
     states = jax.vmap(env.init)(env_keys)
     n = env.num_players
-    lk = (jax.vmap(first_luck, (None, 0, 0))(env, states, luck_keys) if luck
+    lk = (LK.games_first_luck(env, states, luck_keys) if luck
           else jnp.zeros((), jnp.float32))  # nothing carried without luck
     carry = (states, jnp.zeros((num_games, n), jnp.float32), jnp.zeros(num_games, jnp.int32),
              jnp.zeros(len(bots), jnp.int32), jnp.int32(0), lk, jnp.int32(0))
