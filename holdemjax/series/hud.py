@@ -171,7 +171,7 @@ def series_hand(hand: dict) -> Hand | None:
 def series_hud(tournaments: Iterable[dict], slots: int) -> list[dict]:
     """Per slot, its `figures` over every finished hand of the replays ``tournaments`` (each
     with ``player_at_seat``: the slot at each seat)."""
-    totals = [dict.fromkeys(COUNTS, 0) for _ in range(slots)]
+    totals: list[dict] = [{} for _ in range(slots)]
     for t in tournaments:
         at = t["player_at_seat"]
         for record in t["hands"]:
@@ -179,7 +179,5 @@ def series_hud(tournaments: Iterable[dict], slots: int) -> list[dict]:
             if hand is None:
                 continue
             for seat, c in enumerate(counts(hand)):
-                total = totals[at[seat]]
-                for k in COUNTS:
-                    total[k] += c[k]
+                totals[at[seat]] = add(totals[at[seat]], c)
     return [figures(c) for c in totals]
