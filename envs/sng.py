@@ -153,8 +153,8 @@ class SitAndGo(Env):
     def _step(self, state: SngState, action: Array, key) -> SngState:
         kind, amount = self.menu.engine_action(state._x.table, action)
         was_over = state._x.finished
-        return self._after(state.replace(_x=tn.advance(tn.act(state._x, kind, amount))),
-                           was_over)
+        t = tn.advance(tn.act(state._x, kind, amount, pay=False))  # pots paid in one place
+        return self._after(state.replace(_x=t), was_over)
 
     # ----------------------------------------------------- the step split at its chance event
     # Every card of a hand is fixed at its deal and hidden until shown (`cards.hand_deck`);

@@ -4,8 +4,9 @@ A ``Table`` is one hand at a table of ``N`` seats (``N`` static, 2..9). ``start_
 blinds and the big-blind ante, deals by fixed index and returns the first decision;
 ``act(table, kind, amount)`` applies one decision and then everything that needs no decision
 (gathering bets, the next street, all-in run-outs, showdown, paying the pots), so every returned
-table is either waiting for ``table.to_act`` or has ``hand_over``. ``legal(table)`` says what that
-seat may do. ``first_positions`` / ``next_positions`` place the button and blinds between hands
+table is either waiting for ``table.to_act`` or has ``hand_over`` (or, with ``pay=False``, ended
+and left for ``pay_if_ended`` to pay). ``legal(table)`` says what that seat may do.
+``first_positions`` / ``next_positions`` place the button and blinds between hands
 (dead-button rule). Chips are int32 and exact; ``sum(stacks) + sum(contrib) + dead`` never changes
 during a hand (``total_chips``).
 
@@ -14,9 +15,9 @@ and every choice made where the rules are silent is listed in docs/rules.md; the
 
 * ``kind`` is clipped to FOLD..RAISE. FOLD always folds (also when checking is free: the engine
   allows it, the RL menu masks it). CHECK_CALL checks, or calls (all-in if short). RAISE with
-  raising closed is a CHECK_CALL. A raise-to amount is clipped to
-  ``[min_raise_to, max_raise_to]``: below the minimum it becomes the minimum raise, above the
-  stack it is all-in. ``act`` on a finished hand returns it unchanged.
+  raising closed is a CHECK_CALL. A raise-to amount is clipped to ``[min_raise_to,
+  max_raise_to]`` (below: the minimum raise; above the stack: all-in). ``act`` on a finished
+  hand returns it unchanged.
 * A big blind all-in for less than the blind still sets ``current_bet`` to the full big blind.
 * Seats with nothing left to decide are skipped: a seat acts only if somebody else still live
   can put in more than the seat's current bet.
@@ -25,6 +26,7 @@ and every choice made where the rules are silent is listed in docs/rules.md; the
 from __future__ import annotations
 
 import enum
+import functools
 
 import jax
 import jax.numpy as jnp
@@ -41,7 +43,7 @@ from holdemjax.validate import is_int
 __all__ = ["Kind", "Street", "FOLD", "CHECK_CALL", "RAISE", "NUM_KINDS", "PREFLOP", "FLOP",
     "TURN", "RIVER", "HAND_OVER", "NUM_STREETS", "NO_SEAT", "Table", "Legal", "start_hand",
     "legal", "act", "first_positions", "next_positions", "total_chips", "check_action",
-    "pot_total", "with_cards", "decided", "begin", "showdown_winnings"]
+    "pot_total", "with_cards", "decided", "begin", "pay_if_ended", "showdown_winnings"]
 
 class Kind(enum.IntEnum):
     """The engine's action kinds (``act``): its exact actions."""
@@ -123,8 +125,7 @@ class Legal:
 # ----------------------------------------------------------------------------------------------
 
 
-def _i32(x) -> jax.Array:
-    return jnp.asarray(x, jnp.int32)
+_i32 = functools.partial(jnp.asarray, dtype=jnp.int32)
 
 
 def _at(values: jax.Array, me: jax.Array) -> jax.Array:
@@ -187,16 +188,17 @@ def _needs_action(t: Table) -> jax.Array:
     return can_move & at_stake & ((t.bets < t.current_bet) | ~t.acted)
 
 
-def _winnings(t: Table) -> jax.Array:
-    """``# [N] int32`` what each seat collects if the hand ends now (`_pots.pay_pots`)."""
+def showdown_winnings(t: Table) -> jax.Array:
+    """``# [N] int32`` what each seat collects if the hand ends now on its five board cards
+    (`_pots.pay_pots`, as `act` pays): a check-down's payout, for a table not `hand_over`."""
     return pay_pots(t.contrib, t.dead, _live(t), t.strength, t.button)
 
 
 def _finish(t: Table, winnings: jax.Array | None = None) -> Table:
-    """Pay the pots (``winnings``, default `_winnings`) and close the hand."""
+    """Pay the pots (``winnings``, default `showdown_winnings`) and close the hand."""
     fold_win = _live(t).sum() <= 1
     if winnings is None:
-        winnings = _winnings(t)
+        winnings = showdown_winnings(t)
     zeros = jnp.zeros_like(t.stacks)
     return t.replace(
         stacks=t.stacks + winnings,
@@ -213,9 +215,10 @@ def _finish(t: Table, winnings: jax.Array | None = None) -> Table:
     )
 
 
-def _advance(t: Table, last: jax.Array, sparse: bool = True) -> Table:
+def _advance(t: Table, last: jax.Array, sparse: bool = True, pay: bool = True) -> Table:
     """From a table right after a decision by seat ``last`` (or after the blinds, with ``last`` =
-    the big blind), move to the next decision or finish the hand."""
+    the big blind), move to the next decision or finish the hand (``pay``: static; False leaves
+    a hand that ends as it is, nobody to act, for `pay_if_ended`)."""
     nxt = _first_after(_needs_action(t), last)
     live = _live(t)
     can_move = live & ~t.allin
@@ -236,12 +239,14 @@ def _advance(t: Table, last: jax.Array, sparse: bool = True) -> Table:
     round_over = nxt == NO_SEAT
     out = _tree_where(round_over & new_street, moved, waiting)
     finish = round_over & ~new_street
+    if not pay:
+        return out
     if not sparse:
         return _tree_where(finish, _finish(t), out)
     # Pots are paid only on the rows whose hand ends (under vmap too: see holdemjax.sparse). The
     # sparse form carries the winnings alone (each carried or read leaf costs a gather and a
     # scatter per pass in the batched program); closing the hand is a cheap select.
-    winnings = sparse_cond(finish, lambda _: _winnings(t), jnp.zeros_like(t.stacks))
+    winnings = sparse_cond(finish, lambda _: showdown_winnings(t), jnp.zeros_like(t.stacks))
     return _tree_where(finish, _finish(t, winnings), out)
 
 
@@ -250,20 +255,8 @@ def _advance(t: Table, last: jax.Array, sparse: bool = True) -> Table:
 # ----------------------------------------------------------------------------------------------
 
 
-def start_hand(
-    stacks,
-    in_hand,
-    button,
-    sb,
-    bb,
-    sb_posts,
-    small_blind,
-    big_blind,
-    ante,
-    deck,
-    *,
-    can_end: bool = True,
-) -> Table:
+def start_hand(stacks, in_hand, button, sb, bb, sb_posts, small_blind, big_blind, ante, deck, *,
+               can_end: bool = True) -> Table:
     """Post blinds and ante, deal, and return the first decision (or the finished hand).
 
     Args:
@@ -338,6 +331,12 @@ def begin(table: Table) -> Table:
     return _advance(table, table.bb, sparse=False)
 
 
+def pay_if_ended(table: Table) -> Table:
+    """A hand left unpaid (nobody to act, not ``hand_over``: ``act(..., pay=False)``, a deal
+    with ``can_end=False`` where nobody can act) run out and paid (`begin`); others unchanged."""
+    return _tree_where(~table.hand_over & (table.to_act < 0), begin(table), table)
+
+
 def legal(table: Table) -> Legal:
     """What the seat to act may do (TDA Rules 43 and 47, no-limit).
 
@@ -371,8 +370,9 @@ def legal(table: Table) -> Legal:
     )
 
 
-def act(table: Table, kind, amount=0) -> Table:
-    """Apply one decision of ``table.to_act`` and advance to the next decision or the hand's end.
+def act(table: Table, kind, amount=0, pay: bool = True) -> Table:
+    """Apply one decision of ``table.to_act`` and advance to the next decision or the hand's end
+    (``pay``: static; False leaves a hand it ends unpaid, nobody to act: `pay_if_ended`).
 
     Args:
       kind: FOLD, CHECK_CALL or RAISE (other values are clipped into this range).
@@ -382,7 +382,7 @@ def act(table: Table, kind, amount=0) -> Table:
     Returns the same table when the hand is already over.
     """
     t = table
-    out = _advance(decided(t, kind, amount), jnp.maximum(t.to_act, 0))
+    out = _advance(decided(t, kind, amount), jnp.maximum(t.to_act, 0), pay=pay)
     return _tree_where(t.hand_over | (t.to_act < 0), t, out)
 
 
@@ -418,12 +418,6 @@ def decided(table: Table, kind, amount=0) -> Table:
         min_raise=jnp.where(full, increment, t.min_raise),
         num_decisions=t.num_decisions + 1,
     )
-
-
-def showdown_winnings(table: Table) -> jax.Array:
-    """``# [N] int32`` what each seat collects if the hand ends now on its five board cards (the
-    pots as `act` pays them): a check-down's payout, for a table not `hand_over`."""
-    return _winnings(table)
 
 
 def check_action(table: Table, kind, amount=0) -> None:

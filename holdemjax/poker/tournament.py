@@ -180,17 +180,19 @@ def lone_hand(table: tb.Table, hand=0) -> Tournament:
                       finished=jnp.bool_(False), format=None)
 
 
-def act(t: Tournament, kind, amount=0) -> Tournament:
+def act(t: Tournament, kind, amount=0, pay: bool = True) -> Tournament:
     """One decision of the seat to act as the engine's exact action (`table.act`: FOLD,
     CHECK_CALL or RAISE with its raise-to, clamped by the engine's rules), and the per-hand
     counters. Does not go on: the table may have ``hand_over`` (its showdown and winnings still
-    readable); `advance` next."""
+    readable); `advance` next. ``pay=False`` (static) leaves a hand the decision ends unpaid
+    (`table.pay_if_ended`) for `advance`, which pays it in the loop that deals the next hand:
+    a step that pays in one place (the env's)."""
     kind = jnp.asarray(kind, jnp.int32)
     amount = jnp.asarray(amount, jnp.int32)
     old = t.table
     seat = jnp.maximum(old.to_act, 0)
     lg = tb.legal(old)
-    new = tb.act(old, kind, amount)
+    new = tb.act(old, kind, amount, pay=pay)
     # Chips the decision put in, read back from the engine (which clamps the amount): the
     # stack went down by them, and at a hand's end the winnings were added back.
     added = old.stacks[seat] - new.stacks[seat] + jnp.where(new.hand_over, new.winnings[seat], 0)
@@ -230,10 +232,11 @@ def places_of_busts(t: Tournament, busted, alive):
     return score.astype(jnp.float32), place.astype(jnp.int32)
 
 
-def next_hand(t: Tournament) -> Tournament:
+def next_hand(t: Tournament, can_end: bool = True) -> Tournament:
     """One hand boundary, after a hand that is over: eliminate and place the busted seats, and
     end the game (one seat left or the hand cap) or deal the next hand (which may itself be
-    over already: everyone all-in from the blinds)."""
+    over already: everyone all-in from the blinds; with ``can_end=False``, static, such a hand
+    is left unpaid, nobody to act: `table.pay_if_ended`)."""
     fmt = t.format
     table = t.table
     busted = t.alive & (table.stacks == 0)
@@ -250,7 +253,7 @@ def next_hand(t: Tournament) -> Tournament:
         icm_due = over & at_cap & (left >= 2)  # scores of the seats still in: finish_by_icm
     hand = t.hand + 1
     positions = tb.next_positions(alive, table.button, table.sb, table.bb)
-    nxt = _deal(fmt, t.key, hand, table.stacks, alive, positions)
+    nxt = _deal(fmt, t.key, hand, table.stacks, alive, positions, can_end)
     zeros = jnp.zeros_like(t.street_chips)
     ongoing = t.replace(table=nxt, hand=hand, alive=alive, score=score, place=place,
                         street_chips=zeros, street_raises=zeros,
@@ -288,12 +291,15 @@ def advance(t: Tournament) -> Tournament:
     """Finish hands that are over and deal the next ones until a live seat's decision or the
     end (and settle by ICM at the hand cap). ``advance(act(t, ...))`` is one decision."""
 
-    def pending(s):
-        return s.table.hand_over & ~s.finished
+    def pending(s):  # a hand over, or ended unpaid (`table.pay_if_ended`)
+        return (s.table.hand_over | (s.table.to_act < 0)) & ~s.finished
+
+    def boundary(s):  # every hand is paid here, then the next dealt (unpaid if over at once)
+        return next_hand(s.replace(table=tb.pay_if_ended(s.table)), can_end=False)
 
     # Under vmap the sparse forms deal and settle only the rows that need it (see
     # holdemjax.sparse): a plain while_loop / cond would run them for every row.
-    t = sparse_while(pending, next_hand, t)
+    t = sparse_while(pending, boundary, t)
     return settle_if_due(t)
 
 

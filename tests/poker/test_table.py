@@ -443,6 +443,13 @@ def test_heads_up_transition_nobody_posts_big_blind_twice():
 _vstart = jax.jit(jax.vmap(T.start_hand))
 _vact = jax.jit(jax.vmap(T.act))
 _vlegal = jax.jit(jax.vmap(T.legal))
+_vpay = jax.jit(jax.vmap(T.pay_if_ended))
+_vact_unpaid = jax.jit(jax.vmap(lambda t, k, a: T.act(t, k, a, pay=False)))
+
+
+def assert_same_tables(a, b, rows=slice(None)):
+    for name, x in vars(a).items():
+        assert (np.asarray(x)[rows] == np.asarray(getattr(b, name))[rows]).all(), name
 
 
 def random_batch(rng, batch, n=6):
@@ -474,7 +481,16 @@ def test_chips_conserved_on_every_step_of_random_hands():
     for _ in range(80):
         assert (np.asarray(T.total_chips(tables)) == total).all()
         assert (np.asarray(tables.stacks) >= 0).all() and (np.asarray(tables.bets) >= 0).all()
-        tables = _vact(tables, *random_actions(rng, _vlegal(tables)))
+        kinds, amounts = random_actions(rng, _vlegal(tables))
+        paid = _vact(tables, kinds, amounts)
+        # pay=False leaves a hand the decision ends unpaid; `pay_if_ended` pays it exactly as `act`
+        # does, and leaves every other table (waiting, or over before the decision) alone.
+        unpaid = _vact_unpaid(tables, kinds, amounts)
+        ended = np.asarray(paid.hand_over & ~tables.hand_over)
+        assert not np.asarray(unpaid.hand_over & ~tables.hand_over).any()
+        assert (np.asarray(unpaid.to_act)[ended] < 0).all()
+        assert_same_tables(_vpay(unpaid), paid)
+        tables = paid
     assert np.asarray(tables.hand_over).all()
     assert (np.asarray(tables.stacks).sum(1) == total).all()
     assert (np.asarray(tables.winnings).sum(1) <= total).all()
@@ -528,7 +544,7 @@ def test_start_hand_without_its_ending_equals_start_hand_wherever_the_hand_waits
     """``start_hand(..., can_end=False)`` (the first deal of a format whose first hand waits:
     `tournament.first_hand_waits`) leaves the payout out of the program: on every deal that
     waits for a decision it is ``start_hand`` leaf by leaf; the random deals include hands over
-    from the blinds, where the two differ (the payout is what was left out)."""
+    from the blinds, where the two differ (the payout is what was left out) until `pay_if_ended`."""
     rng = np.random.default_rng(11)
     stacks = rng.integers(1, 40, size=(256, 6)).astype(np.int32)  # short: many all-in blinds
     stacks[rng.random((256, 6)) < 0.6] = 0
@@ -542,7 +558,9 @@ def test_start_hand_without_its_ending_equals_start_hand_wherever_the_hand_waits
     lean = jax.jit(jax.vmap(lambda *a: T.start_hand(*a, can_end=False)))(*args)
     waits = ~np.asarray(full.hand_over)
     assert 0 < waits.sum() < 256
-    for name, a in vars(full).items():
-        b = np.asarray(getattr(lean, name))
-        assert (np.asarray(a)[waits] == b[waits]).all(), name
+    assert_same_tables(full, lean, waits)
     assert not (np.asarray(lean.hand_over)).any()
+    # ... and `pay_if_ended` pays the others (nobody to act) as `start_hand` does
+    # (`tournament.advance` deals with can_end=False and pays every hand in one place).
+    assert (np.asarray(lean.to_act)[~waits] < 0).all()
+    assert_same_tables(_vpay(lean), full)
