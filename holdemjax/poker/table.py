@@ -333,8 +333,9 @@ def begin(table: Table) -> Table:
 
 def pay_if_ended(table: Table) -> Table:
     """A hand left unpaid (nobody to act, not ``hand_over``: ``act(..., pay=False)``, a deal
-    with ``can_end=False`` where nobody can act) run out and paid as `begin` would: nobody to act
-    leaves at most one seat able to move, so no new street; others unchanged."""
+    with ``can_end=False`` where nobody can act) run out and paid as `begin` / `act` would (with
+    nobody to act there is no street to go on to: the river's betting is over, or at most one
+    seat can move); others unchanged."""
     return _tree_where(~table.hand_over & (table.to_act < 0), _finish(table), table)
 
 
