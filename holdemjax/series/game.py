@@ -21,6 +21,7 @@ from holdemjax.poker import table as tb
 from holdemjax.series import protocol as P
 from holdemjax.series.engine import Engine, engine
 from holdemjax.series.hand import HostHand, apply_outcome, default_action
+from holdemjax.series.luckbook import LuckBook
 from holdemjax.series.results import SlotRecord
 
 __all__ = ["Engine", "engine", "Seat", "Game"]
@@ -78,8 +79,10 @@ class EventText:
 class Game:
     """Plays tournaments for `runner.run_series` (kept between tournaments: the seats)."""
 
-    def __init__(self, eng: Engine, seats, timer, seed):
+    def __init__(self, eng: Engine, seats, timer, seed, luck: bool = False):
         self.eng = eng
+        # the decisions as played, for each tournament's luck (`luckbook`); None: no luck
+        self.luck = LuckBook(eng.name) if luck else None
         self.seats, self.timer, self.seed = seats, timer, seed
         self.n = eng.format.num_seats
         self._current = None  # (state, replay, device state) at the start of the hand
@@ -108,7 +111,10 @@ class Game:
         return views
 
     def _act(self, kind: int, amount: int):
-        """The engine's decision step of the hand driver (`hand.HostHand`): `tournament.act`."""
+        """The engine's decision step of the hand driver (`hand.HostHand`): `tournament.act`
+        (the decision recorded for the tournament's luck first)."""
+        if self.luck is not None:
+            self.luck.note(self._buf, kind, amount)
         return self._engine(self.eng.act, kind, amount)
 
     def _boundary(self, stop: bool = False):
@@ -208,6 +214,8 @@ class Game:
         self._calls = [0] * len(self.seats)
         eng = self.eng
         self._buf = None
+        if self.luck is not None:
+            self.luck.clear()
         t0 = time.perf_counter()
         key = jax.random.fold_in(jax.random.key(self.seed), t)
         self.timer["engine"] += time.perf_counter() - t0
@@ -394,6 +402,13 @@ class Game:
         for slot, s in enumerate(self.seats):
             s.record.scores.append(float(rewards[slot]))
             s.record.places.append(int(place[self.seat_of[slot]]))
+        if self.luck is not None:
+            t0 = time.perf_counter()
+            luck = self.luck.luck(self.seed, self.t)  # [events, seats]
+            self.timer["luck"] = self.timer.get("luck", 0.0) + time.perf_counter() - t0
+            for slot, s in enumerate(self.seats):
+                s.record.luck.append([float(x) for x in luck[:, self.seat_of[slot]]])
+            replay["luck"] = [[round(float(x), 6) for x in row] for row in luck.T]  # by seat
         replay["places"] = place.tolist()
         replay["scores"] = [round(float(x), 6) for x in score]
         replay["hands_played"] = len(replay["hands"])
