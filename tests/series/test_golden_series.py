@@ -315,6 +315,18 @@ def test_series_luck_equals_the_jax_path(name):
             np.testing.assert_allclose(rec.luck[i], want[:, seat], atol=2e-6)
 
 
+def test_series_luck_reruns_byte_for_byte():
+    """The luck is drawn from the series seed: the replay's options ask for it again
+    (`replay.rerun_options`), and a rerun gives the same bytes, the luck included."""
+    series, replay, _ = _run("certify-chaos")
+    kwargs = replay_mod.rerun_options(json.loads(replay))
+    assert kwargs["luck"] is True
+    again = runner.run_series(_chaos(), **kwargs)
+    doc = replay_mod.replay_document(again, {**R.summarize(again), "versions": None})
+    doc.pop("versions")
+    assert replay_mod.encode_replay(doc) == replay
+
+
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_series_replays_byte_for_byte(name):
     replay, results = _as_recorded(name, *_documents(name))
