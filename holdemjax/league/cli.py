@@ -61,7 +61,7 @@ def _league(args: argparse.Namespace) -> int:
     spec = run.LeagueSpec(format=args.format, seed=args.seed, games=args.games,
                           tournaments=args.tournaments, final=args.final,
                           final_games=200 if args.final_games is None else args.final_games,
-                          max_wall=args.max_wall)
+                          max_wall=args.max_wall, luck=args.luck)
     try:
         spec.check()
         bots = pool.load_pool(args.pool)
@@ -125,6 +125,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--out", help="league folder (default league-FORMAT-seedSEED); the same "
                    "command continues an interrupted league there")
     p.add_argument("--workers", type=int, default=1, help="processes on this machine")
+    p.add_argument("--luck", action="store_true", help="each bot's score with the luck of the "
+                   "cards taken out too, ± SE (the series run with --luck; docs/luck.md)")
     p.add_argument("--ray", metavar="ADDRESS", help="run on a Ray cluster (ADDRESS or auto; "
                    "pip install 'holdemjax[ray]')")
     p.add_argument("--max-wall", type=float, default=600.0, help="wall-time limit of one "

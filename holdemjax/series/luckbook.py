@@ -36,13 +36,15 @@ __all__ = ["LUCK_STREAM", "CHUNK", "OPTIONS", "luck_key", "LuckBook", "program"]
 #: The fold_in datum of the series' luck keys ("LUCK" in ASCII): the tournaments' deck keys
 #: are ``fold_in(key(seed), t)`` for the tournament indices t, far below it.
 LUCK_STREAM = 0x4C55434B
-#: Decisions per call of the luck program (the last call of a tournament is padded).
-CHUNK = 64
+#: Decisions per call of the luck program (the last call of a tournament is padded): a sng-6
+#: tournament of baselines takes about 140 decisions; 128 ran fastest of 32, 64, 128 and 256.
+CHUNK = 128
 _DEAL = LK.EVENTS.index("deal")
 #: XLA:CPU options of the luck program: the engine's portable math (the same bits on every x86
-#: CPU, so that results replay anywhere), at the backend's lowest optimisation level: a quarter
-#: of the compile time (certify: 6 s instead of 21 s on 2 cores), and the run stays a small
-#: part of a tournament.
+#: CPU, so that results replay anywhere), at the backend's lowest optimisation level: a fifth
+#: of the compile time (certify: 3.7 s of CPU instead of about 20 s; without LLVM's expensive
+#: passes 13 s) for a run about 4x slower (a sng-6 tournament of baselines: about 0.4 s
+#: instead of 0.1 s on a loaded 2-core machine). docs/luck.md has the costs per series.
 OPTIONS = {**COMPILER_OPTIONS, "xla_backend_optimization_level": 0}
 
 
