@@ -198,7 +198,7 @@ def _run_blocks_in_processes(paths, blocks, workers, until, progress, job):
 
 
 def _run_block(policies, block: range, *, variant, seed, count, shot_ns, bank_ns, until, cut,
-               trips, progress, luck) -> dict:
+               trips, progress, luck=False) -> dict:
     """Tournaments ``block`` of a series with these policy instances (started here). ``until``
     is the series' wall-time limit as ``time.time()`` (the same in every process)."""
     spec = VARIANTS[variant]
