@@ -7,7 +7,8 @@ the deal of every hand, the board cards a decision brings out, the hands the bli
 packed `engine.Layout` chunks the engine returned, kept as they are: no copy, no JAX call) and
 the exact action the engine was given. After the tournament `LuckBook.luck` runs
 `luck.decision_luck` on every recorded decision (and `luck.dealt_luck` on the first hand's
-deal) in one jitted, vmapped program per format (chunks of `CHUNK` decisions, padded), under
+deal) in one vmapped program per format (chunks of `CHUNK` decisions, padded; compiled once per
+process, or once per machine with the engine's compile cache, `xla_cache`), under
 the tournament's value (`luck.tournament_value`: ICM and places; chips over chips in play for
 the ring format). Nothing a policy does reaches it but the actions the table played.
 
@@ -28,6 +29,7 @@ import numpy as np
 
 from holdemjax import luck as LK
 from holdemjax.poker import tournament as tn
+from holdemjax.series import xla_cache
 from holdemjax.series.engine import COMPILER_OPTIONS, engine
 from holdemjax.sparse import sparse_cond
 
@@ -56,7 +58,8 @@ def luck_key(seed: int, tournament: int) -> jax.Array:
 
 @functools.cache
 def program(env_id: str):
-    """The luck program of the format ``env_id`` (jitted once per process):
+    """The luck program of the format ``env_id``, compiled ahead of time once per process, or
+    loaded from the engine's compile cache when it is on (`xla_cache`: once per machine):
     ``(chunks, kinds, amounts, first, valid, key) -> # [len(EVENTS), N] float32`` by seat, the
     summed luck of `CHUNK` recorded decisions (``chunks``: the engine's packed states at them,
     each ``# [CHUNK, width]``; ``first``: the row whose hand is the tournament's first, which
@@ -78,8 +81,30 @@ def program(env_id: str):
         rows = jax.vmap(row, (0, 0, 0, 0, 0, None))(chunks, kinds, amounts, first, valid, key)
         return rows.sum(axis=0)
 
-    run.__name__ = run.__qualname__ = f"luck_{env_id.replace('-', '_')}"
-    return jax.jit(run, compiler_options=OPTIONS)
+    name = run.__name__ = run.__qualname__ = f"luck_{env_id.replace('-', '_')}"
+    i32, flags = jax.ShapeDtypeStruct((CHUNK,), jnp.int32), jax.ShapeDtypeStruct((CHUNK,), bool)
+    example = (tuple(jax.ShapeDtypeStruct((CHUNK, *a.shape), a.dtype)
+                     for a in eng.layout.avals()),
+               i32, i32, flags, flags, jax.ShapeDtypeStruct((2,), jnp.uint32))
+    trees = (jax.tree.structure((example, {})), jax.tree.structure(0))
+    tag = None
+    if xla_cache.executables_dir() is not None:
+        tag = xla_cache.key(name, OPTIONS)
+        stored = xla_cache.load(name, tag, ["luck"])
+        if stored is not None:
+            try:
+                return xla_cache.deserialize(stored["luck"], *trees, OPTIONS)
+            except Exception:  # noqa: BLE001 (a foreign or damaged executable: compile again)
+                pass
+    hits = xla_cache.jax_cache_hits()
+    compiled = jax.jit(run, compiler_options=OPTIONS).lower(*example).compile()
+    if tag is not None and xla_cache.jax_cache_hits() == hits:  # (as the engine's steps)
+        from jax.experimental import serialize_executable
+
+        payload, in_tree, out_tree = serialize_executable.serialize(compiled)
+        if (in_tree, out_tree) == trees:
+            xla_cache.save(name, tag, {"luck": payload})
+    return compiled
 
 
 class LuckBook:
