@@ -12,6 +12,7 @@ No JAX runs inside a policy call, and nothing a policy does can stop the series.
 
 from __future__ import annotations
 
+import concurrent.futures
 import time
 
 import jax
@@ -81,8 +82,12 @@ class Game:
 
     def __init__(self, eng: Engine, seats, timer, seed, luck: bool = False):
         self.eng = eng
-        # the decisions as played, for each tournament's luck (`luckbook`); None: no luck
+        # the decisions as played, for each tournament's luck (`luckbook`); None: no luck. The
+        # luck of a finished tournament is computed on a thread of its own while the next one
+        # is played (XLA runs without the GIL), and collected in order (`finish_luck`).
         self.luck = LuckBook(eng.name) if luck else None
+        self._luck_pool = concurrent.futures.ThreadPoolExecutor(1) if luck else None
+        self._luck_jobs: list = []  # (future, seat_of, replay) per tournament, in order
         self.seats, self.timer, self.seed = seats, timer, seed
         self.n = eng.format.num_seats
         self._current = None  # (state, replay, device state) at the start of the hand
@@ -403,12 +408,8 @@ class Game:
             s.record.scores.append(float(rewards[slot]))
             s.record.places.append(int(place[self.seat_of[slot]]))
         if self.luck is not None:
-            t0 = time.perf_counter()
-            luck = self.luck.luck(self.seed, self.t)  # [events, seats]
-            self.timer["luck"] = self.timer.get("luck", 0.0) + time.perf_counter() - t0
-            for slot, s in enumerate(self.seats):
-                s.record.luck.append([float(x) for x in luck[:, self.seat_of[slot]]])
-            replay["luck"] = [[round(float(x), 6) for x in row] for row in luck.T]  # by seat
+            job = self._luck_pool.submit(self._tournament_luck, self.luck.take(), self.t)
+            self._luck_jobs.append((job, list(self.seat_of), replay))
         replay["places"] = place.tolist()
         replay["scores"] = [round(float(x), 6) for x in score]
         replay["hands_played"] = len(replay["hands"])
@@ -418,3 +419,25 @@ class Game:
             self._notify("tournament_end", {"places": place.tolist(),
                                             "scores_ppm": [int(round(x * 1e6)) for x in score]},
                          hand, np.ones(self.n, bool))
+
+    # ------------------------------------------------------------------------------ luck
+    def _tournament_luck(self, rows, t: int):
+        t0 = time.perf_counter()
+        luck = self.luck.luck(self.seed, t, rows)  # [events, seats]
+        return luck, time.perf_counter() - t0
+
+    def finish_luck(self) -> None:
+        """Wait for the luck of the tournaments played and record it, in their order: each
+        slot's (`SlotRecord.luck`) and the replay's (``luck`` by seat). No-op without luck."""
+        jobs, self._luck_jobs = self._luck_jobs, []
+        for job, seat_of, replay in jobs:
+            luck, seconds = job.result()
+            self.timer["luck"] = self.timer.get("luck", 0.0) + seconds
+            for slot, s in enumerate(self.seats):
+                s.record.luck.append([float(x) for x in luck[:, seat_of[slot]]])
+            replay["luck"] = [[round(float(x), 6) for x in row] for row in luck.T]  # by seat
+
+    def close(self) -> None:
+        """Stop the luck's thread (what it has not started is dropped)."""
+        if self._luck_pool is not None:
+            self._luck_pool.shutdown(wait=False, cancel_futures=True)

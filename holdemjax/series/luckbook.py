@@ -118,23 +118,30 @@ class LuckBook:
         """Forget the recorded decisions (a new tournament)."""
         self.rows = []
 
+    def take(self) -> list:
+        """The recorded decisions, handed over (the book is empty after)."""
+        rows, self.rows = self.rows, []
+        return rows
+
     def note(self, state, kind: int, amount: int) -> None:
         """Record one decision: the engine's packed state at it (its chunks, as returned by
         the engine's programs) and the exact action given to ``act``."""
         self.rows.append((state, int(kind), int(amount)))
 
-    def luck(self, seed: int, tournament: int) -> np.ndarray:
-        """``# [len(EVENTS), N] float64`` by seat: the luck of the recorded tournament, by kind
-        of chance event (`luck.EVENTS`). Zero without a decision."""
+    def luck(self, seed: int, tournament: int, rows: list | None = None) -> np.ndarray:
+        """``# [len(EVENTS), N] float64`` by seat: the luck of the recorded tournament (or of
+        ``rows``, `take`'s), by kind of chance event (`luck.EVENTS`). Zero without a decision.
+        Safe in another thread than the one playing (it reads only the rows)."""
+        rows = self.rows if rows is None else rows
         run = program(self.env_id)
-        width = len(self.rows[0][0]) if self.rows else 0
+        width = len(rows[0][0]) if rows else 0
         n = engine(self.env_id).format.num_seats
         total = np.zeros((len(LK.EVENTS), n), np.float64)
-        if not self.rows:
+        if not rows:
             return total
         key = jax.random.key_data(luck_key(seed, tournament))
-        for lo in range(0, len(self.rows), CHUNK):
-            part = self.rows[lo:lo + CHUNK]
+        for lo in range(0, len(rows), CHUNK):
+            part = rows[lo:lo + CHUNK]
             pad = CHUNK - len(part)
             part = part + [part[-1]] * pad
             chunks = tuple(np.stack([np.asarray(r[0][c]) for r in part]) for c in range(width))

@@ -235,21 +235,25 @@ def _run_block(policies, block: range, *, variant, seed, count, shot_ns, bank_ns
         game = Game(eng, seats, timer, seed=seed, luck=luck)
         game.cut = cut
         game.guard_trips = trips
-        for t in block:
-            if t > block.start and ((deadline is not None and time.perf_counter() > deadline)
-                                    or cut == (t, 0)):
-                stopped_early = True
-                break
-            interrupted = False
-            try:
-                replay, was_cut = game.play(t, deadline, progress)
-            except KeyboardInterrupt:
-                interrupted = True
-                replay, was_cut = game.finish_interrupted()
-            replays.append(replay)
-            if was_cut or interrupted:
-                stopped_early = True
-                break
+        try:
+            for t in block:
+                if t > block.start and ((deadline is not None
+                                         and time.perf_counter() > deadline) or cut == (t, 0)):
+                    stopped_early = True
+                    break
+                interrupted = False
+                try:
+                    replay, was_cut = game.play(t, deadline, progress)
+                except KeyboardInterrupt:
+                    interrupted = True
+                    replay, was_cut = game.finish_interrupted()
+                replays.append(replay)
+                if was_cut or interrupted:
+                    stopped_early = True
+                    break
+            game.finish_luck()  # the luck of the tournaments played (after the wall-time limit)
+        finally:
+            game.close()
         for i, s in enumerate(seats):  # the holdem.log lines of this block's instances
             logs[i] = list(getattr(s.policy, "logs", None) or ())
     return {"records": [s.record for s in seats], "replays": replays, "first": block.start,
