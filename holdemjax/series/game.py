@@ -23,7 +23,7 @@ from holdemjax.series import protocol as P
 from holdemjax.series.engine import Engine, engine
 from holdemjax.series.hand import HostHand, apply_outcome, default_action
 from holdemjax.series.luckbook import LuckBook
-from holdemjax.series.results import SlotRecord
+from holdemjax.series.results import SlotRecord, rounded
 
 __all__ = ["Engine", "engine", "Seat", "Game"]
 
@@ -435,7 +435,7 @@ class Game:
             self.timer["luck"] = self.timer.get("luck", 0.0) + seconds
             for slot, s in enumerate(self.seats):
                 s.record.luck.append([float(x) for x in luck[:, seat_of[slot]]])
-            replay["luck"] = [[round(float(x), 6) for x in row] for row in luck.T]  # by seat
+            replay["luck"] = [[rounded(x) for x in row] for row in luck.T]  # by seat
 
     def close(self) -> None:
         """Stop the luck's thread (what it has not started is dropped)."""

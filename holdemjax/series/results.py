@@ -18,7 +18,8 @@ from holdemjax.series import hud
 from holdemjax.series import protocol as P
 from holdemjax.series.meter import METER_VERSION
 
-__all__ = ["SCHEMA", "SlotRecord", "Series", "summarize", "standard_error", "luck_block"]
+__all__ = ["SCHEMA", "SlotRecord", "Series", "summarize", "standard_error", "luck_block",
+           "rounded"]
 
 SCHEMA = "holdemjax.series.results/1"
 
@@ -92,10 +93,14 @@ def luck_block(scores, luck) -> dict:
     luck = np.asarray(luck, np.float64).reshape(-1, len(EVENTS))
     corrected = np.asarray(scores, np.float64) - luck.sum(axis=1)
     mean = luck.mean(axis=0) if luck.size else np.zeros(len(EVENTS))
-    return {"score": round(float(corrected.mean()) if corrected.size else 0.0, 6),
-            "stderr": round(standard_error(corrected), 6),
-            "luck": round(float(mean.sum()), 6),
-            "by_event": {e: round(float(x), 6) for e, x in zip(EVENTS, mean)}}
+    return {"score": rounded(corrected.mean() if corrected.size else 0.0),
+            "stderr": rounded(standard_error(corrected)), "luck": rounded(mean.sum()),
+            "by_event": {e: rounded(x) for e, x in zip(EVENTS, mean)}}
+
+
+def rounded(x) -> float:
+    """``x`` to 6 decimals, as the documents write scores (a negative zero written as 0.0)."""
+    return round(float(x), 6) + 0.0
 
 
 def _versions(variant: str) -> dict:
