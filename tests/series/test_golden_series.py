@@ -263,17 +263,19 @@ def _check_luck(replay: dict, results: dict) -> None:
 
 @functools.cache
 def _jax_route(env_id: str):
-    """(format, step, decision luck, deal luck): `tournament.act` then `advance`, and
+    """(start, step, decision luck, deal luck): `tournament.start` of a deck key,
+    `tournament.act` then `advance`, and
     `luck.decision_luck` / `luck.dealt_luck` on one unbatched tournament, jitted here (the
     luck program's compile options: a quarter of the compile time; only the luck is compared)."""
     fmt = make_format(**FORMATS[env_id])
+    start = jax.jit(lambda key: tn.start(key, fmt), compiler_options=luckbook.OPTIONS)
     step = jax.jit(lambda t, kind, amount: tn.advance(tn.act(t, kind, amount)),
                    compiler_options=luckbook.OPTIONS)
     decided = jax.jit(lambda t, kind, amount, key: LK.decision_luck(t, kind, amount, key,
                                                                      by_event=True),
                       compiler_options=luckbook.OPTIONS)
     dealt = jax.jit(LK.dealt_luck, compiler_options=luckbook.OPTIONS)
-    return fmt, step, decided, dealt
+    return start, step, decided, dealt
 
 
 _KINDS = {P.FOLD: tb.FOLD, P.CHECK: tb.CHECK_CALL, P.CALL: tb.CHECK_CALL, P.RAISE: tb.RAISE}
@@ -285,10 +287,10 @@ def _luck_by_jax(seed: int, tour: dict, env_id: str) -> np.ndarray:
     batched): the tournament rebuilt from its deck key with `tournament.start` and the
     replay's actions (code and raise-to, as the replay writes them), `luck.dealt_luck` of its
     first deal and `luck.decision_luck` of each decision, one at a time."""
-    fmt, step, decided, dealt = _jax_route(env_id)
-    t = tn.start(jax.random.fold_in(jax.random.key(seed), tour["tournament"]), fmt)
+    start, step, decided, dealt = _jax_route(env_id)
+    t = start(jax.random.fold_in(jax.random.key(seed), tour["tournament"]))
     key = luckbook.luck_key(seed, tour["tournament"])
-    total = np.zeros((len(LK.EVENTS), fmt.num_seats))
+    total = np.zeros((len(LK.EVENTS), t.num_seats))
     total[LK.EVENTS.index("deal")] += np.asarray(dealt(t, key))
     for hand in tour["hands"]:
         for a in hand["actions"]:
