@@ -99,11 +99,14 @@ def _show(console, doc: dict, out) -> None:
             console.print(f"left out: {c['bot']}: {c['problem']}", markup=False)
     for stage in doc["stages"]:
         table = Table(title=f"{stage['stage']}: {stage['series_played']} series")
-        for col in ("#", "bot", "score", "± SE", "games", "1st", "faults", "ordinal"):
+        lucky = bool(stage["rows"]) and all("luck" in r for r in stage["rows"])  # --luck
+        for col in ("#", "bot", "score", "± SE", *(("luck out", "± SE ") if lucky else ()),
+                    "games", "1st", "faults", "ordinal"):
             table.add_column(col, justify="left" if col == "bot" else "right")
         for r in stage["rows"]:
+            luck = (f"{r['luck']['mean']:.4f}", f"{r['luck']['stderr']:.4f}") if lucky else ()
             table.add_row(str(r["rank"]), r["bot"], f"{r['mean']:.4f}", f"{r['stderr']:.4f}",
-                          str(r["games"]), str(r["places"]["1"]), str(len(r["faults"])),
+                          *luck, str(r["games"]), str(r["places"]["1"]), str(len(r["faults"])),
                           f"{r['rating']['ordinal']:.2f}")
         console.print(table)
     console.print(f"leaderboard: {out / 'leaderboard.html'}", markup=False)
