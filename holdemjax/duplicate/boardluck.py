@@ -60,7 +60,8 @@ def hand_lucks(spec, seed: int, hands: list) -> np.ndarray:
     if not hands:
         return np.zeros((0, spec.seats))
     starts = {h: Hand(spec, seed, h).table for h in sorted({h for h, _ in hands})}
-    width = 16 * -(-max(max(len(a) for _, a in hands), 1) // 16)  # few shapes: few compiles
+    most = max(len(a) for _, a in hands)
+    width = max(32, 1 << (most - 1).bit_length())  # a power of two: few shapes, few compiles
     out = []
     for lo in range(0, len(hands), _BATCH):
         part = hands[lo:lo + _BATCH]
