@@ -164,7 +164,8 @@ def _run_and_report(args, variant: str, sources: list, *, filler: str, title: st
 
             series = runner.run_series(policies, variant=variant, seed=args.seed,
                                        max_wall=args.max_wall, tournaments=count, progress=tick,
-                                       shot_ns=shot, bank_ns=bank, workers=args.workers)
+                                       shot_ns=shot, bank_ns=bank, workers=args.workers,
+                                       luck=getattr(args, "luck", False))
     except BaseException as exc:  # a series that did not finish leaves no empty folder
         output.discard_created(out, created)
         if isinstance(exc, (runner.SeriesFailed, ValueError)):
@@ -185,13 +186,17 @@ def _run_and_report(args, variant: str, sources: list, *, filler: str, title: st
     table = Table(title=title or f"{variant}, seed {args.seed}: {series.tournaments_played} "
                   f"{'games' if spec.env_id == 'ring-9' else 'tournaments'}"
                   f"{' (stopped early)' if series.stopped_early else ''}")
-    for col in ("rank", "alias", "policy", "score", "± SE", "1st", "timeouts", "faults"):
+    lucky = all("luck" in s for s in doc["slots"])  # --luck: the corrected score beside
+    cols = ("rank", "alias", "policy", "score", "± SE", *(("luck out", "± SE ") if lucky else ()),
+            "1st", "timeouts", "faults")
+    for col in cols:
         table.add_column(col, justify="right" if col not in ("alias", "policy") else "left")
     ranked = sorted(doc["slots"], key=lambda s: -s["score"])
     for rank, s in enumerate(ranked, 1):
         fault = "-" if s["faulted_at"] is None else f"t{s['faulted_at']}: {s['faults'][0]['cause']}"
+        luck = (f"{s['luck']['score']:.4f}", f"{s['luck']['stderr']:.4f}") if lucky else ()
         table.add_row(str(rank), f"{s['alias']} ({s['avatar']})", pathlib.Path(s["policy"]).name,
-                      f"{s['score']:.4f}", f"{s['stderr']:.4f}", str(s["places"]["1"]),
+                      f"{s['score']:.4f}", f"{s['stderr']:.4f}", *luck, str(s["places"]["1"]),
                       str(s["timeouts"]), fault)
     console.print(table)
     console.print(f"results: {path}")
@@ -309,6 +314,10 @@ def _series_options(p: argparse.ArgumentParser) -> None:
                    "variant's: 1 per tournament, ring-9 30 for the series)")
     p.add_argument("--workers", type=int, default=1, help="processes for a series longer than "
                    "one block of 100 tournaments (results identical to one process)")
+    p.add_argument("--luck", action="store_true", help="also each slot's score with the luck of "
+                   "the cards taken out, ± SE (AIVAT's chance corrections, computed after each "
+                   "tournament; docs/luck.md): about 10 s to compile, then about 0.2 s per "
+                   "tournament")
     p.add_argument("--tournaments", type=int, help=argparse.SUPPRESS)
     _cache_option(p)
 

@@ -305,7 +305,7 @@ def _style(args, store, con) -> int:
 def _report(args, store, con) -> int:
     from holdemjax.duplicate import report
 
-    doc = report.document(store, args.match)
+    doc = report.document(store, args.match, luck=args.luck)
     out = pathlib.Path(args.out or f"duplicate-{args.match}.html")
     out.write_text(report.render(doc), encoding="utf-8")
     con.print(f"report: {out}")
@@ -427,6 +427,7 @@ def add_parser(subparsers, heroes: HeroLoaders | None = None) -> argparse.Argume
     p.add_argument("--json", action="store_true")
     p = command("report", _report, "write the match's self-contained HTML report")
     p.add_argument("--out", help="the HTML file (default duplicate-MATCH.html)")
+    p.add_argument("--luck", action="store_true", help="chips less the luck too (docs/luck.md)")
     p = command("verify", _verify, "recompute every deck from the revealed seed and check the "
                 "commitment")
     p.add_argument("--commitment", help="also check against this published commitment")

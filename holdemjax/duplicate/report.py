@@ -26,12 +26,19 @@ __all__ = ["DATA_ELEMENT_ID", "document", "render"]
 DATA_ELEMENT_ID = "duplicate-data"
 
 
-def document(store, match_id: str) -> dict:
-    """Everything the report shows, as one JSON-ready dict (raises `store.Sealed` while open)."""
+def document(store, match_id: str, luck: bool = False) -> dict:
+    """Everything the report shows, as one JSON-ready dict (raises `store.Sealed` while open);
+    ``luck``: the leaderboard's rows with their chips less the luck of the cards too
+    (`boardluck.hero_luck`: a JAX program, compiled at first use)."""
     m = store.require_closed(match_id)
     lines = store.lines(match_id)
     spec = m.spec
-    board = scores.leaderboard(spec, lines)
+    if luck:
+        from holdemjax.duplicate import boardluck
+
+        board = scores.leaderboard(spec, lines, boardluck.hero_luck(spec, m.seed, lines))
+    else:
+        board = scores.leaderboard(spec, lines)
     field = board["field"]
     pairs = [(a, b) for i, a in enumerate(field) for b in field[i + 1:]]
     return {

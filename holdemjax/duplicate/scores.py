@@ -15,7 +15,10 @@ actions give the same result: the deal and the bots are fixed).
 * relative: ``r[p, h] = x[p, h] - mean_q x[q, h]`` (the field mean includes ``p``), with the
   paired error ``sd(r[p]) / sqrt(n)``: the same gap with the luck of the cards removed;
 * matchpoints: per hand one point for each other line beaten, a half per tie; the error and z
-  use ``c[p, h] = points - (field size - 1) / 2`` (0 = as good as the field).
+  use ``c[p, h] = points - (field size - 1) / 2`` (0 = as good as the field);
+* corrected (when the luck is given, `boardluck.hero_luck`): ``x[p, h] - luck[p, h]``, the raw
+  chips with the luck of the cards taken out (AIVAT's chance corrections: the same expectation),
+  their total and standard error ``sd / sqrt(n)``.
 
 For a gap ``g`` with per-hand variance ``v`` over ``n`` compared hands (``var`` with ``n - 1``):
 ``se = sqrt(v / n)``, ``z = g / se``, ``hands_for_2sigma = ceil(4 v / g^2)`` (the hands at which
@@ -137,13 +140,15 @@ def relative_by_hand(field: list) -> dict[int, dict[str, float]]:
             for h, row in per_hand(field).items()}
 
 
-def leaderboard(spec, lines: Mapping) -> dict:
+def leaderboard(spec, lines: Mapping, luck: Mapping | None = None) -> dict:
     """The leaderboard document (``holdemjax duplicate leaderboard --json``): ``participants``
     (the ranking: finished lines, best relative score first; the reference line too when it is
     the comparison), each with ``name``, ``kind``, ``status``, ``hands``, ``raw``,
     ``relative`` and ``matchpoints``; ``unfinished``: the rows of lines closed before their
     end, not ranked (most hands first; their hands still count in the field of each hand);
     ``divergent_hands``; ``hands_compared``; ``head_to_head`` for every pair; ``compared_with``.
+    ``luck`` (``{line name: {hand: the hero's luck in chips}}``, `boardluck.hero_luck`) gives
+    each row ``corrected`` too: its raw chips less its luck, with their standard error.
     """
     field, compared_with = field_of(lines)
     table = per_hand(field)
@@ -184,7 +189,13 @@ def leaderboard(spec, lines: Mapping) -> dict:
                         "percent": 100 * div_points / div_most if div_most else None,
                         **estimate([c for _, c in div])}
         p = line.participant
-        rows.append({"name": p.name, "kind": p.kind, "status": p.status,
+        if luck is not None:
+            lk = luck[line.name]
+            xc = [rec["hero_net"] - lk[h] for h, rec in line.hands.items()]
+            extra = {"corrected": {**_chips(sum(xc), len(xc), bb), **estimate(xc)}}
+        else:
+            extra = {}
+        rows.append({**extra,"name": p.name, "kind": p.kind, "status": p.status,
                      "hands": len(line.hands), "hands_compared": len(mine), "raw": raw,
                      "relative": relative, "matchpoints": matchpoints,
                      "divergent_matchpoints": divergent_mp, "thinking": thinking(line)})

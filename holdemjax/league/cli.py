@@ -61,7 +61,7 @@ def _league(args: argparse.Namespace) -> int:
     spec = run.LeagueSpec(format=args.format, seed=args.seed, games=args.games,
                           tournaments=args.tournaments, final=args.final,
                           final_games=200 if args.final_games is None else args.final_games,
-                          max_wall=args.max_wall)
+                          max_wall=args.max_wall, luck=args.luck)
     try:
         spec.check()
         bots = pool.load_pool(args.pool)
@@ -99,11 +99,14 @@ def _show(console, doc: dict, out) -> None:
             console.print(f"left out: {c['bot']}: {c['problem']}", markup=False)
     for stage in doc["stages"]:
         table = Table(title=f"{stage['stage']}: {stage['series_played']} series")
-        for col in ("#", "bot", "score", "± SE", "games", "1st", "faults", "ordinal"):
+        lucky = bool(stage["rows"]) and all("luck" in r for r in stage["rows"])  # --luck
+        for col in ("#", "bot", "score", "± SE", *(("luck out", "± SE ") if lucky else ()),
+                    "games", "1st", "faults", "ordinal"):
             table.add_column(col, justify="left" if col == "bot" else "right")
         for r in stage["rows"]:
+            luck = (f"{r['luck']['mean']:.4f}", f"{r['luck']['stderr']:.4f}") if lucky else ()
             table.add_row(str(r["rank"]), r["bot"], f"{r['mean']:.4f}", f"{r['stderr']:.4f}",
-                          str(r["games"]), str(r["places"]["1"]), str(len(r["faults"])),
+                          *luck, str(r["games"]), str(r["places"]["1"]), str(len(r["faults"])),
                           f"{r['rating']['ordinal']:.2f}")
         console.print(table)
     console.print(f"leaderboard: {out / 'leaderboard.html'}", markup=False)
@@ -125,6 +128,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--out", help="league folder (default league-FORMAT-seedSEED); the same "
                    "command continues an interrupted league there")
     p.add_argument("--workers", type=int, default=1, help="processes on this machine")
+    p.add_argument("--luck", action="store_true", help="each bot's score with the luck of the "
+                   "cards taken out too, ± SE (the series run with --luck; docs/luck.md)")
     p.add_argument("--ray", metavar="ADDRESS", help="run on a Ray cluster (ADDRESS or auto; "
                    "pip install 'holdemjax[ray]')")
     p.add_argument("--max-wall", type=float, default=600.0, help="wall-time limit of one "

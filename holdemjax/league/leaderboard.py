@@ -10,7 +10,10 @@ then the final, which continues from the qualifying ratings), the seats ranked b
 score (ties share a rank); ``ordinal`` is mu - 3 sigma. Rows are ranked by mean score, then
 ordinal, then name. A row's ``hud`` is the bot's HUD over every series of the stage (the series
 summaries' HUD counts summed, then `holdemjax.series.hud.figures`; null when no summary has
-one). `encode` writes the canonical bytes of ``leaderboard.json``.
+one). A league run with luck gives each row ``luck``: the bot's mean score with the luck of the
+cards taken out (each game's score less its luck, from the series' luck: `play.summary`) ± its
+standard error, and the mean luck; absent when a series of the bot has none. `encode` writes
+the canonical bytes of ``leaderboard.json``.
 """
 
 from __future__ import annotations
@@ -56,13 +59,17 @@ def build(spec: dict, certification: list[dict], summaries: list[dict],
             for slot in s["slots"]:
                 row = per_bot.setdefault(slot["bot"], {"scores": [], "places": [], "series": 0,
                                                        "faults": [], "timeouts": 0,
-                                                       "chips_won": 0, "hud": None})
+                                                       "chips_won": 0, "hud": None,
+                                                       "luck": []})
                 row["scores"] += slot["scores"]
                 row["places"] += slot["places"]
                 row["series"] += 1
                 row["faults"] += [{"series": s["index"], **f} for f in slot["faults"]]
                 row["timeouts"] += slot["timeouts"]
                 row["chips_won"] += slot["chips_won"]
+                # the luck per game; None for good once a series of the bot has none
+                row["luck"] = (row["luck"] + slot["luck"] if row["luck"] is not None
+                               and "luck" in slot else None)
                 if slot.get("hud") is not None:  # summaries written before the HUD have none
                     row["hud"] = hud.add(row["hud"] or {}, slot["hud"])
             _rate(model, ratings, s)
@@ -83,6 +90,11 @@ def build(spec: dict, certification: list[dict], summaries: list[dict],
                 "rating": {"mu": round(rating.mu, 4), "sigma": round(rating.sigma, 4),
                            "ordinal": round(rating.ordinal(), 4)},
             })
+            if r["luck"]:
+                corrected = np.asarray(r["scores"], np.float64) - np.asarray(r["luck"])
+                rows[-1]["luck"] = {"mean": round(float(corrected.mean()), 6),
+                                    "stderr": round(standard_error(corrected), 6),
+                                    "luck": round(float(np.mean(r["luck"])), 6)}
         rows = rank(rows)
         for i, row in enumerate(rows, 1):
             row["rank"] = i

@@ -19,12 +19,15 @@ table{border-collapse:collapse;margin:8px 0 24px}th,td{padding:4px 10px;border-b
 .ok{color:#1b7f3b}h1{font-size:20px}h2{font-size:17px;margin-top:28px}small{color:#666}"""
 
 
-def _cells(r: dict, places: list[str]) -> list[tuple[object, str]]:
-    """One leaderboard row: (text, css class) per column."""
+def _cells(r: dict, places: list[str], lucky: bool) -> list[tuple[object, str]]:
+    """One leaderboard row: (text, css class) per column (``lucky``: the luck's columns too)."""
     faults = "-" if not r["faults"] else "; ".join(
         f"series {f['series']} t{f['faulted_at']}: {f['cause']}" for f in r["faults"])
     return [(r["rank"], ""), (r["bot"], "l"), (f"{r['mean']:.4f}", ""),
-            (f"{r['stderr']:.4f}", ""), (r["games"], ""), (r["series"], ""),
+            (f"{r['stderr']:.4f}", ""),
+            *([(f"{r['luck']['mean']:.4f}", ""), (f"{r['luck']['stderr']:.4f}", "")]
+              if lucky else []),
+            (r["games"], ""), (r["series"], ""),
             *[(r["places"][p], "") for p in places], (faults, "bad" if r["faults"] else ""),
             (r["timeouts"], ""), (f"{r['rating']['mu']:.2f} ± {r['rating']['sigma']:.2f}", ""),
             (f"{r['rating']['ordinal']:.2f}", "")]
@@ -33,14 +36,18 @@ def _cells(r: dict, places: list[str]) -> list[tuple[object, str]]:
 def render(doc: dict) -> str:
     spec = doc["league"]
     places = [str(k) for k in range(1, spec["seats"] + 1)]
-    head = ["#", "bot", "score", "± SE", "games", "series", *[f"{p}." for p in places],
-            "faults", "timeouts", "rating (mu ± sigma)", "ordinal"]
-    stages = [{**stage, "table": [_cells(r, places) for r in stage["rows"]],
-               "hud": [(r["bot"], r["hud"]) for r in stage["rows"] if r.get("hud")]}
-              for stage in doc["stages"]]
+    stages = []
+    for stage in doc["stages"]:  # a league run with luck: its corrected score beside the score
+        lucky = bool(stage["rows"]) and all("luck" in r for r in stage["rows"])
+        head = ["#", "bot", "score", "± SE", *(["luck out", "± SE"] if lucky else []), "games",
+                "series", *[f"{p}." for p in places], "faults", "timeouts",
+                "rating (mu ± sigma)", "ordinal"]
+        stages.append({**stage, "head": head,
+                       "table": [_cells(r, places, lucky) for r in stage["rows"]],
+                       "hud": [(r["bot"], r["hud"]) for r in stage["rows"] if r.get("hud")]})
     what = ("mean score (sit & go payouts)" if spec["format"] == "sng-6"
             else "mean chips at the end / chips in play")
     return environment("holdemjax.league").get_template("leaderboard.html").render(
-        spec=spec, what=what, css=_CSS, head=head, stages=stages, hud_columns=hud.COLUMNS,
+        spec=spec, what=what, css=_CSS, stages=stages, hud_columns=hud.COLUMNS,
         certification=doc["certification"],
         left_out=[c for c in doc["certification"] if not c["passed"]])

@@ -99,7 +99,8 @@ def _play_series(job: dict, modules: dict) -> dict:
             p.path = bot["path"]  # as the pool gave it: `holdemjax replay` finds it by it
             policies.append(p)
         series = runner.run_series(policies, variant=job["variant"], seed=job["seed"],
-                                   max_wall=job["max_wall"], tournaments=job["tournaments"])
+                                   max_wall=job["max_wall"], tournaments=job["tournaments"],
+                                   luck=job.get("luck", False))
     except (PolicyLoadError, runner.SeriesFailed, SeriesVoid, ValueError) as exc:
         return {"error": f"series {job['index']}: {exc}"}
     finally:
@@ -118,7 +119,8 @@ def _play_series(job: dict, modules: dict) -> dict:
 def summary(job: dict, results: dict, replay: dict) -> dict:
     """What the leaderboard reads of one series (no timing: a pure function of the series):
     per slot the bot, its score and place in every game, faults, timeouts, chips won, and its
-    HUD counts (the results' ``hud``, `holdemjax.series.hud.COUNTS`)."""
+    HUD counts (the results' ``hud``, `holdemjax.series.hud.COUNTS`); run with luck, its luck in
+    every game (``luck``: the replay's luck of its seat, summed over the kinds of event)."""
     from holdemjax.series import hud
 
     slots = []
@@ -131,6 +133,9 @@ def summary(job: dict, results: dict, replay: dict) -> dict:
             "faults": s["faults"], "timeouts": s["timeouts"], "chips_won": s["chips_won"],
             "hud": {k: s["hud"][k] for k in hud.COUNTS},
         })
+        if "luck" in s and all("luck" in t for t in replay["tournaments"]):
+            slots[-1]["luck"] = [round(sum(t["luck"][k]), 6)
+                                 for t, k in zip(replay["tournaments"], seats)]
     return {"index": job["index"], "stage": job["stage"], "seed": job["seed"],
             "variant": job["variant"], "tournaments_played": results["tournaments_played"],
             "stopped_early": results["stopped_early"], "slots": slots}

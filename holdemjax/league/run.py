@@ -53,7 +53,9 @@ class LeagueError(ValueError):
 class LeagueSpec:
     """What a league is: ``format`` (``sng-6`` or ``ring-9``), the league ``seed``, ``games``
     per bot at least, ``tournaments`` per series, the final (``final`` bots, None for none,
-    ``final_games`` games) and each series' wall-time limit ``max_wall`` (seconds)."""
+    ``final_games`` games), each series' wall-time limit ``max_wall`` (seconds) and ``luck``:
+    the series run with luck (`holdemjax.series.runner.run_series`'s), so that the leaderboard
+    shows each bot's score with the luck of the cards taken out too."""
 
     format: str = "sng-6"
     seed: int = 0
@@ -62,6 +64,7 @@ class LeagueSpec:
     final: int | None = None
     final_games: int = 200
     max_wall: float | None = 600.0
+    luck: bool = False
 
     def check(self) -> None:
         if self.format not in FORMATS:
@@ -75,6 +78,8 @@ class LeagueSpec:
         if self.final is not None and self.final != seats:
             raise LeagueError(f"final {self.final}: a {self.format} final seats exactly "
                               f"{seats} bots (a fixed line-up at one table)")
+        if not isinstance(self.luck, bool):
+            raise LeagueError(f"luck must be true or false, got {self.luck!r}")
         if self.max_wall is not None and not self.max_wall > 0:
             raise LeagueError(f"max_wall must be > 0 seconds, got {self.max_wall}")
 
@@ -138,8 +143,11 @@ def run_league(spec: LeagueSpec, bots, out, executor, progress=None) -> dict:
 
 
 def _spec_doc(spec: LeagueSpec) -> dict:
-    return {**dataclasses.asdict(spec), "seats": spec.seats,
-            "variant": variant_of(spec.format, spec.tournaments)}
+    doc = {**dataclasses.asdict(spec), "seats": spec.seats,
+           "variant": variant_of(spec.format, spec.tournaments)}
+    if not spec.luck:  # recorded only when on: a league without luck is the league it was
+        del doc["luck"]
+    return doc
 
 
 def _open_folder(out: pathlib.Path, spec: LeagueSpec, bots) -> pathlib.Path:
@@ -218,7 +226,7 @@ def _series_job(spec, index, stage, lineup) -> dict:
             "seed": MM.series_seed(spec.seed, index),
             "variant": variant_of(spec.format, spec.tournaments),
             "tournaments": spec.tournaments, "max_wall": spec.max_wall,
-            "bots": [b.entry() for b in lineup]}
+            "bots": [b.entry() for b in lineup], **({"luck": True} if spec.luck else {})}
 
 
 def _folder(out, index: int) -> pathlib.Path:

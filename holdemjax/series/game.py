@@ -12,6 +12,7 @@ No JAX runs inside a policy call, and nothing a policy does can stop the series.
 
 from __future__ import annotations
 
+import concurrent.futures
 import time
 
 import jax
@@ -21,7 +22,8 @@ from holdemjax.poker import table as tb
 from holdemjax.series import protocol as P
 from holdemjax.series.engine import Engine, engine
 from holdemjax.series.hand import HostHand, apply_outcome, default_action
-from holdemjax.series.results import SlotRecord
+from holdemjax.series.luckbook import LuckBook
+from holdemjax.series.results import SlotRecord, rounded
 
 __all__ = ["Engine", "engine", "Seat", "Game"]
 
@@ -78,8 +80,14 @@ class EventText:
 class Game:
     """Plays tournaments for `runner.run_series` (kept between tournaments: the seats)."""
 
-    def __init__(self, eng: Engine, seats, timer, seed):
+    def __init__(self, eng: Engine, seats, timer, seed, luck: bool = False):
         self.eng = eng
+        # the decisions as played, for each tournament's luck (`luckbook`); None: no luck. The
+        # luck of a finished tournament is computed on a thread of its own while the next one
+        # is played (XLA runs without the GIL), and collected in order (`finish_luck`).
+        self.luck = LuckBook(eng.name) if luck else None
+        self._luck_pool = concurrent.futures.ThreadPoolExecutor(1) if luck else None
+        self._luck_jobs: list = []  # (future, seat_of, replay) per tournament, in order
         self.seats, self.timer, self.seed = seats, timer, seed
         self.n = eng.format.num_seats
         self._current = None  # (state, replay, device state) at the start of the hand
@@ -108,7 +116,10 @@ class Game:
         return views
 
     def _act(self, kind: int, amount: int):
-        """The engine's decision step of the hand driver (`hand.HostHand`): `tournament.act`."""
+        """The engine's decision step of the hand driver (`hand.HostHand`): `tournament.act`
+        (the decision recorded for the tournament's luck first)."""
+        if self.luck is not None:
+            self.luck.note(self._buf, kind, amount)
         return self._engine(self.eng.act, kind, amount)
 
     def _boundary(self, stop: bool = False):
@@ -208,6 +219,8 @@ class Game:
         self._calls = [0] * len(self.seats)
         eng = self.eng
         self._buf = None
+        if self.luck is not None:
+            self.luck.clear()
         t0 = time.perf_counter()
         key = jax.random.fold_in(jax.random.key(self.seed), t)
         self.timer["engine"] += time.perf_counter() - t0
@@ -394,6 +407,9 @@ class Game:
         for slot, s in enumerate(self.seats):
             s.record.scores.append(float(rewards[slot]))
             s.record.places.append(int(place[self.seat_of[slot]]))
+        if self.luck is not None:
+            job = self._luck_pool.submit(self._tournament_luck, self.luck.take(), self.t)
+            self._luck_jobs.append((job, list(self.seat_of), replay))
         replay["places"] = place.tolist()
         replay["scores"] = [round(float(x), 6) for x in score]
         replay["hands_played"] = len(replay["hands"])
@@ -403,3 +419,25 @@ class Game:
             self._notify("tournament_end", {"places": place.tolist(),
                                             "scores_ppm": [int(round(x * 1e6)) for x in score]},
                          hand, np.ones(self.n, bool))
+
+    # ------------------------------------------------------------------------------ luck
+    def _tournament_luck(self, rows, t: int):
+        t0 = time.perf_counter()
+        luck = self.luck.luck(self.seed, t, rows)  # [events, seats]
+        return luck, time.perf_counter() - t0
+
+    def finish_luck(self) -> None:
+        """Wait for the luck of the tournaments played and record it, in their order: each
+        slot's (`SlotRecord.luck`) and the replay's (``luck`` by seat). No-op without luck."""
+        jobs, self._luck_jobs = self._luck_jobs, []
+        for job, seat_of, replay in jobs:
+            luck, seconds = job.result()
+            self.timer["luck"] = self.timer.get("luck", 0.0) + seconds
+            for slot, s in enumerate(self.seats):
+                s.record.luck.append([float(x) for x in luck[:, seat_of[slot]]])
+            replay["luck"] = [[rounded(x) for x in row] for row in luck.T]  # by seat
+
+    def close(self) -> None:
+        """Stop the luck's thread (what it has not started is dropped)."""
+        if self._luck_pool is not None:
+            self._luck_pool.shutdown(wait=False, cancel_futures=True)

@@ -64,14 +64,16 @@ def _sha256(path) -> str:
 
 def rerun_options(doc: dict) -> dict:
     """The `runner.run_series` keyword arguments that replay ``doc``'s series: its recorded
-    options, ``cut`` where the wall-time limit stopped it (after the cut tournament's
-    recorded hands, or before the next tournament when it stopped between two), and the
+    options (``luck`` among them when the series ran with it), ``cut`` where the wall-time
+    limit stopped it (after the cut tournament's recorded hands, or before the next
+    tournament when it stopped between two), and the
     machine-time guard's trips (``guard_trips`` of each tournament: PROTOCOL §3). A file written
     before options were recorded replays with the variant's clock and its played count."""
     options = doc.get("options") or {"tournaments": doc["tournaments_played"]}
     kwargs = {"variant": doc["variant"], "seed": doc["seed"], "max_wall": None,
               "tournaments": options["tournaments"], "shot_ns": options.get("shot_ns"),
               "bank_ns": options.get("bank_ns"), "block": options.get("block"),
+              "luck": bool(options.get("luck", False)),
               "guard_trips": [{"tournament": t["tournament"], **trip}
                               for t in doc["tournaments"] for trip in t.get("guard_trips", ())]}
     if doc["stopped_early"]:

@@ -1,5 +1,6 @@
-"""Series results: scores, standard errors, places, faults, each slot's HUD (`hud`), as a
-versioned JSON document.
+"""Series results: scores, standard errors, places, faults, each slot's HUD (`hud`) and, when
+the series ran with luck (`runner.run_series(..., luck=True)`), its score with the luck of the
+cards taken out (`luck_block`), as a versioned JSON document.
 
 Schema ``holdemjax.series.results/1`` (docs/series.md documents every key). Everything except
 the ``timing`` block is a pure function of the series seed, the variant and the policy files, so
@@ -17,7 +18,8 @@ from holdemjax.series import hud
 from holdemjax.series import protocol as P
 from holdemjax.series.meter import METER_VERSION
 
-__all__ = ["SCHEMA", "SlotRecord", "Series", "summarize", "standard_error"]
+__all__ = ["SCHEMA", "SlotRecord", "Series", "summarize", "standard_error", "luck_block",
+           "rounded"]
 
 SCHEMA = "holdemjax.series.results/1"
 
@@ -41,6 +43,9 @@ class SlotRecord:
     outcomes: dict = dataclasses.field(default_factory=dict)  # recorded reply outcomes
     chat_dropped: dict = dataclasses.field(default_factory=dict)  # reason -> lines not shown
     fuel_ns: int = 0
+    #: per tournament, the luck by kind of chance event (`holdemjax.luck.EVENTS`); None: the
+    #: series was run without luck
+    luck: list | None = None
 
     def drop_chat(self, why: str) -> None:
         """Count one table-talk line not shown, by its reason (`protocol.CHAT_DROPS`)."""
@@ -62,7 +67,8 @@ class Series:
     timing: dict
     #: what shaped play besides the seed and the variant: ``tournaments`` (planned),
     #: ``shot_ns``, ``bank_ns`` (the clock), ``block`` (None: one instance per slot for the
-    #: whole series; else the research mode's block size)
+    #: whole series; else the research mode's block size), ``luck`` (True when the series ran
+    #: with it; absent otherwise)
     options: dict = dataclasses.field(default_factory=dict)
     blocks: list | None = None  # research mode: per block, its range, SHA-256s and faults
     logs: list | None = None  # per slot: (tournament, text) holdem.log lines of every block
@@ -74,6 +80,27 @@ def standard_error(scores) -> float:
     if x.size < 2:
         return 0.0
     return float(x.std(ddof=1) / math.sqrt(x.size))
+
+
+def luck_block(scores, luck) -> dict:
+    """A slot's ``luck`` block: ``scores`` ``# [T]`` its score per tournament, ``luck``
+    ``# [T, len(EVENTS)]`` its luck per tournament by kind of chance event
+    (`holdemjax.luck.EVENTS`, the rows of `luckbook`). ``score`` / ``stderr``: the mean of the
+    corrected scores (score - luck) and its standard error; ``luck``: the mean luck per
+    tournament (raw score - corrected score); ``by_event``: that mean by kind of event."""
+    from holdemjax.luck import EVENTS
+
+    luck = np.asarray(luck, np.float64).reshape(-1, len(EVENTS))
+    corrected = np.asarray(scores, np.float64) - luck.sum(axis=1)
+    mean = luck.mean(axis=0) if luck.size else np.zeros(len(EVENTS))
+    return {"score": rounded(corrected.mean() if corrected.size else 0.0),
+            "stderr": rounded(standard_error(corrected)), "luck": rounded(mean.sum()),
+            "by_event": {e: rounded(x) for e, x in zip(EVENTS, mean)}}
+
+
+def rounded(x) -> float:
+    """``x`` to 6 decimals, as the documents write scores (a negative zero written as 0.0)."""
+    return round(float(x), 6) + 0.0
 
 
 def _versions(variant: str) -> dict:
@@ -137,6 +164,8 @@ def summarize(series, planned: int | None = None) -> dict:
             "compute_ns": int(r.fuel_ns),
             "hud": huds[i],
         })
+        if r.luck is not None:  # run with luck (absent otherwise: the documents as before)
+            slots[-1]["luck"] = luck_block(r.scores, r.luck)
     return {
         "schema": SCHEMA,
         "variant": series.variant,

@@ -52,7 +52,7 @@ def run_series(policies: Sequence, *, variant: str = "series-100", seed: int = 0
                progress: Callable[[dict], None] | None = None, shot_ns: int | None = None,
                bank_ns: int | None = None, workers: int = 1, block: int | None = None,
                cut: tuple[int, int] | None = None,
-               guard_trips: Sequence[dict] = ()) -> Series:
+               guard_trips: Sequence[dict] = (), luck: bool = False) -> Series:
     """Run one series.
 
     ``policies``: one per slot (`wasm.WasmPolicy` or the same interface: ``name``, ``sha256``,
@@ -65,7 +65,10 @@ def run_series(policies: Sequence, *, variant: str = "series-100", seed: int = 0
     ``cut = (t, hands)`` stops it as the wall-time limit did, after ``hands`` hands of
     tournament ``t`` (0: before ``t``). ``guard_trips`` replays machine-time guard trips as a
     replay records them (`replay.rerun_options`: ``tournament``, ``slot``, ``call``,
-    ``used_ns``). ``progress`` gets a dict after every hand (after every block with workers).
+    ``used_ns``). ``luck``: also each slot's luck per tournament (AIVAT's chance corrections,
+    `luckbook`: computed after each tournament from the decisions as played, drawn from the
+    seed; the results' ``luck`` blocks, the replay's ``luck`` per tournament). ``progress``
+    gets a dict after every hand (after every block with workers).
     Raises `SeriesFailed` when a policy fails to load or start, `protocol.SeriesVoid` when a
     call was stopped by an interruption the host cannot attribute.
     KeyboardInterrupt (and the wall-time limit) stops cleanly at the next hand boundary.
@@ -99,8 +102,10 @@ def run_series(policies: Sequence, *, variant: str = "series-100", seed: int = 0
                          "again: load every policy from a file")
     options = {"tournaments": count, "shot_ns": clock.shot_ns, "bank_ns": clock.full_bank_ns,
                "block": block}
+    if luck:  # recorded only when on: the documents of a series without luck are as before
+        options["luck"] = True
     job = dict(variant=variant, seed=int(seed), count=count, shot_ns=shot_ns, bank_ns=bank_ns,
-               cut=cut, trips=trips)
+               cut=cut, trips=trips, luck=bool(luck))
     wall0 = time.perf_counter()
     until = None if max_wall is None else time.time() + max_wall  # shared with the workers
     parts = []
@@ -117,7 +122,8 @@ def run_series(policies: Sequence, *, variant: str = "series-100", seed: int = 0
                 break
     else:
         parts = _run_blocks_in_processes(paths, blocks, workers, until, progress, job)
-    return _merge(variant, int(seed), names, parts, time.perf_counter() - wall0, options)
+    return _merge(variant, int(seed), names, parts, time.perf_counter() - wall0, options,
+                  bool(luck))
 
 
 def _trips(guard_trips: Sequence[dict], count: int, seats: int) -> dict:
@@ -192,7 +198,7 @@ def _run_blocks_in_processes(paths, blocks, workers, until, progress, job):
 
 
 def _run_block(policies, block: range, *, variant, seed, count, shot_ns, bank_ns, until, cut,
-               trips, progress) -> dict:
+               trips, progress, luck=False) -> dict:
     """Tournaments ``block`` of a series with these policy instances (started here). ``until``
     is the series' wall-time limit as ``time.time()`` (the same in every process)."""
     spec = VARIANTS[variant]
@@ -203,7 +209,8 @@ def _run_block(policies, block: range, *, variant, seed, count, shot_ns, bank_ns
     deadline = None if until is None else time.perf_counter() + (until - time.time())
     seats = [Seat(p, spec.clock(shot_ns, bank_ns), SlotRecord(
         aliases[i], avatars[i], getattr(p, "path", None) or getattr(p, "name", f"slot{i}"),
-        getattr(p, "sha256", ""))) for i, p in enumerate(policies)]
+        getattr(p, "sha256", ""), luck=[] if luck else None))
+        for i, p in enumerate(policies)]
     timer = {"engine": built_s, "policy": 0.0}
     replays, stopped_early = [], False
     logs = [[] for _ in seats]
@@ -225,24 +232,28 @@ def _run_block(policies, block: range, *, variant, seed, count, shot_ns, bank_ns
                                    f"{block.start}: {exc}") from exc
             if block.start > 0 and hasattr(s.policy, "new_tournament"):
                 s.policy.new_tournament(block.start - 1)  # its logs name the series' tournaments
-        game = Game(eng, seats, timer, seed=seed)
+        game = Game(eng, seats, timer, seed=seed, luck=luck)
         game.cut = cut
         game.guard_trips = trips
-        for t in block:
-            if t > block.start and ((deadline is not None and time.perf_counter() > deadline)
-                                    or cut == (t, 0)):
-                stopped_early = True
-                break
-            interrupted = False
-            try:
-                replay, was_cut = game.play(t, deadline, progress)
-            except KeyboardInterrupt:
-                interrupted = True
-                replay, was_cut = game.finish_interrupted()
-            replays.append(replay)
-            if was_cut or interrupted:
-                stopped_early = True
-                break
+        try:
+            for t in block:
+                if t > block.start and ((deadline is not None
+                                         and time.perf_counter() > deadline) or cut == (t, 0)):
+                    stopped_early = True
+                    break
+                interrupted = False
+                try:
+                    replay, was_cut = game.play(t, deadline, progress)
+                except KeyboardInterrupt:
+                    interrupted = True
+                    replay, was_cut = game.finish_interrupted()
+                replays.append(replay)
+                if was_cut or interrupted:
+                    stopped_early = True
+                    break
+            game.finish_luck()  # the luck of the tournaments played (after the wall-time limit)
+        finally:
+            game.close()
         for i, s in enumerate(seats):  # the holdem.log lines of this block's instances
             logs[i] = list(getattr(s.policy, "logs", None) or ())
     return {"records": [s.record for s in seats], "replays": replays, "first": block.start,
@@ -250,11 +261,12 @@ def _run_block(policies, block: range, *, variant, seed, count, shot_ns, bank_ns
             "sha256": [s.record.sha256 for s in seats]}
 
 
-def _merge(variant, seed, names, parts, wall, options) -> Series:
+def _merge(variant, seed, names, parts, wall, options, luck: bool = False) -> Series:
     """One `Series` from its blocks, in order. A file whose SHA-256 changed between blocks
     fails the series (the blocks would not be one policy's)."""
     first = parts[0]["records"]
-    records = [SlotRecord(r.alias, r.avatar, names[i], r.sha256) for i, r in enumerate(first)]
+    records = [SlotRecord(r.alias, r.avatar, names[i], r.sha256, luck=[] if luck else None)
+               for i, r in enumerate(first)]
     blocks = []
     for k, part in enumerate(parts):
         for slot, (rec, r) in enumerate(zip(records, part["records"])):
@@ -270,6 +282,8 @@ def _merge(variant, seed, names, parts, wall, options) -> Series:
                 for key, v in theirs.items():
                     mine[key] = mine.get(key, 0) + v
             rec.faults += r.faults
+            if luck:
+                rec.luck += r.luck
             if rec.faulted_at is None and r.faulted_at is not None:
                 rec.faulted_at, rec.fault = r.faulted_at, r.fault
         blocks.append({"block": k, "first": part["first"],
@@ -280,9 +294,13 @@ def _merge(variant, seed, names, parts, wall, options) -> Series:
                                   for t, cause in r.faults]})
     engine_s = sum(p["timer"]["engine"] for p in parts)
     policy_s = sum(p["timer"]["policy"] for p in parts)
+    luck_s = sum(p["timer"].get("luck", 0.0) for p in parts)
     timing = {"wall_s": round(wall, 3), "engine_s": round(engine_s, 3),
               "policy_s": round(policy_s, 3),
-              "host_s": round(max(wall - engine_s - policy_s, 0), 3), "blocks": len(parts)}
+              "host_s": round(max(wall - engine_s - policy_s - luck_s, 0), 3),
+              "blocks": len(parts)}
+    if luck:
+        timing["luck_s"] = round(luck_s, 3)
     replays = [r for p in parts for r in p["replays"]]
     logs = [[line for p in parts for line in p["logs"][i]] for i in range(len(records))]
     return Series(variant, seed, records, replays, len(replays),

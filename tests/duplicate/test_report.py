@@ -156,3 +156,38 @@ def test_pair_picker_and_divergence_view(page, doc):
     out = pathlib.Path(os.environ.get("HOLDEMJAX_ARTIFACTS") or root / "test-artifacts")
     out.mkdir(parents=True, exist_ok=True)
     assert page.save_screenshot(str(out / "duplicate-report.png"))
+
+
+def test_the_report_with_the_luck_taken_out(e2e, doc):
+    """The report with ``luck`` (`boardluck`: AIVAT's chance corrections in chips): each row's
+    corrected chips are its raw chips less its hands' luck, with their SE; a hand's luck is the
+    same for two lines that played it alike and sums to zero over the seats (chips only move
+    between seats); the rest of the document is as without it, and the page shows the column."""
+    import numpy as np
+
+    from holdemjax.duplicate import boardluck, scores
+
+    with Store(e2e["store"]) as s:
+        m = s.require_closed(e2e["match"])
+        lines = s.lines(e2e["match"])
+    # what document(..., luck=True) puts in (the rest of the document is the same)
+    board = scores.leaderboard(m.spec, lines, boardluck.hero_luck(m.spec, m.seed, lines))
+    lucky = {**doc, "leaderboard": board}
+    rows = {r["name"]: r for r in board["participants"]}
+    a, b = lines["base-a"].hands, lines["base-b"].hands  # one bot twice: the same lines
+    hands = sorted(a)
+    assert [a[h]["actions"] for h in hands] == [b[h]["actions"] for h in hands]
+    seats = boardluck.hand_lucks(m.spec, m.seed, [(h, a[h]["actions"]) for h in hands]
+                                 + [(h, b[h]["actions"]) for h in hands])
+    np.testing.assert_allclose(seats.sum(axis=1), 0.0, atol=0.25)  # float32 means of chips
+    hero = seats[:, m.spec.hero]
+    assert np.abs(hero).max() > 1 and list(hero[:len(hands)]) == list(hero[len(hands):])
+    for name in ("base-a", "base-b"):
+        x = [lines[name].hands[h]["hero_net"] for h in hands] - hero[:len(hands)]
+        assert rows[name]["corrected"]["chips"] == pytest.approx(x.sum(), abs=1e-3)
+        assert rows[name]["corrected"]["se"] == pytest.approx(x.std(ddof=1) / len(x) ** 0.5)
+    page = report.render(lucky)
+    assert "luck out bb/100 ± SE" in page and "luck out" not in report.render(doc)
+    for row in rows.values():
+        del row["corrected"]
+    assert lucky == doc

@@ -159,3 +159,64 @@ def test_hud_summed_over_a_bots_series():
     assert '"vpip">40%<' in a_row and '"three_bet">25% <small>(4)</small><' in a_row
     assert '"cbet">– <small>(0)</small><' in a_row and '"af">1.50<' in a_row
     assert '<td class="l">e</td>' not in table
+
+
+def _with_luck(summary, luck):
+    """``summary`` with each slot's luck per game (``luck[g][slot]``), as `play.summary` reads
+    it from a series run with luck."""
+    for i, slot in enumerate(summary["slots"]):
+        slot["luck"] = [g[i] for g in luck]
+    return summary
+
+
+def test_luck_out_beside_the_score():
+    """A league run with luck: each row's corrected mean is over every game of the bot of its
+    score less its luck, with the series host's SE of those; a bot with a series without luck
+    has none, and the page shows the column only when every row has it."""
+    s0 = _with_luck(_series(0, "qualifying", ["a", "b", "c"], [[0.5, 0.3, 0.2], [0.5, 0.2, 0.3]]),
+                    [[0.2, -0.1, -0.1], [0.1, 0.0, -0.1]])
+    s1 = _with_luck(_series(1, "qualifying", ["d", "a", "b"], [[0.2, 0.5, 0.3], [0.3, 0.5, 0.2]]),
+                    [[0.0, 0.3, -0.3], [0.05, 0.05, -0.1]])
+    doc = LB.build(SPEC, [], [s0, s1], {"qualifying": 2})
+    rows = _rows(doc)
+    a = [0.5 - 0.2, 0.5 - 0.1, 0.5 - 0.3, 0.5 - 0.05]
+    assert rows["a"]["luck"] == {"mean": round(sum(a) / 4, 6),
+                                 "stderr": round(standard_error(a), 6),
+                                 "luck": round((0.2 + 0.1 + 0.3 + 0.05) / 4, 6)}
+    assert rows["a"]["mean"] - rows["a"]["luck"]["mean"] == pytest.approx(
+        rows["a"]["luck"]["luck"], abs=2e-6)
+    html = page.render(doc)
+    assert "<th>luck out</th>" in html
+    a_row = html[html.index("<td class=l>a</td>"):]
+    a_row = a_row[:a_row.index("</tr>")]
+    assert f"<td>{sum(a) / 4:.4f}</td><td>{standard_error(a):.4f}</td>" in a_row
+    # c's only series ran without luck: no corrected score for it, no column on the page
+    s2 = _series(2, "qualifying", ["c", "d", "e"], [[0.3, 0.2, 0.5]])
+    doc = LB.build(SPEC, [], [s0, s1, s2], {"qualifying": 3})
+    rows = _rows(doc)
+    assert "luck" in rows["a"] and "luck" not in rows["c"] and "luck" not in rows["e"]
+    assert "luck out" not in page.render(doc)
+
+
+def test_summary_reads_each_slots_luck_from_the_replay():
+    """`play.summary` sums a slot's luck over the kinds of event, at its seat in each game."""
+    from holdemjax.league import play
+    from holdemjax.series import hud
+
+    job = {"index": 0, "stage": "qualifying", "seed": 1, "variant": "series-10",
+           "bots": [{"name": "x"}, {"name": "y"}]}
+    results = {"tournaments_played": 2, "stopped_early": False, "slots": [
+        {"slot": i, "faults": [], "timeouts": 0, "chips_won": 0, "luck": {},
+         "hud": dict.fromkeys(hud.COUNTS, 0)}
+        for i in range(2)]}
+    replay = {"tournaments": [
+        {"player_at_seat": [1, 0], "scores": [0.6, 0.4], "places": [1, 2],
+         "luck": [[0.1, 0.0, 0.0, 0.05], [-0.1, 0.0, 0.0, -0.05]]},
+        {"player_at_seat": [0, 1], "scores": [0.3, 0.7], "places": [2, 1],
+         "luck": [[0.0, -0.2, 0.0, 0.0], [0.0, 0.2, 0.0, 0.0]]}]}
+    slots = play.summary(job, results, replay)["slots"]
+    assert [s["luck"] for s in slots] == [[-0.15, -0.2], [0.15, 0.2]]
+    assert [s["scores"] for s in slots] == [[0.4, 0.3], [0.6, 0.7]]
+    for t in replay["tournaments"]:
+        del t["luck"]
+    assert all("luck" not in s for s in play.summary(job, results, replay)["slots"])

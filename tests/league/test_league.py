@@ -171,6 +171,10 @@ def test_pool_and_folder_errors(reference, pool_dir, tmp_path, capsys):
                  "--tournaments", "2", "--final", "6", "--final-games", "2"]) == 2
     err = capsys.readouterr().err
     assert f"{out} holds another league: its seed is 5, this command's 6" in err
+    # nor is it continued with --luck: the spec records the luck (only when on)
+    assert main(["league", str(pool_dir), "--out", str(out), "--seed", "5", "--games", "4",
+                 "--tournaments", "2", "--final", "6", "--final-games", "2", "--luck"]) == 2
+    assert "its luck is null, this command's true" in capsys.readouterr().err
     # too few bots pass: the certification is in the folder, the league cannot start
     few = tmp_path / "few"
     few.mkdir()

@@ -9,22 +9,34 @@ by the wall-time stop after its first hand, and scripted policies whose every re
 (timeouts and away, sit-in, traps, out-of-compute notifications, bad replies, illegal actions,
 bad amounts, chat, say lines and emotes) is a pure function of the message they get.
 
+The two certify series run with luck (`runner.run_series(..., luck=True)`): its blocks are checked
+and taken out before the bytes are compared, so they show that computing the luck changes no play,
+and their tournaments' luck is computed again another way (`test_series_luck_equals_the_jax_path`).
+
 Re-record (only when behaviour is meant to change): ``python tests/series/test_golden_series.py``.
 """
 
 from __future__ import annotations
 
+import functools
 import gzip
 import hashlib
 import json
 import pathlib
 import sys
 
+import jax
+import numpy as np
 import pytest
 
+from holdemjax import luck as LK
+from holdemjax.poker import table as tb
+from holdemjax.poker import tournament as tn
+from holdemjax.poker.structure import FORMATS, make_format
+from holdemjax.series import luckbook, runner
+from holdemjax.series import protocol as P
 from holdemjax.series import replay as replay_mod
 from holdemjax.series import results as R
-from holdemjax.series import runner
 from holdemjax.series.wasm import CallResult
 
 GOLDEN = pathlib.Path(__file__).resolve().parent / "golden"
@@ -127,15 +139,22 @@ def _wasm(names):
 #: name -> (policies factory, run_series keyword arguments)
 CASES = {
     "certify-wasm": (lambda: _wasm(["baseline", "random"] * 3),
-                     dict(variant="certify-series", seed=3)),
+                     dict(variant="certify-series", seed=3, luck=True)),
     "series-10-cut": (lambda: _wasm(["random", "baseline", "baseline"] * 2),
                       dict(variant="series-10", seed=5, max_wall=0.0)),
-    "certify-chaos": (_chaos, dict(variant="certify-series", seed=11)),
+    "certify-chaos": (_chaos, dict(variant="certify-series", seed=11, luck=True)),
 }
 
 
+@functools.cache
 def _documents(name: str) -> tuple[bytes, bytes]:
     """(replay bytes, results bytes) of the case ``name``, as the fixtures store them."""
+    return _run(name)[1:]
+
+
+@functools.cache
+def _run(name: str) -> tuple:
+    """(the `Series`, replay bytes, results bytes) of the case ``name`` (run once per process)."""
     make, kwargs = CASES[name]
     policies = make()
     try:
@@ -151,7 +170,7 @@ def _documents(name: str) -> tuple[bytes, bytes]:
         slot["policy"] = pathlib.Path(slot["policy"]).name
     doc = replay_mod.replay_document(series, {**results, "versions": None})
     doc.pop("versions")
-    return replay_mod.encode_replay(doc), replay_mod.encode_replay(results)
+    return series, replay_mod.encode_replay(doc), replay_mod.encode_replay(results)
 
 
 def _path(name: str) -> pathlib.Path:
@@ -173,13 +192,18 @@ def _as_recorded(name: str, replay: bytes, results: bytes) -> tuple[bytes, bytes
     now defaults to it), ``mode`` and ``blocks`` in the results, and ``chat_dropped_by``, with
     drops the fixtures did not count (a say line on a refused action, chat in a bad reply,
     unknown emotes, empty lines): the drops both count must agree. Issue 38 added each slot's
-    ``hud`` (`_check_hud`). Each addition is checked here, then taken out."""
+    ``hud`` (`_check_hud`) and, run with luck, the ``luck`` option and blocks (`_check_luck`).
+    Each addition is checked here, then taken out."""
     _, kwargs = CASES[name]
     spec = runner.VARIANTS[kwargs["variant"]]
     want = {"tournaments": spec.tournaments, "shot_ns": spec.shot_ns, "bank_ns": spec.bank_ns,
             "block": None}
     rdoc, doc = json.loads(replay), json.loads(results)
     _check_hud(rdoc, [slot.pop("hud") for slot in doc["slots"]])
+    assert rdoc["options"].pop("luck", False) == kwargs.get("luck", False)
+    assert doc["options"].pop("luck", False) == kwargs.get("luck", False)
+    if kwargs.get("luck"):
+        _check_luck(rdoc, doc)
     assert rdoc.pop("options") == want == doc.pop("options")
     assert (doc.pop("mode"), doc.pop("blocks")) == ("one instance per slot", None)
     assert doc["tournaments_planned"] == spec.tournaments
@@ -211,6 +235,98 @@ def _check_hud(replay: dict, huds: list[dict]) -> None:
     assert [x["showdowns"] for x in huds] == shown
     assert [x["won_at_showdown"] for x in huds] == won
     assert all(x["saw_flop"] >= x["showdowns"] for x in huds)
+
+
+def _check_luck(replay: dict, results: dict) -> None:
+    """Each slot's ``luck`` block agrees with the replay's luck per tournament (by seat and kind
+    of event): the corrected score is the raw score less the summed luck, its SE that of the
+    corrected scores, the mean luck by event sums to the mean luck; with every chance event's
+    luck summing to zero over the seats (the tournament's value shares a fixed prize pool).
+    Takes the luck out of both documents."""
+    tours = replay["tournaments"]
+    luck = np.array([t.pop("luck") for t in tours])  # [T, seats, events]
+    assert luck.shape == (len(tours), len(results["slots"]), len(LK.EVENTS))
+    assert np.abs(luck).max() > 0.01
+    np.testing.assert_allclose(luck.sum(axis=1), 0.0, atol=1e-5)
+    for slot in results["slots"]:
+        block = slot.pop("luck")
+        seats = [t["player_at_seat"].index(slot["slot"]) for t in tours]
+        mine = luck[np.arange(len(tours)), seats]  # [T, events]
+        scores = np.array([t["scores"][k] for t, k in zip(tours, seats)])
+        corrected = scores - mine.sum(axis=1)
+        assert block["score"] == pytest.approx(corrected.mean(), abs=4e-6)
+        assert block["score"] == pytest.approx(slot["score"] - block["luck"], abs=2e-6)
+        assert block["stderr"] == pytest.approx(R.standard_error(corrected), abs=4e-6)
+        assert list(block["by_event"]) == list(LK.EVENTS)
+        assert sum(block["by_event"].values()) == pytest.approx(block["luck"], abs=4e-6)
+
+
+@functools.cache
+def _jax_route(env_id: str):
+    """(start, step, decision luck, deal luck): `tournament.start` of a deck key,
+    `tournament.act` then `advance`, and
+    `luck.decision_luck` / `luck.dealt_luck` on one unbatched tournament, jitted here (the
+    luck program's compile options: a quarter of the compile time; only the luck is compared)."""
+    fmt = make_format(**FORMATS[env_id])
+    start = jax.jit(lambda key: tn.start(key, fmt), compiler_options=luckbook.OPTIONS)
+    step = jax.jit(lambda t, kind, amount: tn.advance(tn.act(t, kind, amount)),
+                   compiler_options=luckbook.OPTIONS)
+    decided = jax.jit(lambda t, kind, amount, key: LK.decision_luck(t, kind, amount, key,
+                                                                     by_event=True),
+                      compiler_options=luckbook.OPTIONS)
+    dealt = jax.jit(LK.dealt_luck, compiler_options=luckbook.OPTIONS)
+    return start, step, decided, dealt
+
+
+_KINDS = {P.FOLD: tb.FOLD, P.CHECK: tb.CHECK_CALL, P.CALL: tb.CHECK_CALL, P.RAISE: tb.RAISE}
+
+
+def _luck_by_jax(seed: int, tour: dict, env_id: str) -> np.ndarray:
+    """``# [events, seats]``: a tournament's luck computed another way than the host's
+    (`holdemjax.series.luckbook`: the engine's packed states, recorded at each decision,
+    batched): the tournament rebuilt from its deck key with `tournament.start` and the
+    replay's actions (code and raise-to, as the replay writes them), `luck.dealt_luck` of its
+    first deal and `luck.decision_luck` of each decision, one at a time."""
+    start, step, decided, dealt = _jax_route(env_id)
+    t = start(jax.random.fold_in(jax.random.key(seed), tour["tournament"]))
+    key = luckbook.luck_key(seed, tour["tournament"])
+    total = np.zeros((len(LK.EVENTS), t.num_seats))
+    total[LK.EVENTS.index("deal")] += np.asarray(dealt(t, key))
+    for hand in tour["hands"]:
+        for a in hand["actions"]:
+            assert (int(t.hand), int(t.table.to_act)) == (hand["hand"], a["seat"])
+            kind = np.int32(_KINDS[a["code"]])
+            amount = np.int32(a["to"] if a["code"] == P.RAISE else 0)
+            total += np.asarray(decided(t, kind, amount, key))
+            t = step(t, kind, amount)
+    assert bool(t.finished) or tour["stopped_early"]
+    return total
+
+
+@pytest.mark.parametrize("name", ["certify-wasm", "certify-chaos"])
+def test_series_luck_equals_the_jax_path(name):
+    """The host's luck of every tournament (each slot's, by kind of event) equals the luck
+    computed on the tournament rebuilt from its replay, decision by decision."""
+    series, replay, _ = _run(name)
+    _, kwargs = CASES[name]
+    doc = json.loads(replay)
+    for i, tour in enumerate(doc["tournaments"]):
+        want = _luck_by_jax(kwargs["seed"], tour, "certify")
+        for slot, rec in enumerate(series.slots):
+            seat = tour["player_at_seat"].index(slot)
+            np.testing.assert_allclose(rec.luck[i], want[:, seat], atol=2e-6)
+
+
+def test_series_luck_reruns_byte_for_byte():
+    """The luck is drawn from the series seed: the replay's options ask for it again
+    (`replay.rerun_options`), and a rerun gives the same bytes, the luck included."""
+    series, replay, _ = _run("certify-chaos")
+    kwargs = replay_mod.rerun_options(json.loads(replay))
+    assert kwargs["luck"] is True
+    again = runner.run_series(_chaos(), **kwargs)
+    doc = replay_mod.replay_document(again, {**R.summarize(again), "versions": None})
+    doc.pop("versions")
+    assert replay_mod.encode_replay(doc) == replay
 
 
 @pytest.mark.parametrize("name", sorted(CASES))

@@ -236,6 +236,25 @@ def test_standings_in_score_order(page, docs):
     assert best.find_element("css selector", ".score").text == \
         f"{ranked[0]['score']:.3f} ± {ranked[0]['stderr']:.3f}"
     assert best.find_element("css selector", ".policy").text == ranked[0]["policy"]
+    assert not driver.find_elements("css selector", "table#standings .luck")  # not run with it
+
+
+def test_standings_show_the_luck_when_the_series_has_it(browser, docs, tmp_path):
+    """A series run with luck: each slot's corrected score ± SE in a column of its own."""
+    results, sample = copy.deepcopy(docs)
+    for s in results["slots"]:
+        s["luck"] = {"score": round(s["score"] - 0.01 * s["slot"], 6), "stderr": 0.0042,
+                     "luck": 0.01 * s["slot"], "by_event": {}}
+    path = tmp_path / "viewer.html"
+    path.write_text(viewer.render(results, sample), encoding="utf-8")
+    browser.get(path.as_uri())
+    heads = [th.text for th in browser.find_elements("css selector", "table#standings th")]
+    assert "luck out ± SE" in heads
+    rows = browser.find_elements("css selector", "table#standings tbody tr")
+    ranked = sorted(results["slots"], key=lambda s: -s["score"])
+    assert [r.find_element("css selector", ".luck").text for r in rows] == \
+        [f"{s['luck']['score']:.3f} ± 0.004" for s in ranked]
+    assert len(rows[0].find_elements("css selector", "td")) == len(heads)
 
 
 def test_steps_keys_and_pickers(page, docs):

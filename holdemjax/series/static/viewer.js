@@ -25,6 +25,9 @@
     const slots = (results.slots || []).slice();
     slots.sort((a, b) => (b.score - a.score) || (a.slot - b.slot));
     const body = document.querySelector("#standings tbody");
+    // run with --luck: each slot's score with the luck of the cards taken out, beside the score
+    const lucky = slots.length > 0 && slots.every((s) => s.luck && typeof s.luck === "object");
+    if (!lucky) document.querySelectorAll("#standings th.luck").forEach((th) => th.remove());
     let rank = 0;
     slots.forEach((s, i) => {
       if (i === 0 || s.score !== slots[i - 1].score) rank = i + 1;  // ties share a rank
@@ -38,6 +41,9 @@
       policy.title = (s.policy || "") + (s.sha256 ? "\nsha256 " + s.sha256 : "");
       tr.append(policy);
       tr.append(el("td", "num score", fixed(s.score) + " \u00b1 " + fixed(s.stderr)));
+      if (lucky) {
+        tr.append(el("td", "num luck", fixed(s.luck.score) + " \u00b1 " + fixed(s.luck.stderr)));
+      }
       tr.append(placesCell(s.places || {}));
       tr.append(el("td", "num chips", s.chips_won));
       tr.append(el("td", "num timeouts", s.timeouts));
