@@ -210,7 +210,7 @@ def _program(env, policy, opponent, chunk: int, max_steps: int, luck: bool = Fal
 def evaluate(policy: Callable, params=None, *, deals: int = 1000, env_id: str = "sng-6",
              seed: int = 0, chunk: int = 128, opponent: Callable | None = None,
              max_steps: int = 20_000, progress: Callable | None = None,
-             luck: bool = False, policy_probs: Callable | None = None,
+             luck: bool = False, actions: bool = False, policy_probs: Callable | None = None,
              opponent_probs: Callable | None = None) -> EvalResult:
     """Rotated tournaments of ``policy`` against five copies of ``opponent``.
 
@@ -222,10 +222,12 @@ def evaluate(policy: Callable, params=None, *, deals: int = 1000, env_id: str = 
     is called after every batch. ``luck``: also the scores with each tournament's luck taken
     out (`holdemjax.luck`: AIVAT's chance corrections under the tournament's value, ICM of the
     stacks): ``corrected_mean`` ± ``corrected_se``, the same expectation as the raw mean.
-    The decisions of a player whose probabilities are known are corrected too (AIVAT's action
-    terms): ``policy_probs(state)`` / ``opponent_probs(state) -> # [A] float32``, the exact
-    distribution of the action each picks (its draws addressed by the decision, not shared
-    between decisions), found by `holdemjax.bots.known_policy` for the reference bots.
+    ``actions``: the decisions of the players whose probabilities are known are corrected too
+    (AIVAT's action terms, the "actions" row of ``luck``): ``policy_probs(state)`` /
+    ``opponent_probs(state) -> # [A] float32``, the exact distribution of the action each
+    picks (its draws addressed by the decision, never shared between decisions), found by
+    `holdemjax.bots.known_policy` for the reference bots. Off by default: on seat rotation
+    they made the standard error larger, not smaller (docs/luck.md).
     """
     for name, value, least in (("deals", deals, 2), ("chunk", chunk, 1),
                                ("max_steps", max_steps, 1)):
@@ -244,8 +246,8 @@ def evaluate(policy: Callable, params=None, *, deals: int = 1000, env_id: str = 
     chunk = min(chunk, deals)
     known = (policy_probs or (known_policy(policy) if params is None else None),
              opponent_probs or known_policy(opponent))
-    run = _program(env, fn, opponent, chunk, max_steps, bool(luck), known if luck else
-                   (None, None))
+    run = _program(env, fn, opponent, chunk, max_steps, bool(luck),
+                   known if luck and actions else (None, None))
     start = time.perf_counter()
     base_key = jax.random.key(seed)
     outs = []

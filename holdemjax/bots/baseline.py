@@ -35,7 +35,7 @@ from holdemjax.poker import table as tb
 from holdemjax.poker.actions import CHECK_CALL, FOLD, MIN_RAISE
 
 __all__ = ["PREFLOP_PATH", "PREFLOP_SHA256", "Intent", "load_preflop", "hand_class", "features",
-           "DRAW_OUTCOMES", "U_THRESHOLDS", "decide_at", "decide", "probabilities", "act",
+           "decide_at", "decide", "probabilities", "act",
            "policy"]
 
 PREFLOP_PATH = pathlib.Path(__file__).parent / "data" / "preflop_v1.json"
@@ -331,16 +331,16 @@ def to_menu(intent, target, mask, amounts) -> jax.Array:
 
 
 #: The draw ``u`` is uniform over this many outcomes, one draw per decision.
-DRAW_OUTCOMES = 10000
+_DRAW_OUTCOMES = 10000
 #: Every threshold the draw is compared with (``u < T``): a decision is the same for every ``u``
 #: between two consecutive ones, so its distribution has at most five outcomes.
-U_THRESHOLDS = tuple(sorted({BLUFF_U, STEAL_U, SEMI_BLUFF_U, CBET_U}))
+_U_THRESHOLDS = tuple(sorted({BLUFF_U, STEAL_U, SEMI_BLUFF_U, CBET_U}))
 
 
 def decide_at(menu, view, mask: jax.Array, u) -> jax.Array:
     """The baseline's menu action (``# [] int32``, always legal) for the decision ``view``
     (`tournament.Decision`) under ``menu`` (`actions.Menu`) with its legal ``mask``, had its
-    draw been ``u`` (int32 in [0, `DRAW_OUTCOMES`)): the one rule `decide` and `probabilities`
+    draw been ``u`` (int32 in [0, `_DRAW_OUTCOMES`)): the one rule `decide` and `probabilities`
     share. Pure and jit/vmap-able."""
     equity_np, top_np = _shipped_preflop()
     f = features(view)
@@ -362,20 +362,20 @@ def decide(menu, view, mask: jax.Array, key: jax.Array) -> jax.Array:
     ``u`` in [0, 10000), at the coordinates of the decision under ``key`` (the bot's per-game
     key). Pure and jit/vmap-able.
     """
-    u = draw_below(coordinate_key(key, *coordinates(view)), DRAW_OUTCOMES)
+    u = draw_below(coordinate_key(key, *coordinates(view)), _DRAW_OUTCOMES)
     return decide_at(menu, view, mask, u)
 
 
 def probabilities(menu, view, mask: jax.Array) -> jax.Array:
     """``# [A] float32``: the distribution of `decide` over the menu actions at the decision
     ``view`` (``u`` uniform in [0, 10000)): `decide_at` at the first ``u`` of each segment
-    between the sorted `U_THRESHOLDS`, weighed by the segment's length / 10,000. (``u`` is 32
+    between the sorted `_U_THRESHOLDS`, weighed by the segment's length / 10,000. (``u`` is 32
     random bits mod 10,000: the true weights differ by less than 2e-6.)"""
-    starts = np.asarray((0,) + U_THRESHOLDS, np.int32)
-    lengths = np.diff(np.append(starts, DRAW_OUTCOMES)).astype(np.int32)
+    starts = np.asarray((0,) + _U_THRESHOLDS, np.int32)
+    lengths = np.diff(np.append(starts, _DRAW_OUTCOMES)).astype(np.int32)
     picks = jax.vmap(lambda u: decide_at(menu, view, mask, u))(jnp.asarray(starts))
     counts = jnp.zeros(mask.shape[0], jnp.int32).at[picks].add(jnp.asarray(lengths))
-    return counts.astype(jnp.float32) / jnp.float32(DRAW_OUTCOMES)
+    return counts.astype(jnp.float32) / jnp.float32(_DRAW_OUTCOMES)
 
 
 def act(env, state, key: jax.Array) -> jax.Array:

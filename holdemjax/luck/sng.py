@@ -184,7 +184,7 @@ def action_luck(t: tn.Tournament, probs: jax.Array, action, key) -> jax.Array:
     deciding = ~t.finished & ~table.hand_over & (table.to_act >= 0)
     p_fold = probs[0]  # the menu's FOLD
     need = deciding & (p_fold > 0) & (p_fold < 1)
-    k = xla.fold_in(_hand_key(key, t.hand, ACTION_EVENT), table.num_decisions)
+    k = _hand_key(key, t.hand, 1 + _index(table.revealed))  # the street's reveal's samples
     both = action_values(table, tournament_value(t), k, need)
     values = both[(jnp.arange(probs.shape[0]) > 0).astype(jnp.int32)]  # [M, N]
     a = jnp.clip(jnp.asarray(action, jnp.int32), 0, probs.shape[0] - 1)
