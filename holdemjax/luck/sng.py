@@ -29,6 +29,7 @@ from holdemjax.luck.hands import (
 )
 from holdemjax.poker import table as tb
 from holdemjax.poker import tournament as tn
+from holdemjax.poker.actions import FOLD as MENU_FOLD
 from holdemjax.poker.cards import NUM_CARDS
 from holdemjax.poker.structure import RING
 from holdemjax.sparse import sparse_cond, sparse_while
@@ -178,15 +179,16 @@ def action_luck(t: tn.Tournament, probs: jax.Array, action, key) -> jax.Array:
     menu, all zero when unknown: no correction), under `tournament_value` with check-downs
     (`action_values`: the fold's value for FOLD, the call's for every other action). Zero for
     a finished game, an unknown policy, and where the policy folds never or surely (every
-    action it may take is then worth the same). ``key``: the game's luck key (pre-flop values
-    are sampled at ``fold_in(hand key, decisions so far)``, independent of the actor's draw)."""
+    action it may take is then worth the same). ``key``: the game's luck key; pre-flop values
+    are sampled on the boards the street's reveal correction draws (its hand and event key),
+    independent of the actor's draw and of the cards."""
     table = t.table
     deciding = ~t.finished & ~table.hand_over & (table.to_act >= 0)
-    p_fold = probs[0]  # the menu's FOLD
+    p_fold = probs[MENU_FOLD]
     need = deciding & (p_fold > 0) & (p_fold < 1)
     k = _hand_key(key, t.hand, 1 + _index(table.revealed))  # the street's reveal's samples
     both = action_values(table, tournament_value(t), k, need)
-    values = both[(jnp.arange(probs.shape[0]) > 0).astype(jnp.int32)]  # [M, N]
+    values = both[(jnp.arange(probs.shape[0]) != MENU_FOLD).astype(jnp.int32)]  # [M, N]
     a = jnp.clip(jnp.asarray(action, jnp.int32), 0, probs.shape[0] - 1)
     return jnp.where(need, action_terms(values, probs)[a], 0.0).astype(jnp.float32)
 
