@@ -1,12 +1,12 @@
-"""How much smaller AIVAT-style chance corrections (`holdemjax.luck`) make a verdict's standard
-error: seat rotation (`holdemjax.duplicate.rotation`) of the baseline against random bots,
-each deal's result with and without each hand's luck taken out, and plain play (the tested
-policy in seat 0 only) likewise; then whole ``sng-6`` sit & go tournaments, each tournament's
-score with and without its luck (`holdemjax.bots.play(..., luck=True)`: `holdemjax.luck.step_luck`
-beside every step, ICM of the stacks): six baselines
-(every slot's SE), one random bot against five baselines, and seat rotation of the baseline
-against random bots through `training.evaluate(..., luck=True)`. Writes
-``benchmarks/results/luck.json``.
+"""How much smaller AIVAT-style chance and action corrections (`holdemjax.luck`) make a
+verdict's standard error: seat rotation (`holdemjax.duplicate.rotation`) of the baseline
+against random bots, each deal's result with and without each hand's luck taken out, and
+plain play (the tested policy in seat 0 only) likewise; then whole ``sng-6`` sit & go
+tournaments, each tournament's score with and without its luck
+(`holdemjax.bots.play(..., luck=True)`: `holdemjax.luck.step_luck` beside every step, ICM of
+the stacks, the bots' action corrections; without them too): six baselines (every slot's SE),
+one random bot against five baselines, and seat rotation of the baseline against random bots
+through `training.evaluate(..., luck=True)`. Writes ``benchmarks/results/luck.json``.
 
     python benchmarks/bench_luck.py [--deals 2048] [--tournaments 512] [--rotation-deals 64]
                                     [--seed 3] [--out DIR]
@@ -50,11 +50,14 @@ def _sng_rows(tournaments: int, seed: int, console) -> list[dict]:
         scores = np.asarray(out["scores"], np.float64)
         lk = np.asarray(out["luck_by_event"], np.float64)
         corrected = scores - lk.sum(axis=1)
+        chance = scores - lk[:, :luck.ACTION_EVENT].sum(axis=1)  # without the action terms
         slots = []
         for p, bot in enumerate(lineup):
             (m, se), (cm, cse) = _mean_se(scores[:, p]), _mean_se(corrected[:, p])
+            chance_se = _mean_se(chance[:, p])[1]
             slots.append({"player": p, "bot": bot, "score": m, "stderr": se,
-                          "corrected_score": cm, "corrected_stderr": cse, "se_ratio": se / cse})
+                          "corrected_score": cm, "corrected_stderr": cse, "se_ratio": se / cse,
+                          "chance_only_stderr": chance_se, "chance_only_se_ratio": se / chance_se})
         ratios = [s["se_ratio"] for s in slots]
         events = {}
         for e, event in enumerate(luck.EVENTS):
@@ -62,12 +65,15 @@ def _sng_rows(tournaments: int, seed: int, console) -> list[dict]:
             events[event] = {"mean": [m for m, _ in pairs], "stderr": [s for _, s in pairs]}
         row = {"setting": f"sng-6, {name}", "tournaments": tournaments, "slots": slots,
                "se_ratio_mean": float(np.mean(ratios)), "se_ratio_min": float(min(ratios)),
+               "chance_only_se_ratio_mean": float(np.mean([s["chance_only_se_ratio"]
+                                                           for s in slots])),
                "tournaments_saved": 1 - 1 / float(np.mean(ratios)) ** 2,
                "luck_by_event": events, "seconds": seconds}
         rows.append(row)
         console.print(f"sng-6, {name}: SE ratio per slot "
                       + ", ".join(f"{r:.2f}" for r in ratios)
-                      + f" (mean {row['se_ratio_mean']:.2f}x), {seconds:.0f} s")
+                      + f" (mean {row['se_ratio_mean']:.2f}x; chance corrections alone "
+                      f"{row['chance_only_se_ratio_mean']:.2f}x), {seconds:.0f} s")
     return rows
 
 
@@ -76,22 +82,31 @@ def _rotation_row(deals: int, seed: int, console) -> dict:
     baseline against five random bots on ``sng-6`` with ``luck``."""
     import functools
 
+    from holdemjax import luck
     from holdemjax.bots import baseline, random_bot
     from holdemjax.training import evaluate as ev
 
     env = ev.make_env("sng-6")
     t0 = time.perf_counter()
     r = ev.evaluate(functools.partial(baseline.act, env), deals=deals, seed=seed, chunk=64,
-                    opponent=functools.partial(random_bot.act, env), luck=True)
+                    opponent=functools.partial(random_bot.act, env), luck=True,
+                    actions=True)
     seconds = time.perf_counter() - t0
-    lm, lse = _mean_se(r.per_deal - r.corrected_per_deal)
+    # evaluate(luck=True) corrects the chance events (its default); the action terms of both
+    # bots (actions=True, the "actions" row) are reported beside: here they add variance.
+    chance = (r.scores - r.luck[..., :luck.ACTION_EVENT].sum(axis=2)).mean(axis=1)
+    (cm, cse), (lm, lse) = _mean_se(chance), _mean_se(r.per_deal - chance)
+    am, ase = _mean_se(r.luck[..., luck.ACTION_EVENT].mean(axis=1))
     row = {"setting": "sng-6, baseline vs five random bots, seat rotation (training.evaluate)",
            "deals": deals, "tournaments": r.tournaments, "score": r.mean, "stderr": r.se,
-           "corrected_score": r.corrected_mean, "corrected_stderr": r.corrected_se,
-           "se_ratio": r.se / r.corrected_se, "luck_mean": lm, "luck_mean_stderr": lse,
-           "seconds": seconds}
-    console.print(f"{row['setting']}: {r.mean:.4f} ± {r.se:.4f} raw, {r.corrected_mean:.4f} ± "
-                  f"{r.corrected_se:.4f} corrected: SE {row['se_ratio']:.2f}x smaller")
+           "corrected_score": cm, "corrected_stderr": cse, "se_ratio": r.se / cse,
+           "luck_mean": lm, "luck_mean_stderr": lse,
+           "with_actions_score": r.corrected_mean, "with_actions_stderr": r.corrected_se,
+           "with_actions_se_ratio": r.se / r.corrected_se,
+           "action_luck_mean": am, "action_luck_mean_stderr": ase, "seconds": seconds}
+    console.print(f"{row['setting']}: {r.mean:.4f} ± {r.se:.4f} raw, {cm:.4f} ± {cse:.4f} "
+                  f"corrected: SE {row['se_ratio']:.2f}x smaller; with the action terms "
+                  f"{r.corrected_se:.4f} ({row['with_actions_se_ratio']:.2f}x)")
     return row
 
 
@@ -144,8 +159,8 @@ def main(argv: list[str] | None = None) -> int:
         sng = _sng_rows(args.tournaments, args.seed, console)
         sng.append(_rotation_row(args.rotation_deals, args.seed, console))
         sng_seconds = time.perf_counter() - t1
-    doc = {**bench.header("luck", "AIVAT-style chance corrections: standard errors with and "
-                          "without", load_before=load_before),
+    doc = {**bench.header("luck", "AIVAT-style chance and action corrections: standard errors "
+                          "with and without", load_before=load_before),
            "kind": "luck", "params": {"deals": args.deals, "seed": args.seed, "seats": seats,
                                       "stack": 2000, "blinds": [10, 20, 0],
                                       "preflop_samples": 64,
@@ -153,10 +168,13 @@ def main(argv: list[str] | None = None) -> int:
                                       "rotation_deals": args.rotation_deals},
            "seconds": seconds, "verdicts": verdicts,
            "sng_seconds": sng_seconds, "sng": sng,
-           "notes": ["chance corrections only: the deal and every board card (hold'em rows: "
-                     "chips as the value; sit & go rows: the tournament's value, places of "
-                     "the seats a hand busts and ICM of the others), no action corrections "
-                     "yet (issue 38)",
+           "notes": ["hold'em rows: chance corrections (the deal and every board card, chips "
+                     "as the value); sit & go rows: chance corrections under the tournament's "
+                     "value (places of the seats a hand busts, ICM of the others) plus the "
+                     "action corrections of every bot (bots.play: both bots' exact "
+                     "probabilities; check-down values, every raise worth the call), "
+                     "chance_only_* without them; the seat-rotation row: evaluate's default "
+                     "(chance corrections), with_actions_* with both bots' action terms",
                      "sit & go seconds include compiling the batched program once (first "
                      "line-up); the machine is shared (see load_average)"]}
     path = pathlib.Path(args.out or bench.results_dir()) / "luck.json"

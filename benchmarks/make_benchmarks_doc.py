@@ -92,9 +92,9 @@ prints the costliest XLA kernels of the benchmark's step):
   tournament; `sparse_while` leaves the leaves its body returns untouched out of its scatters.
   What is left, from `perf` of an XLA compile of the batched step: most of it is LLVM (IR
   passes and machine code per fusion), then MLIR fusion emitters, little in HLO passes; the
-  step's ~400 fusions (pgx Go: ~115) come from the engine itself (the deal, the evaluator and
-  the pots in both `table.act` and `start_hand`) and from the gathers and scatters of the
-  batched sparse forms, one per carried leaf. Measured and dropped: packing the carried leaves
+  step's ~350 fusions (pgx Go: ~115) come from the engine itself (the deal, the evaluator, the
+  pots, the ICM at the hand cap) and from the gathers and scatters of the batched sparse
+  forms, one per carried leaf. Measured and dropped: packing the carried leaves
   into one matrix per dtype (fewer fusions, slower compiles: one big kernel compiles serially);
   vectorized deck ranks (a faster compile, a deal several times slower to run); LLVM at `-O0`
   (a faster compile, a step several times slower; for the test suite alone it would save a
@@ -103,15 +103,20 @@ prints the costliest XLA kernels of the benchmark's step):
   (36 -> 34 fusions, 0.74x at batch 4,096). A smaller step needs fewer kernels per engine
   transition (a table state of a few packed arrays instead of 27 leaves), not compiler flags:
   the compile ratio follows the fusion count (sng-6's init + step, 118 + 399 fusions, against
-  Go 9x9's 21 + 114 is 3.8x; the compile ratio is about 3.5x), so the 2x goal needs about 270
-  fusions for the two programs. One measured piece of it: the pots are paid in two places of
-  the step (`table.act` when a decision ends the hand, and the next deal when a hand is over
-  from the blinds); leaving the second out (a probe, not a correct step) takes 25 fusions and
-  9 % of the step's compile, so paying every hand in the one loop that deals the next would
-  be worth about that. The side games all meet their goal since Go's observation is built as
-  bools in the board's shape and its dilation from shifted copies (19x19: 1.30x -> 0.98x,
-  its upper quartile 0.998x) and Othello's eight fill directions run as one vector of shifts
-  (1.18x -> 0.68x); the same values bit for bit (pgx parity and golden games).
+  Go 9x9's 21 + 114 was 3.8x, for a compile ratio of about 3.5x), so the 2x goal needs about
+  270 fusions for the two programs. One piece of it is done: the pots were paid in two places
+  of the step (`table.act` when a decision ended the hand, under a batched `sparse_cond`, and
+  the next deal when a hand was over from the blinds); now `table.act(..., pay=False)` leaves
+  a hand that ends unpaid and `tournament.advance`'s loop pays every hand
+  (`table.pay_if_ended`) before it deals the next: the step's fusions 399 -> 347, one while
+  loop fewer, the same states (golden tournaments), and a step that also runs faster (the
+  `sng_vs_openspiel` rows: the sparse payout in `act` gathered and scattered rows at every
+  step). Measured and dropped: the ICM settlement at the hand cap moved into the same loop
+  (25 fewer fusions, 13 % less compile CPU, but the step ran 2x slower at batch 4,096: every
+  hand's end then paid for an ICM). The side games all meet their goal since Go's observation
+  is built as bools in the board's shape and its dilation from shifted copies (19x19:
+  1.30x -> 0.98x, its upper quartile 0.998x) and Othello's eight fill directions run as one
+  vector of shifts (1.18x -> 0.68x); the same values bit for bit (pgx parity and golden games).
 
 Floors per device kind (the least each figure should reach) are in `benchmarks/check_floors.py`
 (`python benchmarks/check_floors.py` checks the results against them). GPU and TPU floors are

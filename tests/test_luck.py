@@ -17,6 +17,7 @@ import numpy as np
 from holdemjax import luck
 from holdemjax.poker import table as tb
 from holdemjax.poker import tournament as tn
+from holdemjax.poker.actions import Menu
 from holdemjax.poker.structure import FORMATS, make_format
 from tests.poker.test_table import make_deck
 
@@ -310,7 +311,8 @@ def _calm(state, key):
 @functools.cache
 def _certify_evaluation():
     """`training.evaluate` of `_uniform` against five `_calm` players on certify sit & gos,
-    with ``luck``: every step's luck by event (`luck.step_luck`) beside `env.step`."""
+    with ``luck``: every step's luck by event (`luck.step_luck`) beside `env.step` (chance
+    events: these players' draws are not addressed by decision, so no action terms)."""
     from holdemjax.training.evaluate import evaluate
 
     return evaluate(_uniform, deals=_DEALS, env_id="certify", chunk=_DEALS, seed=11,
@@ -325,12 +327,14 @@ def test_tournament_luck_is_unbiased_with_a_smaller_standard_error():
     is smaller."""
     r = _certify_evaluation()
     assert r.unfinished == 0 and r.illegal == 0
-    lk = r.luck.mean(axis=1)  # [deals, events]: the rotation's mean luck
+    assert r.luck.shape == (_DEALS, 6, len(luck.EVENTS))
+    assert not r.luck[..., luck.ACTION_EVENT].any()  # no known policy: no action terms
+    lk = r.luck[..., :luck.ACTION_EVENT].mean(axis=1)  # [deals, events]: the rotation's mean luck
     se = lambda x: x.std(axis=0, ddof=1) / np.sqrt(len(x))  # noqa: E731
     np.testing.assert_allclose(r.per_deal - r.corrected_per_deal, lk.sum(axis=1), atol=1e-6)
     total = lk.sum(axis=1)
     assert abs(total.mean()) < 3.5 * se(total), (total.mean(), se(total))
-    for e, event in enumerate(luck.EVENTS):
+    for e, event in enumerate(luck.EVENTS[:luck.ACTION_EVENT]):
         assert abs(lk[:, e].mean()) < 3.5 * se(lk[:, e]), (event, lk[:, e].mean(), se(lk[:, e]))
         assert se(lk[:, e]) > 0, event  # each kind happened
     print(f"uniform vs calm, certify: raw {r.mean:.4f} ± {r.se:.4f}, corrected "
@@ -370,3 +374,111 @@ def test_tournament_value_telescopes_to_the_scores():
         np.testing.assert_allclose(total, np.asarray(t.score), atol=2e-6)
         ends.add("ICM at the cap" if int(t.alive.sum()) > 1 else "one left")
     assert ends - {None} == {"ICM at the cap", "one left", "several busts in a hand"}, ends
+
+
+# ------------------------------------------------------------------------ action corrections
+_MENU = Menu()
+_menu_actions = jax.jit(lambda t: _MENU.mask_and_amounts(t, tb.legal(t)))
+
+
+def _hand_computed_decision() -> tn.Tournament:
+    """Two players left of six, AA (seat 0) against KK on 2c 7d 9h Jc 3s, 20 chips each in; on
+    the river KK bets 100 and AA is to act."""
+    t = _to_board_card(_tournament([1000, 1000, 0, 0, 0, 0], {0: "AsAh", 1: "KsKh"},
+                                   "2c7d9hJc3s"), 5)
+    t = t.replace(table=_act(t.table, tb.CHECK_CALL, 0))  # the turn's last check
+    assert int(t.table.revealed) == 5 and int(t.table.to_act) == 1
+    t = t.replace(table=_act(t.table, tb.RAISE, 100))
+    assert int(t.table.to_act) == 0
+    return t
+
+
+@functools.cache
+def _action_checks():
+    """The decisions of eight sng-6 hands (six, five and three players; short stacks all-in for
+    less) played by uniform legal menu actions, then `_hand_computed_decision`; a policy for
+    each (random probabilities over the legal actions, every fourth never folding; the last
+    folds a quarter of the time and calls otherwise); and, in one compiled program, every menu
+    action's `luck.action_luck` and the stacks a check-down ends with after it on 24 boards.
+    Returns ``(masks # [D, A], probs # [D, A], terms # [D, A, N], ends # [D, A, B, N])``."""
+    rng = np.random.default_rng(1)
+    found = []
+    for stacks, button in 2 * (([2000] * 6, 5), ([400, 1500, 90, 2000, 700, 1310], 5),
+                               ([0, 5000, 300, 0, 1700, 3000], 1), ([1000] * 6, 2)):
+        alive = [s for s in range(6) if stacks[s] > 0]
+        sb, bb = ([s for s in alive if s > button] + [s for s in alive if s <= button])[:2]
+        t = _tournament(stacks, {}, "2c7d9hJc3s", button, sb, bb)
+        cards = rng.permutation(52).astype(np.int32)
+        t = t.replace(table=tb.with_cards(t.table, cards[:12].reshape(6, 2), cards[18:23]))
+        while not bool(t.table.hand_over):
+            mask, amounts = (np.asarray(x) for x in _menu_actions(t.table))
+            found.append((t, mask))
+            a = rng.choice(np.flatnonzero(mask))
+            kind = tb.FOLD if a == 0 else tb.CHECK_CALL if a == 1 else tb.RAISE
+            t = t.replace(table=_act(t.table, kind, int(amounts[a])))
+    last = _hand_computed_decision()
+    found.append((last, np.asarray(_menu_actions(last.table)[0])))
+    ts = jax.tree.map(lambda *x: jnp.stack(x), *[f[0] for f in found])
+    masks = np.stack([f[1] for f in found])
+    probs = rng.dirichlet(np.ones(masks.shape[1]), len(masks)) * masks
+    probs[::4, 0] = 0.0
+    probs[-1] = 0.0
+    probs[-1, :2] = 0.25, 0.75
+    probs = (probs / probs.sum(axis=1, keepdims=True)).astype(np.float32)
+    boards = jnp.asarray(np.stack([rng.permutation(52)[:5] for _ in range(24)]), jnp.int32)
+    terms, ends = _terms_and_ends(ts, jnp.asarray(probs), boards, jax.random.key(0))
+    return masks, probs, np.asarray(terms, np.float64), np.asarray(ends)
+
+
+@jax.jit
+def _terms_and_ends(ts: tn.Tournament, probs, boards, key):
+    def one(t, p):
+        def by_action(a):
+            kind, amount = _MENU.engine_action(t.table, a)
+            mid = tb.decided(t.table, kind, amount)
+            ends = jax.vmap(lambda b: mid.stacks + tb.showdown_winnings(
+                tb.with_cards(mid, mid.hole, b)))(boards)
+            return luck.action_luck(t, p, a, key), ends
+        return jax.vmap(by_action)(jnp.arange(_MENU.num_actions))
+    return jax.vmap(one)(ts, probs)
+
+
+def test_every_raise_is_worth_the_call_in_a_check_down():
+    """What `luck.action_values` relies on: at every decision of the eight hands (every street,
+    side pots, all-ins for less), every legal raise of the menu ends a check-down with the same
+    stacks as the call, on every board tried (nobody calls the raise: the engine returns what
+    no other seat matched), and a fold with other stacks wherever folding is legal."""
+    masks, _, _, ends = _action_checks()
+    assert masks[:, 2:].sum() > 80 and len(masks) > 40  # many raises offered
+    for d, mask in enumerate(masks):
+        for a in np.flatnonzero(mask[2:]) + 2:
+            np.testing.assert_array_equal(ends[d, a], ends[d, 1], err_msg=f"decision {d}")
+    folds = masks[:, 0]
+    assert (ends[folds, 0] != ends[folds, 1]).any(axis=(1, 2)).all()
+
+
+def test_action_corrections_have_mean_zero_under_the_policy():
+    """AIVAT's action term, ``V(a) - sum_b pi(b) V(b)``, weighed by the policy's own
+    probabilities over every menu action sums to zero (float tolerance) at every decision, for
+    policies that mix folds, calls and raises; it is zero where the policy never folds (every
+    action it takes is then worth the same) and not zero elsewhere."""
+    _, probs, terms, _ = _action_checks()
+    np.testing.assert_allclose(np.einsum("da,dan->dn", probs, terms), 0.0, atol=2e-7)
+    mixed = probs[:, 0] > 0
+    assert not terms[~mixed].any()
+    assert (np.abs(terms[mixed]).max(axis=(1, 2)) > 1e-4).mean() > 0.9
+
+
+def test_action_correction_hand_computed():
+    """`_hand_computed_decision` (AA to act on the river facing KK's bet of 100), AA folding a
+    quarter of the time: folding, AA ends with 980 chips, calling with 1,120 (KK 1,020 or 880).
+    Heads-up ICM is 0.267 + 0.066 * chips / 2,000, so AA's call is worth 140 chips * 0.066 /
+    2,000 more than its fold; its call's correction is a quarter of that, its fold's minus
+    three quarters (its raises' as the call's), KK's the opposite."""
+    masks, _, terms, _ = _action_checks()
+    step = 140 * 0.066 / 2000
+    fold, call = terms[-1, 0], terms[-1, 1]
+    np.testing.assert_allclose(call, [0.25 * step, -0.25 * step, 0, 0, 0, 0], atol=2e-7)
+    np.testing.assert_allclose(fold, [-0.75 * step, 0.75 * step, 0, 0, 0, 0], atol=2e-7)
+    for a in np.flatnonzero(masks[-1][2:]) + 2:
+        np.testing.assert_array_equal(terms[-1, a], call)

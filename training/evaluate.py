@@ -43,7 +43,7 @@ import numpy as np
 
 import holdemjax
 from holdemjax import luck as LK
-from holdemjax.bots import baseline, random_bot
+from holdemjax.bots import baseline, known_policy, random_bot
 from holdemjax.validate import require_int
 
 __all__ = ["EvalResult", "SCORE_RESOLUTION", "evaluate", "mean_se", "stateless", "z_score",
@@ -74,8 +74,8 @@ class EvalResult:
     corrected_mean: float | None = None
     corrected_se: float | None = None
     corrected_per_deal: np.ndarray | None = None  # [D] float64
-    luck: np.ndarray | None = None  # [D, 6, 4] float64 the policy's luck per tournament, by
-    # kind of chance event (`holdemjax.luck.EVENTS`)
+    luck: np.ndarray | None = None  # [D, 6, 5] float64 the policy's luck per tournament, by
+    # kind of event (`holdemjax.luck.EVENTS`)
 
     def summary(self) -> str:
         """One line: mean ± SE (and corrected for luck), z, tournaments."""
@@ -140,13 +140,16 @@ _PASSED: set = set()  # the (env, policy, name, params' structure) that `_check_
 
 
 @functools.lru_cache(maxsize=16)
-def _program(env, policy, opponent, chunk: int, max_steps: int, luck: bool = False):
+def _program(env, policy, opponent, chunk: int, max_steps: int, luck: bool = False,
+             known: tuple = (None, None)):
     """Jitted ``(params, base_key, first_deal) -> dict`` for ``chunk`` deals (6 x chunk tables).
 
     Cached per (env, policy, opponent, chunk, max_steps, luck): the policy's params are data,
     so several checkpoints of one network compile once. With ``luck`` the dict holds each
     tournament's luck of the policy too (`holdemjax.luck.step_luck`, drawn with
-    ``fold_in(deal key, 2)``: the same samples in the six tournaments of a deal).
+    ``fold_in(deal key, 2)``: the same samples in the six tournaments of a deal), with the
+    action corrections of the policy and the opponent where ``known`` (their ``probs(state) ->
+    # [A]``, or None) has them.
     """
     n = env.num_players
 
@@ -176,7 +179,10 @@ def _program(env, policy, opponent, chunk: int, max_steps: int, luck: bool = Fal
             illegal = illegal + (live & is_policy & ~ok).sum()
             actions = jnp.where(is_policy, mine, theirs)
             if luck:
-                lucks = lucks + LK.games_step_luck(env, states, actions, luck_keys)
+                probs = [jnp.zeros_like(states.legal_action_mask, jnp.float32) if p is None
+                         else jax.vmap(p)(states) for p in known]
+                probs = jnp.where(is_policy[:, None], probs[0], probs[1])
+                lucks = lucks + LK.games_step_luck(env, states, actions, luck_keys, probs)
             states = jax.vmap(env.step)(states, actions)
             return (states, scores + states.rewards, lucks, illegal, decisions + live.sum(),
                     i + 1)
@@ -204,7 +210,8 @@ def _program(env, policy, opponent, chunk: int, max_steps: int, luck: bool = Fal
 def evaluate(policy: Callable, params=None, *, deals: int = 1000, env_id: str = "sng-6",
              seed: int = 0, chunk: int = 128, opponent: Callable | None = None,
              max_steps: int = 20_000, progress: Callable | None = None,
-             luck: bool = False) -> EvalResult:
+             luck: bool = False, actions: bool = False, policy_probs: Callable | None = None,
+             opponent_probs: Callable | None = None) -> EvalResult:
     """Rotated tournaments of ``policy`` against five copies of ``opponent``.
 
     ``policy(state, key) -> int32`` menu action, or ``policy(params, state, key)`` when
@@ -215,6 +222,12 @@ def evaluate(policy: Callable, params=None, *, deals: int = 1000, env_id: str = 
     is called after every batch. ``luck``: also the scores with each tournament's luck taken
     out (`holdemjax.luck`: AIVAT's chance corrections under the tournament's value, ICM of the
     stacks): ``corrected_mean`` ± ``corrected_se``, the same expectation as the raw mean.
+    ``actions``: the decisions of the players whose probabilities are known are corrected too
+    (AIVAT's action terms, the "actions" row of ``luck``): ``policy_probs(state)`` /
+    ``opponent_probs(state) -> # [A] float32``, the exact distribution of the action each
+    picks (its draws addressed by the decision, never shared between decisions), found by
+    `holdemjax.bots.known_policy` for the reference bots. Off by default: on seat rotation
+    they made the standard error larger, not smaller (docs/luck.md).
     """
     for name, value, least in (("deals", deals, 2), ("chunk", chunk, 1),
                                ("max_steps", max_steps, 1)):
@@ -231,7 +244,10 @@ def evaluate(policy: Callable, params=None, *, deals: int = 1000, env_id: str = 
     _check_policy(env, fn, params, "policy")
     _check_policy(env, stateless(opponent), jnp.zeros(()), "opponent")
     chunk = min(chunk, deals)
-    run = _program(env, fn, opponent, chunk, max_steps, bool(luck))
+    known = (policy_probs or (known_policy(policy) if params is None else None),
+             opponent_probs or known_policy(opponent))
+    run = _program(env, fn, opponent, chunk, max_steps, bool(luck),
+                   known if luck and actions else (None, None))
     start = time.perf_counter()
     base_key = jax.random.key(seed)
     outs = []

@@ -6,6 +6,9 @@ decision (``coordinate_key``), never by a stream. ``act`` reads only the decisio
 ``decide(menu, view, mask, key)`` on ``env.decision(state)`` (a
 `holdemjax.poker.tournament.Decision`), so the same bot plays lone hands (seat rotation) too.
 ``play`` runs a batch of games to the end with a bot per player id (jit and vmap inside).
+Each bot's ``policy(env, state)`` is the exact distribution of its ``act`` over the menu
+(`POLICIES`; `known_policy` finds it for an ``act`` bound to an env): the luck estimator's
+action corrections (`holdemjax.luck.action_luck`) need it.
 """
 
 from __future__ import annotations
@@ -27,11 +30,27 @@ __all__ = [
     "decision_rank",
     "draw_below",
     "BOTS",
+    "POLICIES",
+    "known_policy",
     "play",
 ]
 
 #: Bots by name, in the order ``play`` numbers them (0 = random, 1 = baseline).
 BOTS = {"random": random_bot.act, "baseline": baseline.act}
+
+#: Each bot's ``policy(env, state) -> # [A] float32``: the distribution of its ``act``.
+POLICIES = {"random": random_bot.policy, "baseline": baseline.policy}
+_POLICY_OF_ACT = {random_bot.act: random_bot.policy, baseline.act: baseline.policy}
+
+
+def known_policy(fn):
+    """``policy(state) -> # [A] float32`` of a reference bot's ``act`` bound to an env
+    (``functools.partial(baseline.act, env)``, what `training.evaluate` is given), else None:
+    the probabilities with which ``fn`` picks its menu action."""
+    if isinstance(fn, functools.partial) and fn.func in _POLICY_OF_ACT and len(fn.args) == 1 \
+            and not fn.keywords:
+        return functools.partial(_POLICY_OF_ACT[fn.func], fn.args[0])
+    return None
 
 
 @functools.partial(jax.jit, static_argnames=("env", "num_games", "luck"))
@@ -47,15 +66,17 @@ def play(env, key, num_games: int, bot_of_player, max_steps=1_000_000, luck: boo
         (may be traced: one compiled function serves every line-up).
       max_steps: bound on the steps of the loop (traced); a small bound gives mid-game states.
       luck: (static) also each game's luck by player id (`holdemjax.luck.step_luck` beside
-        every step, drawn with ``fold_in(fold_in(key, 2), g)``): ``scores - luck`` are the
-        scores with the luck of the cards taken out, the same expectation (docs/luck.md).
+        every step, drawn with ``fold_in(fold_in(key, 2), g)``, with every decision's action
+        correction from the acting bot's `POLICIES`): ``scores - luck`` are the scores with
+        the luck of the cards and of the bots' draws taken out, the same expectation
+        (docs/luck.md).
     Every bot's action is computed at every decision (under ``vmap`` a switch would run them all
     anyway), so the run also audits them all.
     Returns a dict: ``states`` (the batch when the loop stopped), ``scores # [G, num_players]
     float32`` (sum of rewards, by player id), ``steps # [G] int32`` (decisions per game),
     ``illegal # [num_bots] int32`` (masked picks of each bot over all decisions, whoever played
     them) and ``decisions # [] int32``; with ``luck``, ``luck # [G, num_players] float32`` and
-    ``luck_by_event # [G, 4, num_players]`` (a row per kind of event, `holdemjax.luck.EVENTS`).
+    ``luck_by_event # [G, 5, num_players]`` (a row per kind of event, `holdemjax.luck.EVENTS`).
     """
     bots = tuple(BOTS.values())
     bot_of_player = jnp.asarray(bot_of_player, jnp.int32)
@@ -70,13 +91,18 @@ def play(env, key, num_games: int, bot_of_player, max_steps=1_000_000, luck: boo
         illegal = (~state.legal_action_mask[picks] & live).astype(jnp.int32)
         return chosen, illegal, live.astype(jnp.int32)
 
+    def one_policy(state):  # the acting bot's probabilities over the menu
+        return jnp.stack([p(env, state) for p in POLICIES.values()])[
+            bot_of_player[state.current_player]]
+
     luck_keys = jax.vmap(lambda g: jax.random.fold_in(jax.random.fold_in(key, 2), g))(games)
 
     def body(carry):
         states, scores, steps, illegal, decisions, lk, i = carry
         actions, bad, live = jax.vmap(one_action)(states, bot_keys)
         if luck:
-            lk = lk + LK.games_step_luck(env, states, actions, luck_keys)
+            probs = jax.vmap(one_policy)(states)
+            lk = lk + LK.games_step_luck(env, states, actions, luck_keys, probs)
         states = jax.vmap(env.step)(states, actions)
         return (states, scores + states.rewards, steps + live, illegal + bad.sum(0),
                 decisions + live.sum(), lk, i + 1)

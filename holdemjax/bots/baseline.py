@@ -35,7 +35,8 @@ from holdemjax.poker import table as tb
 from holdemjax.poker.actions import CHECK_CALL, FOLD, MIN_RAISE
 
 __all__ = ["PREFLOP_PATH", "PREFLOP_SHA256", "Intent", "load_preflop", "hand_class", "features",
-           "decide", "act"]
+           "decide_at", "decide", "probabilities", "act",
+           "policy"]
 
 PREFLOP_PATH = pathlib.Path(__file__).parent / "data" / "preflop_v1.json"
 PREFLOP_SHA256 = "0db41beffd7bfcec2d56314b5ffdd7debd9c5a4beb456db08cb345ca9b7d26cf"
@@ -329,17 +330,21 @@ def to_menu(intent, target, mask, amounts) -> jax.Array:
     return jnp.where(mask[action], action, jnp.argmax(mask)).astype(jnp.int32)
 
 
-def decide(menu, view, mask: jax.Array, key: jax.Array) -> jax.Array:
-    """The baseline's menu action (``# [] int32``, always legal) for the decision ``view``
-    (`tournament.Decision`) under ``menu`` (`actions.Menu`) with its legal ``mask``.
+#: The draw ``u`` is uniform over this many outcomes, one draw per decision.
+_DRAW_OUTCOMES = 10000
+#: Every threshold the draw is compared with (``u < T``): a decision is the same for every ``u``
+#: between two consecutive ones, so its distribution has at most five outcomes.
+_U_THRESHOLDS = tuple(sorted({BLUFF_U, STEAL_U, SEMI_BLUFF_U, CBET_U}))
 
-    ``key`` is the bot's per-game key; its one draw ``u`` in [0, 10000) is at the coordinates
-    of the decision. Pure and jit/vmap-able.
-    """
+
+def decide_at(menu, view, mask: jax.Array, u) -> jax.Array:
+    """The baseline's menu action (``# [] int32``, always legal) for the decision ``view``
+    (`tournament.Decision`) under ``menu`` (`actions.Menu`) with its legal ``mask``, had its
+    draw been ``u`` (int32 in [0, `_DRAW_OUTCOMES`)): the one rule `decide` and `probabilities`
+    share. Pure and jit/vmap-able."""
     equity_np, top_np = _shipped_preflop()
     f = features(view)
     t = view.table
-    u = draw_below(coordinate_key(key, *coordinates(view)), 10000)
     cls = hand_class(f["hole"])
     equity = jnp.asarray(equity_np)[cls]
     top = jnp.asarray(top_np)[cls]
@@ -352,7 +357,33 @@ def decide(menu, view, mask: jax.Array, key: jax.Array) -> jax.Array:
     return to_menu(intent, target, mask, amounts)
 
 
+def decide(menu, view, mask: jax.Array, key: jax.Array) -> jax.Array:
+    """The baseline's menu action (``# [] int32``, always legal): `decide_at` with its one draw
+    ``u`` in [0, 10000), at the coordinates of the decision under ``key`` (the bot's per-game
+    key). Pure and jit/vmap-able.
+    """
+    u = draw_below(coordinate_key(key, *coordinates(view)), _DRAW_OUTCOMES)
+    return decide_at(menu, view, mask, u)
+
+
+def probabilities(menu, view, mask: jax.Array) -> jax.Array:
+    """``# [A] float32``: the distribution of `decide` over the menu actions at the decision
+    ``view`` (``u`` uniform in [0, 10000)): `decide_at` at the first ``u`` of each segment
+    between the sorted `_U_THRESHOLDS`, weighed by the segment's length / 10,000. (``u`` is 32
+    random bits mod 10,000: the true weights differ by less than 2e-6.)"""
+    starts = np.asarray((0,) + _U_THRESHOLDS, np.int32)
+    lengths = np.diff(np.append(starts, _DRAW_OUTCOMES)).astype(np.int32)
+    picks = jax.vmap(lambda u: decide_at(menu, view, mask, u))(jnp.asarray(starts))
+    counts = jnp.zeros(mask.shape[0], jnp.int32).at[picks].add(jnp.asarray(lengths))
+    return counts.astype(jnp.float32) / jnp.float32(_DRAW_OUTCOMES)
+
+
 def act(env, state, key: jax.Array) -> jax.Array:
     """The baseline's menu action for ``state.current_player`` (``# [] int32``), always legal:
     `decide` on ``env.decision(state)``."""
     return decide(env.menu, env.decision(state), state.legal_action_mask, key)
+
+
+def policy(env, state) -> jax.Array:
+    """``# [A] float32``: `probabilities` of `act` at ``state`` (the player to act's)."""
+    return probabilities(env.menu, env.decision(state), state.legal_action_mask)

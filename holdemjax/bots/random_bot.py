@@ -21,8 +21,8 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
-__all__ = ["coordinate_key", "decision_rank", "coordinates", "draw_below", "uniform_legal",
-           "decide", "act"]
+__all__ = ["coordinate_key", "decision_rank", "coordinates", "draw_below", "legal_at",
+           "uniform_legal", "decide", "probabilities", "policy", "act"]
 
 
 def coordinate_key(base_key: jax.Array, hand, seat, street, rank) -> jax.Array:
@@ -62,12 +62,17 @@ def draw_below(key: jax.Array, n) -> jax.Array:
     return (bits % jnp.maximum(jnp.asarray(n, jnp.uint32), 1)).astype(jnp.int32)
 
 
+def legal_at(mask: jax.Array, u) -> jax.Array:
+    """``# [] int32``: the ``u``-th legal action of ``mask`` (0-based); 0 if none."""
+    mask = jnp.asarray(mask, bool)
+    pick = jnp.argmax(jnp.cumsum(mask.astype(jnp.int32)) > u)
+    return jnp.where(mask.any(), pick, 0).astype(jnp.int32)
+
+
 def uniform_legal(key: jax.Array, mask: jax.Array) -> jax.Array:
     """``# [] int32``: the ``u``-th legal action with ``u = draw_below(key, count)``; 0 if none."""
     mask = jnp.asarray(mask, bool)
-    u = draw_below(key, mask.sum())
-    pick = jnp.argmax(jnp.cumsum(mask.astype(jnp.int32)) > u)
-    return jnp.where(mask.any(), pick, 0).astype(jnp.int32)
+    return legal_at(mask, draw_below(key, mask.sum()))
 
 
 def decide(menu, view, mask: jax.Array, key: jax.Array) -> jax.Array:
@@ -75,6 +80,19 @@ def decide(menu, view, mask: jax.Array, key: jax.Array) -> jax.Array:
     (`tournament.Decision`) with the menu's legal ``mask``; the draw is at its coordinates."""
     del menu
     return uniform_legal(coordinate_key(key, *coordinates(view)), mask)
+
+
+def probabilities(menu, view, mask: jax.Array) -> jax.Array:
+    """``# [A] float32``: the distribution of `decide`: uniform over the legal ``mask`` (``u`` is
+    32 random bits mod the count: the true weights differ by less than 2e-9)."""
+    del menu, view
+    legal = jnp.asarray(mask, jnp.float32)
+    return legal / jnp.maximum(legal.sum(), 1.0)
+
+
+def policy(env, state) -> jax.Array:
+    """``# [A] float32``: `probabilities` of `act` at ``state``."""
+    return probabilities(env.menu, None, state.legal_action_mask)
 
 
 def act(env, state, key: jax.Array) -> jax.Array:

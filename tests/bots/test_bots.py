@@ -22,6 +22,7 @@ import pytest
 import holdemjax
 from holdemjax.bots import baseline, coordinate_key, coordinates, draw_below, play, random_bot
 from holdemjax.envs.sng import SitAndGo
+from holdemjax.poker import table as tb
 from holdemjax.poker.cards import parse_cards
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -266,3 +267,87 @@ def test_docs_state_every_threshold():
     assert sorted(rows) == sorted(names)
     for name in names:
         assert rows[name] == repr(getattr(baseline, name)).replace(" ", ""), name
+
+
+# ------------------------------------------------------- exact policies (luck's action terms)
+@pytest.fixture(scope="module")
+def baseline_states(certify):
+    """Decisions of all-baseline play at several depths (the compiled `play` of `full_run`:
+    the line-up and the step bound are traced), the finished games left out."""
+    runs = [play(certify, jax.random.key(13), GAMES, jnp.ones(6, jnp.int32), s)["states"]
+            for s in (2, 7, 16)]
+    states = jax.tree.map(lambda *x: jnp.concatenate(x), *runs)
+    live = ~np.asarray(states.terminated | states.truncated)
+    return jax.tree.map(lambda x: x[live], states)
+
+
+def test_baseline_probabilities_are_its_decisions_over_every_draw(certify, baseline_states):
+    """`baseline.probabilities` is the exact distribution of `decide`: at every decision, the
+    menu actions `decide_at` picks at each of the 10,000 draws, counted, are the probabilities
+    times 10,000 (the same integers: equal exactly); `decide` is `decide_at` at its draw. The
+    decisions: certify's (short stacks: push or fold) as played, and the same with every stack
+    ten times deeper (the deep ranges, where a steal depends on the draw)."""
+    u = jnp.arange(10000, dtype=jnp.int32)
+
+    def one(state, key, deep):
+        view = certify.decision(state)
+        table = view.table.replace(stacks=view.table.stacks * jnp.where(deep, 10, 1))
+        lg = tb.legal(table)
+        view = view.replace(table=table, legal=lg)
+        mask, _ = certify.menu.mask_and_amounts(table, lg)
+        picks = jax.vmap(lambda x: baseline.decide_at(certify.menu, view, mask, x))(u)
+        counts = jnp.zeros(mask.shape[0], jnp.int32).at[picks].add(1)
+        drawn = draw_below(coordinate_key(key, *coordinates(view)), 10000)
+        return (counts, baseline.probabilities(certify.menu, view, mask),
+                baseline.decide(certify.menu, view, mask, key), picks[drawn], mask)
+
+    n = baseline_states.current_player.shape[0]
+    both = jax.tree.map(lambda x: jnp.concatenate([x, x]), baseline_states)
+    deep = jnp.arange(2 * n) >= n
+    keys = jax.random.split(jax.random.key(3), 2 * n)
+    counts, probs, decided, at_draw, mask = (np.asarray(x) for x in jax.jit(jax.vmap(one))(
+        both, keys, deep))
+    assert n > 500
+    np.testing.assert_array_equal(np.rint(probs.astype(np.float64) * 10000), counts)
+    np.testing.assert_allclose(probs, counts / 10000, rtol=1e-6)  # (float32 rounding)
+    np.testing.assert_array_equal(decided, at_draw)
+    assert not (counts * ~mask).any()
+    mixed = (counts > 0).sum(axis=1) > 1
+    assert mixed.sum() >= 5, mixed.sum()  # decisions whose action depends on the draw
+
+
+def test_random_bot_probabilities_are_its_decisions_over_every_draw(certify, mid_states):
+    """`random_bot.probabilities` is the exact distribution of `decide`: each of the ``count``
+    draws picks a different legal action (`legal_at`), so counts / count are the probabilities;
+    `uniform_legal` is `legal_at` at its draw."""
+    u = jnp.arange(certify.menu.num_actions, dtype=jnp.int32)
+
+    def one(state, key):
+        mask = state.legal_action_mask
+        counts = jnp.zeros(mask.shape[0], jnp.int32).at[
+            jax.vmap(lambda x: random_bot.legal_at(mask, x))(u)].add(
+            (u < mask.sum()).astype(jnp.int32))
+        drawn = random_bot.legal_at(mask, draw_below(key, mask.sum()))
+        return counts, random_bot.policy(certify, state), random_bot.uniform_legal(key, mask), drawn
+
+    keys = jax.random.split(jax.random.key(4), GAMES)
+    counts, probs, picked, drawn = (np.asarray(x) for x in jax.jit(jax.vmap(one))(
+        mid_states, keys))
+    mask = np.asarray(mid_states.legal_action_mask)
+    np.testing.assert_array_equal(counts, mask.astype(np.int32))
+    np.testing.assert_array_equal(probs, mask / mask.sum(axis=1, keepdims=True).astype(
+        np.float32))
+    np.testing.assert_array_equal(picked, drawn)
+
+
+def test_policies_follow_the_bots_order(certify):
+    """`POLICIES` is in `BOTS` order (`play` picks a bot's probabilities by its index), and
+    `known_policy` finds a bot's from its ``act`` bound to an env, nothing else's."""
+    import functools
+
+    from holdemjax.bots import BOTS, POLICIES, known_policy
+
+    assert tuple(POLICIES) == tuple(BOTS)
+    assert known_policy(functools.partial(baseline.act, certify)).func is baseline.policy
+    assert known_policy(functools.partial(random_bot.act, certify)).func is random_bot.policy
+    assert known_policy(lambda state, key: 0) is None
