@@ -70,9 +70,13 @@ prints the costliest XLA kernels of the benchmark's step):
   emitter evaluates element by element. Each block is now rotated on its own by index
   arithmetic (no concatenate before the rotation, no roll): the encoding runs 2.6x faster at
   4,096 (2.2 ms -> 0.83 ms a call, same bits), equal at 64; what is left of it is the final
-  `concatenate` of the materialized blocks (about a tenth of the step). Fewer XLA kernels per
-  engine `act` and menu mask (each kernel launch costs microseconds on this CPU, which is what
-  bounds batch 64, where a step has little work per kernel) are what the goal still needs.
+  `concatenate` of the materialized blocks (about a tenth of the step). The pots paid in one
+  place of the step (`table.pay_if_ended` in `tournament.advance`'s loop, no batched
+  `sparse_cond` in `table.act`; compile below) took the ratios from 3.29x to 3.69x at 64 and
+  from 8.47x to 8.98x at 4,096 (the previous run of this file, the same machine). Fewer XLA
+  kernels per engine `act` and menu mask (each kernel launch costs microseconds on this CPU,
+  which is what bounds batch 64, where a step has little work per kernel) are what the goal
+  still needs.
   Measured and dropped: larger row chunks for the sparse forms at batch 64 (16 and 32 rows
   instead of 8: 0.98x and 0.92x), the plain `lax` forms at 64 (`sparse.set_gather(False)`:
   0.33x), and two rewrites of the rotation that keep the observation bit for bit:
