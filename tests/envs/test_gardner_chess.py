@@ -297,14 +297,14 @@ def test_golden_games():
 
 
 def test_parity_with_pgx():
-    """500 random games stepped together with pgx (benchmarks/parity_gardner_chess.py, which
-    plays 10,000 the same way: a quarter from FEN starts, half with a quiet player, 0.3%
-    illegal moves), every public field at every step; every kind of ending occurs."""
+    """1,000 random games stepped together with pgx (benchmarks/parity_gardner_chess.py: a
+    quarter from FEN starts, half with a quiet player, 0.3% illegal moves), every public field
+    at every step; every kind of ending occurs."""
     pgx = pytest.importorskip("pgx")
     from holdemjax.parity import run_parity
 
     cfg = parity_config("gardner_chess")
-    report = run_parity(ENV, pgx.make("gardner_chess"), games=500, batch=500, seed=0, **cfg)
+    report = run_parity(ENV, pgx.make("gardner_chess"), games=1000, batch=500, seed=0, **cfg)
     print(report)
     assert report.ok, str(report)
     assert all(v > 0 for v in report.endings.values()), report.endings

@@ -262,7 +262,6 @@ def _check_luck(replay: dict, results: dict) -> None:
 
 
 @functools.cache
-@functools.cache  # one set of programs per format: a new jit of a new lambda compiles again
 def _jax_route(env_id: str):
     """(start, step, decision luck, deal luck): `tournament.start` of a deck key,
     `tournament.act` then `advance`, and
