@@ -21,6 +21,7 @@ import signal
 import tempfile
 
 from holdemjax.league.pool import certify_module
+from holdemjax.series import wasm
 
 __all__ = ["run_job", "summary", "Inline", "ProcessPool", "RayCluster", "prepare_process",
            "ExecutorError"]
@@ -224,6 +225,9 @@ class RayCluster:
                 ray.init(address=self.address, log_to_driver=False)
             except Exception as exc:  # noqa: BLE001 - Ray's many ways to fail to connect
                 raise ExecutorError(f"--ray {self.address}: {exc}") from None
+        # a Ray driver puts its fault handler in front of wasmtime's: wasm traps in this
+        # process (a certification, a later series) would kill it (wasm.trap_handlers_first)
+        wasm.trap_handlers_first()
         task = ray.remote(num_cpus=1, max_retries=0)(_ray_job)
         shared = ray.put(modules)
         pending = {task.remote(job, shared, self.compile_cache): job for job in jobs}

@@ -70,6 +70,7 @@ from holdemjax.series.wasm_module import (
     read_module,
     start_detail,
     too_big,
+    trap_handlers_first,
     trap_text,
     wasmtime_message,
     wasmtime_version,
@@ -82,7 +83,7 @@ __all__ = [
     "HOST_CALL_NS", "MEMORY_LIMIT_BYTES", "STORE_MEMORY_BYTES", "REPLY_MAX_BYTES",
     "LOG_LINE_BYTES", "LOG_LINES_PER_TOURNAMENT", "MAX_MODULE_BYTES", "OUTCOMES", "STAGES",
     "CallResult", "Clock", "PolicyLoadError", "SeriesVoid", "WasmPolicy", "load_policy",
-    "engine", "wasmtime_version",
+    "engine", "trap_handlers_first", "wasmtime_version",
 ]
 
 

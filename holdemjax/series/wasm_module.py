@@ -13,6 +13,7 @@ import importlib.metadata
 import os
 import pathlib
 import re
+import signal
 import threading
 
 import wasmtime
@@ -67,7 +68,63 @@ def engine() -> wasmtime.Engine:
                 for name, value in config_settings().items():
                     setattr(config, name, value)
                 _ENGINE.append(wasmtime.Engine(config))
+                if not _TRAP_HANDLERS:  # (a later engine installs nothing: keep the first's)
+                    _TRAP_HANDLERS.extend(_handlers() or ())
     return _ENGINE[0]
+
+
+# wasmtime turns a guest's fault (unreachable, an access out of bounds, a division by zero, a
+# stack overflow) into a `wasmtime.Trap` through the signal handlers the process's first engine
+# installs; a signal that is not the guest's they pass on to the handler that was there before.
+# A library that later puts its own handler in front of them and re-raises the signal from it
+# turns every later trap into the death of the process (the re-raised signal no longer comes
+# from the guest's code, so wasmtime passes it on): `ray.init` does (absl's failure signal
+# handler of a Ray driver; seen in CI: a test worker that had run the Ray league died at its next
+# trap test), and so does `faulthandler.enable()`. `trap_handlers_first` puts wasmtime's back.
+_TRAP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGSEGV", "SIGILL", "SIGFPE", "SIGBUS")
+                      if hasattr(signal, name))
+_SIGACTION_BYTES = 512  # more than any libc's struct sigaction (152 bytes on glibc x86-64)
+_TRAP_HANDLERS: list = []  # the handlers right after the process's first engine (wasmtime's)
+
+
+def _sigaction():
+    try:
+        return ctypes.CDLL(None, use_errno=True).sigaction
+    except (AttributeError, OSError, TypeError):  # pragma: no cover - no POSIX signals here
+        return None
+
+
+def _handlers() -> list | None:
+    sigaction = _sigaction()
+    if sigaction is None:  # pragma: no cover
+        return None
+    found = []
+    for number in _TRAP_SIGNALS:
+        action = ctypes.create_string_buffer(_SIGACTION_BYTES)
+        if sigaction(number, None, action) != 0:  # pragma: no cover
+            return None
+        found.append(action)
+    return found
+
+
+def _handler(action) -> int | None:  # the handler's address (the struct's first field)
+    return ctypes.c_void_p.from_buffer(action).value
+
+
+def trap_handlers_first() -> bool:
+    """Put wasmtime's trap handlers back where another library replaced them since the first
+    engine (that library's handler then no longer sees this process's faults); True if one
+    had been replaced. Cheap: every new store calls it, and whatever starts Ray."""
+    engine()
+    now = _handlers()
+    if not _TRAP_HANDLERS or now is None:  # pragma: no cover - no POSIX signals here
+        return False
+    moved = False
+    for number, kept, current in zip(_TRAP_SIGNALS, _TRAP_HANDLERS, now):
+        if _handler(kept) != _handler(current):
+            _sigaction()(number, kept, None)
+            moved = True
+    return moved
 
 
 def close_engine() -> None:
@@ -117,6 +174,7 @@ class GuestMemory:
 def new_store() -> wasmtime.Store:
     """A store of the one engine (epoch interruption on: its `guard.MachineGuard` arms it
     before a call; until then its deadline is far away)."""
+    trap_handlers_first()
     store = wasmtime.Store(engine())
     store.set_epoch_deadline(FAR_DEADLINE)
     return store

@@ -15,6 +15,7 @@ from holdemjax.league import play
 from holdemjax.league import run as R
 from holdemjax.league.pool import load_pool
 from holdemjax.series import replay as RP
+from holdemjax.series import wasm
 
 SPEC = R.LeagueSpec(format="sng-6", seed=9, games=4, tournaments=2)  # 3 series of 2
 
@@ -28,8 +29,12 @@ def ray_league(pool_dir, tmp_path_factory):
     try:
         out = tmp_path_factory.mktemp("ray") / "league"
         doc = R.run_league(SPEC, load_pool([pool_dir]), out, play.RayCluster(address=None))
+        # ray.init put the Ray driver's fault handler in front of wasmtime's; the league put
+        # wasmtime's back (RayCluster, each new store), else the next wasm trap here kills us
+        doc["wasmtime_handlers_in_front"] = not wasm.trap_handlers_first()
     finally:
-        ray.shutdown()
+        ray.shutdown()  # leaves SIG_DFL where the handlers were: put wasmtime's back again
+        wasm.trap_handlers_first()
     return out, doc
 
 
@@ -44,6 +49,7 @@ def _same_files(a, b, series: int) -> None:
 
 def test_ray_and_a_process_pool_agree_byte_for_byte(ray_league, pool_dir, tmp_path):
     ray_out, doc = ray_league
+    assert doc["wasmtime_handlers_in_front"]  # (tests/series/test_trap_handlers.py)
     assert doc["stages"][0]["series_played"] == 3
     assert [c["passed"] for c in doc["certification"]].count(False) == 2
     out = tmp_path / "pool"
