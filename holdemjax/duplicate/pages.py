@@ -71,18 +71,22 @@ def error_page(status: int, message: str, *, sealed: bool = False,
                    message=message, link=link or ("/", "the matches"))
 
 
-def results(store, match_id: str, what: str, a: str | None = None, b: str | None = None):
-    """A closed match's ``what`` (`RESULTS`) as JSON-ready data (`store.Sealed` while open)."""
+def results(store, match_id: str, what: str, a: str | None = None, b: str | None = None,
+            luck: bool = False):
+    """A closed match's ``what`` (`RESULTS`) as JSON-ready data (`store.Sealed` while open);
+    ``luck``: the leaderboard's rows (in ``leaderboard`` and ``report``) with their chips less
+    the luck of the cards too (`report.match_luck`)."""
     if what not in RESULTS:
         raise Unknown(f"no match result {what!r}; results: {', '.join(RESULTS)}")
     m = store.require_closed(match_id)
     if what == "verify":
         return store.verify(match_id)
     if what == "report":
-        return report.document(store, match_id)
+        return report.document(store, match_id, luck=luck)
     lines = store.lines(match_id)
     if what == "leaderboard":
-        return scores.leaderboard(m.spec, lines)
+        return scores.leaderboard(m.spec, lines,
+                                  report.match_luck(store, match_id) if luck else None)
     if what == "style":
         return style.style_table(m.spec, lines)
     field = scores.field_of(lines)[0]
@@ -93,13 +97,14 @@ def results(store, match_id: str, what: str, a: str | None = None, b: str | None
     return RV.review(m.spec, lines, a, b)
 
 
-def result_page(store, match_id: str, what: str) -> str:
-    """The report page (leaderboard, style, review) of a closed match; `Sealed` while open."""
+def result_page(store, match_id: str, what: str, luck: bool = False) -> str:
+    """The report page (leaderboard, style, review) of a closed match, ``luck``: with the
+    leaderboard's chips less the luck too; `Sealed` while open."""
     if what not in RESULTS:
         raise Unknown(f"no match page {what!r}; pages: {', '.join(RESULTS)}")
     if what == "verify":
         return _render("verify.html", f"verify {match_id}", r=store.verify(match_id))
-    return report.render(report.document(store, match_id))
+    return report.render(report.document(store, match_id, luck=luck))
 
 
 def static_file(name: str):

@@ -21,7 +21,7 @@ from holdemjax.duplicate import scores, style
 from holdemjax.series import hud
 from holdemjax.series.html import environment
 
-__all__ = ["DATA_ELEMENT_ID", "document", "render"]
+__all__ = ["DATA_ELEMENT_ID", "document", "match_luck", "render"]
 
 DATA_ELEMENT_ID = "duplicate-data"
 
@@ -33,12 +33,7 @@ def document(store, match_id: str, luck: bool = False) -> dict:
     m = store.require_closed(match_id)
     lines = store.lines(match_id)
     spec = m.spec
-    if luck:
-        from holdemjax.duplicate import boardluck
-
-        board = scores.leaderboard(spec, lines, boardluck.hero_luck(spec, m.seed, lines))
-    else:
-        board = scores.leaderboard(spec, lines)
+    board = scores.leaderboard(spec, lines, match_luck(store, match_id) if luck else None)
     field = board["field"]
     pairs = [(a, b) for i, a in enumerate(field) for b in field[i + 1:]]
     return {
@@ -49,6 +44,17 @@ def document(store, match_id: str, luck: bool = False) -> dict:
         "style": style.style_table(spec, lines),
         "reviews": [RV.review(spec, lines, a, b) for a, b in pairs],
     }
+
+
+@functools.lru_cache(maxsize=64)
+def match_luck(store, match_id: str) -> dict:
+    """``{line name: {hand: the hero's luck in chips}}`` of a closed match (`Sealed` while
+    open; `boardluck.hero_luck`, a JAX program compiled at first use), kept for the 64 matches
+    asked last: a closed match never changes, and the service answers every page from it."""
+    from holdemjax.duplicate import boardluck
+
+    m = store.require_closed(match_id)
+    return boardluck.hero_luck(m.spec, m.seed, store.lines(match_id))
 
 
 @functools.cache

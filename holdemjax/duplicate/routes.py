@@ -203,10 +203,10 @@ def close(match_id: str, svc: LineService = Service):
 
 @api.get("/{match_id}/{what}")
 def results(match_id: str, what: str, a: str | None = None, b: str | None = None,
-            svc: LineService = Service):
+            luck: bool = False, svc: LineService = Service):
     if what in pages.RESULTS:
         svc.results_ready(match_id)
-    return pages.results(svc.store, match_id, what, a, b)
+    return pages.results(svc.store, match_id, what, a, b, luck)
 
 
 # --------------------------------------------------------------------------- the pages
@@ -237,10 +237,10 @@ def play_page(match_id: str, name: str, svc: LineService = Service):
 
 
 @web.get("/m/{match_id}/{what}")
-def result_page(match_id: str, what: str, svc: LineService = Service):
+def result_page(match_id: str, what: str, luck: bool = False, svc: LineService = Service):
     if what in pages.RESULTS:
         svc.results_ready(match_id)
-    return pages.result_page(svc.store, match_id, what)
+    return pages.result_page(svc.store, match_id, what, luck)
 
 
 @web.get("/static/{name}")

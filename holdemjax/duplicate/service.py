@@ -45,9 +45,10 @@ steward's (`lines.LineService.tick`, started with the app).
                                            (``?name=``)
 ``POST /api/matches/{id}/close-field``,    stop joining / close now (operator)
 ``.../close`` (operator)
-``GET /api/matches/{id}/leaderboard``,     after close only (403 while sealed)
-``style``, ``review?a=&b=``, ``report``,
-``verify``, ``progress``
+``GET /api/matches/{id}/leaderboard``,     after close only (403 while sealed);
+``style``, ``review?a=&b=``, ``report``,   ``leaderboard?luck=true`` and ``report?luck=true``
+``verify``, ``progress``                   (pages too: ``/m/{id}/report?luck=true``) add
+                                           the chips less the luck of the cards
 =========================================  ==================================================
 """
 

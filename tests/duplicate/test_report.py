@@ -188,6 +188,33 @@ def test_the_report_with_the_luck_taken_out(e2e, doc):
         assert rows[name]["corrected"]["se"] == pytest.approx(x.std(ddof=1) / len(x) ** 0.5)
     page = report.render(lucky)
     assert "luck out bb/100 ± SE" in page and "luck out" not in report.render(doc)
+    with Store(e2e["store"]) as s:
+        assert report.document(s, e2e["match"], luck=True) == lucky
+    _the_service_serves_it_too(e2e, json.loads(json.dumps(lucky)))
     for row in rows.values():
         del row["corrected"]
     assert lucky == doc
+
+
+def _the_service_serves_it_too(e2e, lucky: dict) -> None:
+    """The duplicate service answers the same with ``?luck=true`` (API and pages; the luck of a
+    closed match computed once, `report.match_luck`), and without it as before."""
+    from fastapi.testclient import TestClient
+
+    from holdemjax.duplicate.service import create_app
+
+    mid = e2e["match"]
+    with TestClient(create_app(str(e2e["store"]), operator="op", tick_s=None)) as client:
+        api = f"/api/matches/{mid}"
+        assert client.get(f"{api}/leaderboard?luck=true").json() == lucky["leaderboard"]
+        assert client.get(f"{api}/report?luck=1").json() == lucky
+        plain = client.get(f"{api}/leaderboard").json()["participants"]
+        assert plain and all("corrected" not in row for row in plain)
+        page = client.get(f"/m/{mid}/report?luck=true")
+        assert page.status_code == 200 and "luck out bb/100 ± SE" in page.text
+        assert "luck out bb/100" not in client.get(f"/m/{mid}/report").text
+        assert f'href="/m/{mid}/report?luck=true"' in client.get(f"/m/{mid}").text
+        bad = client.get(f"{api}/leaderboard?luck=maybe")
+        assert bad.status_code == 422 and "luck" in bad.text
+        page = client.get(f"/m/{mid}/leaderboard?luck=maybe")
+        assert page.status_code == 422 and "luck" in page.text
