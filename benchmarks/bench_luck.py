@@ -5,11 +5,13 @@ plain play (the tested policy in seat 0 only) likewise; then whole ``sng-6`` sit
 tournaments, each tournament's score with and without its luck
 (`holdemjax.bots.play(..., luck=True)`: `holdemjax.luck.step_luck` beside every step, ICM of
 the stacks, the bots' action corrections; without them too): six baselines (every slot's SE),
-one random bot against five baselines, and seat rotation of the baseline against random bots
-through `training.evaluate(..., luck=True)`. Writes ``benchmarks/results/luck.json``.
+one random bot against five baselines, seat rotation of the baseline against random bots
+through `training.evaluate(..., luck=True)`, and the shipped policy against every table of the
+evaluation panel (`training.panel.run_panel(..., luck=True)`). Writes
+``benchmarks/results/luck.json``.
 
     python benchmarks/bench_luck.py [--deals 2048] [--tournaments 512] [--rotation-deals 64]
-                                    [--seed 3] [--out DIR]
+                                    [--panel-deals 64] [--seed 3] [--out DIR]
 
 The standard-error ratio is raw SE / corrected SE; the hands a verdict needs fall with its
 square. The corrections' mean over the deals is reported with its own standard error (it
@@ -110,6 +112,37 @@ def _rotation_row(deals: int, seed: int, console) -> dict:
     return row
 
 
+SHIPPED = "training/checkpoints/sng6_example.msgpack"
+
+
+def _panel_rows(deals: int, seed: int, console) -> dict:
+    """The shipped policy (``SHIPPED``, sampling: the trained network's own distribution)
+    against the evaluation panel (`training.panel.run_panel`: five copies of each opponent,
+    seat rotation on identical deals) with ``luck``: each table's score raw and corrected."""
+    import pathlib as _p
+
+    from holdemjax.training import panel, ppo
+
+    params, config = ppo.load_checkpoint(_p.Path(__file__).resolve().parents[1] / SHIPPED)
+    t0 = time.perf_counter()
+    results = panel.run_panel(ppo.policy(config, greedy=False), params, panel.OPPONENTS,
+                              deals=deals, seed=seed, chunk=min(64, deals), luck=True)
+    tables = []
+    for name, r in results:
+        tables.append({"opponent": name, "score": r.mean, "stderr": r.se,
+                       "corrected_score": r.corrected_mean, "corrected_stderr": r.corrected_se,
+                       "se_ratio": r.se / r.corrected_se})
+        console.print(f"shipped policy vs five {name}: {r.mean:.4f} ± {r.se:.4f} raw, "
+                      f"{r.corrected_mean:.4f} ± {r.corrected_se:.4f} corrected "
+                      f"({r.se / r.corrected_se:.2f}x)")
+    ratios = [t["se_ratio"] for t in tables]
+    return {"setting": f"sng-6, the shipped policy ({SHIPPED}, sampling) vs the panel, "
+                       "seat rotation (training.panel)", "deals": deals,
+            "tournaments": 6 * deals, "tables": tables,
+            "se_ratio_mean": float(np.mean(ratios)), "se_ratio_min": float(min(ratios)),
+            "seconds": time.perf_counter() - t0}
+
+
 def _mean_se(x: np.ndarray) -> tuple[float, float]:
     return float(x.mean()), float(x.std(ddof=1) / math.sqrt(len(x)))
 
@@ -126,6 +159,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="sit & go tournaments per line-up (played in one batch)")
     ap.add_argument("--rotation-deals", type=int, default=64,
                     help="deals of the evaluate row (six rotated tournaments each)")
+    ap.add_argument("--panel-deals", type=int, default=64,
+                    help="deals of each panel table of the shipped policy (six tournaments each)")
     ap.add_argument("--seed", type=int, default=3)
     ap.add_argument("--out", help="folder for the results file (default benchmarks/results)")
     args = ap.parse_args(argv)
@@ -158,6 +193,7 @@ def main(argv: list[str] | None = None) -> int:
         t1 = time.perf_counter()
         sng = _sng_rows(args.tournaments, args.seed, console)
         sng.append(_rotation_row(args.rotation_deals, args.seed, console))
+        sng.append(_panel_rows(args.panel_deals, args.seed, console))
         sng_seconds = time.perf_counter() - t1
     doc = {**bench.header("luck", "AIVAT-style chance and action corrections: standard errors "
                           "with and without", load_before=load_before),
@@ -165,7 +201,8 @@ def main(argv: list[str] | None = None) -> int:
                                       "stack": 2000, "blinds": [10, 20, 0],
                                       "preflop_samples": 64,
                                       "tournaments": args.tournaments, "sng_env": "sng-6",
-                                      "rotation_deals": args.rotation_deals},
+                                      "rotation_deals": args.rotation_deals,
+                                      "panel_deals": args.panel_deals},
            "seconds": seconds, "verdicts": verdicts,
            "sng_seconds": sng_seconds, "sng": sng,
            "notes": ["hold'em rows: chance corrections (the deal and every board card, chips "
@@ -174,7 +211,8 @@ def main(argv: list[str] | None = None) -> int:
                      "action corrections of every bot (bots.play: both bots' exact "
                      "probabilities; check-down values, every raise worth the call), "
                      "chance_only_* without them; the seat-rotation row: evaluate's default "
-                     "(chance corrections), with_actions_* with both bots' action terms",
+                     "(chance corrections), with_actions_* with both bots' action terms; the "
+                     "panel row: chance corrections (the network's action terms not computed)",
                      "sit & go seconds include compiling the batched program once (first "
                      "line-up); the machine is shared (see load_average)"]}
     path = pathlib.Path(args.out or bench.results_dir()) / "luck.json"
