@@ -239,6 +239,8 @@ _HELP = {
     "pool_every": "iterations between snapshots",
     "shaping": "potential-based reward shaping (icm: expected score of the stacks at each hand "
                "start; chips: chip share; none: the tournament score only)",
+    "luck_out": "the advantages' rewards less each step's luck (AIVAT's chance corrections "
+                "under the tournament's value, holdemjax.luck.step_luck; docs/luck.md)",
     "seed": "random seed",
 }
 
@@ -256,6 +258,9 @@ def _parser() -> argparse.ArgumentParser:
             p.add_argument(flag, type=int, nargs="+", default=list(value), help=_HELP[f.name])
         elif f.name == "panel_bots":
             p.add_argument(flag, nargs="+", choices=PANEL_BOTS, default=list(value),
+                           help=_HELP[f.name])
+        elif isinstance(value, bool):
+            p.add_argument(flag, action=argparse.BooleanOptionalAction, default=value,
                            help=_HELP[f.name])
         elif f.name in ("env_id", "shaping", "lr_schedule", "prior"):
             choices = {"env_id": ENV_IDS, "shaping": SHAPINGS, "lr_schedule": LR_SCHEDULES,

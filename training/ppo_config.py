@@ -70,6 +70,7 @@ class Config:
     pool_size: int = 4
     pool_every: int = 10  # iterations between snapshots
     shaping: str = "none"  # potential-based reward shaping: "none", "icm" or "chips"
+    luck_out: bool = False  # GAE's rewards less each step's luck (holdemjax.luck.step_luck)
     seed: int = 0
 
     def __post_init__(self):
@@ -100,6 +101,8 @@ class Config:
             raise ValueError(f"prior {self.prior!r} is not known; known: {', '.join(PRIORS)}")
         if self.shaping not in SHAPINGS:
             raise ValueError(f"shaping {self.shaping!r} is not known; known: {', '.join(SHAPINGS)}")
+        if not isinstance(self.luck_out, bool):
+            raise ValueError(f"luck_out must be True or False, got {self.luck_out!r}")
         if self.opp_self + self.opp_pool + self.opp_baseline + self.opp_panel <= 0:
             raise ValueError("opp_self + opp_pool + opp_baseline + opp_panel must be > 0")
         bots = self.panel_bots

@@ -14,6 +14,7 @@ import numpy as np
 import optax
 
 import holdemjax
+from holdemjax import luck as LK
 from holdemjax.bots import baseline
 from holdemjax.poker.tournament import open_payouts, open_places_icm, player_scores
 from holdemjax.training import panel
@@ -30,7 +31,7 @@ from holdemjax.training.ppo_config import (
 )
 from holdemjax.training.sharding import TableSharding, check_divisible, resolve_devices
 
-__all__ = ["Setup", "TrainState", "Transition", "Trainer"]
+__all__ = ["Setup", "TrainState", "Transition", "Trainer", "luck_key"]
 
 
 # --------------------------------------------------------------------------- pytrees
@@ -64,10 +65,24 @@ class Transition(NamedTuple):
     actor: jax.Array  # [] int32 player id that decided
     learn: jax.Array  # [] bool decided by the current policy
     rewards: jax.Array  # [N] float32 rewards of the step (tournament end only)
-    shaped: jax.Array  # [N] float32 rewards + potential difference (what GAE uses)
+    shaped: jax.Array  # [N] float32 rewards + potential difference - luck (what GAE uses)
+    luck: jax.Array  # [N] float32 the step's luck taken out of shaped (zeros without luck_out)
     done: jax.Array  # [] bool the tournament ended with this step
     kind: jax.Array  # [] int32 table kind of the tournament the decision belongs to
     controller: jax.Array  # [N] int32
+
+
+def luck_key(bot_key):
+    """The luck's key of a tournament: its bots' key folded with a domain of its own."""
+    return jax.random.fold_in(jax.random.wrap_key_data(bot_key), 0x4C55434B)
+
+
+def _spread(x, where):
+    """The variance of ``x`` over the entries ``where`` is true."""
+    w = where.astype(jnp.float32)
+    count = jnp.maximum(w.sum(), 1.0)
+    mean = (x * w).sum() / count
+    return (((x - mean) ** 2) * w).sum() / count
 
 
 # ------------------------------------------------------------------------------ the trainer
@@ -232,9 +247,13 @@ class Trainer:
             # shaped rewards still sum to its score - 1/6 (the potential at the start is 0).
             shaped = (nxt.rewards + jnp.where(done[:, None], 0.0, self._potential(nxt))
                       - self._potential(state))
+            luck = jnp.zeros_like(shaped)
+            if c.luck_out:  # AIVAT: the luck has expectation zero given what came before it
+                luck = jax.vmap(LK.step_luck, in_axes=(None, 0, 0, 0))(
+                    self.env, state, action, jax.vmap(luck_key)(setup.bot_key))
             tr = Transition(obs, mask, action, logp, value, state.current_player,
-                            ctrl == LEARNER, nxt.rewards, shaped, done, setup.kind,
-                            setup.controller)
+                            ctrl == LEARNER, nxt.rewards, shaped - luck, luck, done,
+                            setup.kind, setup.controller)
             return (nxt, new_setup, key), sh.constrain(tr)
 
         key, k_roll = jax.random.split(ts.key)
@@ -329,6 +348,14 @@ class Trainer:
         ts, traj = self._rollout(ts)
         adv, train = self._advantages(traj)
         ret = adv + traj.value
+        # luck_out: the advantages' spread over the trained decisions, and with the luck left
+        # in (the same rollout): what it is for (docs/luck.md). (Without it the metrics stay
+        # as they were: tests/training/golden/ppo_tiny.json hashes them.)
+        luck_stats = {}
+        if c.luck_out:
+            raw_adv, _ = self._advantages(traj._replace(shaped=traj.shaped + traj.luck))
+            luck_stats = {"adv_var": _spread(adv, train),
+                          "adv_var_luck_in": _spread(raw_adv, train)}
         flat = lambda x: x.reshape((-1,) + x.shape[2:])
         data = (flat(traj.obs), flat(traj.mask), flat(traj.action), flat(traj.logp),
                 flat(adv), flat(ret), flat(train).astype(jnp.float32))
@@ -353,7 +380,7 @@ class Trainer:
             stats[f"score_sum_{name}"] = (per_table * ended).sum()
             stats[f"score_sq_{name}"] = (per_table ** 2 * ended).sum()
         illegal = ~jnp.take_along_axis(traj.mask, traj.action[..., None], axis=-1)[..., 0]
-        metrics = dict(losses, **stats,
+        metrics = dict(losses, **stats, **luck_stats,
                        decisions=jnp.int32(traj.done.size),
                        learner_decisions=traj.learn.sum(),
                        trained_decisions=train.sum(),

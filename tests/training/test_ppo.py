@@ -179,7 +179,8 @@ def test_per_player_advantages_match_a_loop_reference():
         value=rng.normal(size=(T, B)).astype(np.float32),
         actor=rng.integers(0, n, (T, B)).astype(np.int32),
         learn=rng.random((T, B)) < 0.6, rewards=np.zeros((T, B, n), np.float32),
-        shaped=rewards.astype(np.float32), done=done, kind=np.zeros((T, B), np.int32),
+        shaped=rewards.astype(np.float32), luck=np.zeros((T, B, n), np.float32), done=done,
+        kind=np.zeros((T, B), np.int32),
         controller=np.zeros((T, B, n), np.int32))
     adv, train = jax.jit(trainer._advantages)(jax.tree.map(jnp.asarray, tr))
     ref_adv, ref_train = _reference_gae(tr, config.gamma, config.gae_lambda)
@@ -224,7 +225,7 @@ def test_cli_help_lists_the_options(capsys):
     assert exit_info.value.code == 0
     text = capsys.readouterr().out
     for flag in ("--num-tables", "--rollout-steps", "--opp-baseline", "--pool-size", "--out",
-                 "--learning-rate", "--entropy-coef"):
+                 "--learning-rate", "--entropy-coef", "--luck-out", "--no-luck-out"):
         assert flag in text
 
 

@@ -1,0 +1,42 @@
+"""PPO with the luck taken out of its advantages (``Config.luck_out``, docs/luck.md; issue 38
+point 5): each decision's rewards less the luck of the step (`holdemjax.luck.step_luck`, AIVAT's
+chance corrections under the tournament's value, zero in expectation given what came before), so
+the returns keep their expectation and lose the cards' noise."""
+
+from __future__ import annotations
+
+import jax
+import numpy as np
+import pytest
+
+from holdemjax import luck as LK
+from holdemjax.training import ppo
+from holdemjax.training.ppo_trainer import luck_key
+
+CONFIG = ppo.Config(num_tables=8, rollout_steps=48, iterations=1, epochs=1, minibatches=1,
+                    hidden=(8,), opp_self=0.0, opp_pool=0.0, opp_baseline=1.0, luck_out=True,
+                    seed=4)
+
+
+def test_luck_out_takes_each_steps_luck_out_of_the_rewards_gae_sees():
+    trainer = ppo.Trainer(CONFIG)
+    ts = trainer.init(jax.random.key(0))
+    _, traj = jax.jit(trainer._rollout)(ts)
+    traj = jax.device_get(traj)
+    # without shaping, GAE's rewards are the env's rewards less the step's luck
+    np.testing.assert_allclose(traj.shaped + traj.luck, traj.rewards, atol=1e-6)
+    # the luck moves value between players (the ICM values of the stacks sum to the payouts)
+    np.testing.assert_allclose(traj.luck.sum(-1), 0.0, atol=1e-5)
+    assert (np.abs(traj.luck).max(-1) > 1e-4).mean() > 0.05  # flops, turns, rivers, deals
+    # the first step's luck is step_luck of each table's state and action under the
+    # tournament's luck key, by player id
+    keys = jax.vmap(luck_key)(ts.setup.bot_key)
+    first = jax.vmap(LK.step_luck, in_axes=(None, 0, 0, 0))(trainer.env, ts.env_state,
+                                                             traj.action[0], keys)
+    np.testing.assert_array_equal(np.asarray(first), traj.luck[0])
+
+
+def test_luck_out_is_a_boolean_and_off_by_default():
+    assert ppo.Config().luck_out is False
+    with pytest.raises(ValueError, match="luck_out must be True or False, got 1"):
+        ppo.Config(luck_out=1)
