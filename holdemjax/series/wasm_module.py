@@ -87,6 +87,7 @@ _SIGACTION_BYTES = 512  # more than any libc's struct sigaction (152 bytes on gl
 _TRAP_HANDLERS: list = []  # the handlers right after the process's first engine (wasmtime's)
 
 
+@functools.cache
 def _sigaction():
     try:
         return ctypes.CDLL(None, use_errno=True).sigaction
