@@ -115,15 +115,13 @@ def _rotation_row(deals: int, seed: int, console) -> dict:
 SHIPPED = "training/checkpoints/sng6_example.msgpack"
 
 
-def _panel_rows(deals: int, seed: int, console) -> dict:
+def _panel_row(deals: int, seed: int, console) -> dict:
     """The shipped policy (``SHIPPED``, sampling: the trained network's own distribution)
     against the evaluation panel (`training.panel.run_panel`: five copies of each opponent,
     seat rotation on identical deals) with ``luck``: each table's score raw and corrected."""
-    import pathlib as _p
-
     from holdemjax.training import panel, ppo
 
-    params, config = ppo.load_checkpoint(_p.Path(__file__).resolve().parents[1] / SHIPPED)
+    params, config = ppo.load_checkpoint(pathlib.Path(__file__).resolve().parents[1] / SHIPPED)
     t0 = time.perf_counter()
     results = panel.run_panel(ppo.policy(config, greedy=False), params, panel.OPPONENTS,
                               deals=deals, seed=seed, chunk=min(64, deals), luck=True)
@@ -193,7 +191,7 @@ def main(argv: list[str] | None = None) -> int:
         t1 = time.perf_counter()
         sng = _sng_rows(args.tournaments, args.seed, console)
         sng.append(_rotation_row(args.rotation_deals, args.seed, console))
-        sng.append(_panel_rows(args.panel_deals, args.seed, console))
+        sng.append(_panel_row(args.panel_deals, args.seed, console))
         sng_seconds = time.perf_counter() - t1
     doc = {**bench.header("luck", "AIVAT-style chance and action corrections: standard errors "
                           "with and without", load_before=load_before),
