@@ -141,7 +141,7 @@ _PASSED: set = set()  # the (env, policy, name, params' structure) that `_check_
 
 @functools.lru_cache(maxsize=16)
 def _program(env, policy, opponent, chunk: int, max_steps: int, luck: bool = False,
-             known: tuple = (None, None)):
+             known: tuple = (None, None), luck_value: Callable | None = None):
     """Jitted ``(params, base_key, first_deal) -> dict`` for ``chunk`` deals (6 x chunk tables).
 
     Cached per (env, policy, opponent, chunk, max_steps, luck): the policy's params are data,
@@ -164,8 +164,11 @@ def _program(env, policy, opponent, chunk: int, max_steps: int, luck: bool = Fal
         states = jax.vmap(env.init)(env_keys)
         seats = env.tournament(states).seat_of[jnp.arange(chunk * n), rotation]
         num_actions = states.legal_action_mask.shape[-1]
-        lucks = (LK.games_first_luck(env, states, luck_keys) if luck
-                 else jnp.zeros((), jnp.float32))  # nothing carried without luck
+        lucks = jnp.zeros((), jnp.float32)  # nothing carried without luck
+        if luck:
+            lucks = LK.games_first_luck(env, states, luck_keys)
+            if luck_value is not None:  # the env's chance events only: no deal term
+                lucks = jnp.zeros_like(lucks)
 
         def body(carry):
             states, scores, lucks, illegal, decisions, i = carry
@@ -178,14 +181,16 @@ def _program(env, policy, opponent, chunk: int, max_steps: int, luck: bool = Fal
                 states.legal_action_mask, jnp.clip(mine, 0, num_actions - 1)[:, None], 1)[:, 0]
             illegal = illegal + (live & is_policy & ~ok).sum()
             actions = jnp.where(is_policy, mine, theirs)
-            if luck:
+            nxt = jax.vmap(env.step)(states, actions)
+            if luck and luck_value is not None:
+                lucks = lucks + LK.games_chance_luck(
+                    env, functools.partial(luck_value, params), states, actions, nxt)
+            elif luck:
                 probs = [jnp.zeros_like(states.legal_action_mask, jnp.float32) if p is None
                          else jax.vmap(p)(states) for p in known]
                 probs = jnp.where(is_policy[:, None], probs[0], probs[1])
                 lucks = lucks + LK.games_step_luck(env, states, actions, luck_keys, probs)
-            states = jax.vmap(env.step)(states, actions)
-            return (states, scores + states.rewards, lucks, illegal, decisions + live.sum(),
-                    i + 1)
+            return (nxt, scores + nxt.rewards, lucks, illegal, decisions + live.sum(), i + 1)
 
         def cond(carry):
             states, i = carry[0], carry[-1]
@@ -211,7 +216,8 @@ def evaluate(policy: Callable, params=None, *, deals: int = 1000, env_id: str = 
              seed: int = 0, chunk: int = 128, opponent: Callable | None = None,
              max_steps: int = 20_000, progress: Callable | None = None,
              luck: bool = False, actions: bool = False, policy_probs: Callable | None = None,
-             opponent_probs: Callable | None = None) -> EvalResult:
+             opponent_probs: Callable | None = None,
+             luck_value: Callable | None = None) -> EvalResult:
     """Rotated tournaments of ``policy`` against five copies of ``opponent``.
 
     ``policy(state, key) -> int32`` menu action, or ``policy(params, state, key)`` when
@@ -228,6 +234,11 @@ def evaluate(policy: Callable, params=None, *, deals: int = 1000, env_id: str = 
     picks (its draws addressed by the decision, never shared between decisions), found by
     `holdemjax.bots.known_policy` for the reference bots. Off by default: on seat rotation
     they made the standard error larger, not smaller (docs/luck.md).
+    ``luck_value(params, state) -> # [N]`` by player id (with ``luck``; e.g. a PPO network's
+    critic, `holdemjax.training.ppo.state_value`): the luck is the chance term of every step's
+    chance event (its first board card) under that value (`holdemjax.luck.chance_term`,
+    exact over the 52 outcomes), in the rows of the street it comes from; no deal term, no
+    action terms. It keeps the mean; how much it takes out depends on the value.
     """
     for name, value, least in (("deals", deals, 2), ("chunk", chunk, 1),
                                ("max_steps", max_steps, 1)):
@@ -246,8 +257,14 @@ def evaluate(policy: Callable, params=None, *, deals: int = 1000, env_id: str = 
     chunk = min(chunk, deals)
     known = (policy_probs or (known_policy(policy) if params is None else None),
              opponent_probs or known_policy(opponent))
+    if luck_value is not None and not (luck and callable(luck_value)):
+        raise ValueError("luck_value must be a callable value(params, state) and needs "
+                         f"luck=True, got luck={luck!r}, luck_value={luck_value!r}")
+    if luck_value is not None and actions:
+        raise ValueError("luck_value replaces the check-down corrections: no action terms "
+                         "with it (actions=False)")
     run = _program(env, fn, opponent, chunk, max_steps, bool(luck),
-                   known if luck and actions else (None, None))
+                   known if luck and actions else (None, None), luck_value)
     start = time.perf_counter()
     base_key = jax.random.key(seed)
     outs = []

@@ -53,6 +53,7 @@ from holdemjax.training.ppo_checkpoint import (
     load_checkpoint,
     policy,
     save_checkpoint,
+    state_value,
 )
 from holdemjax.training.ppo_config import (
     BASELINE,
@@ -77,7 +78,8 @@ __all__ = ["ENV_IDS", "CHECKPOINT_FORMAT", "LEARNER", "POOL", "BASELINE", "PANEL
            "make_network",
            "Setup", "TrainState",
            "Transition", "Trainer", "train", "plot_metrics", "save_checkpoint",
-           "load_checkpoint", "checkpoint_info", "policy", "action_probs", "main"]
+           "load_checkpoint", "checkpoint_info", "policy", "action_probs", "state_value",
+           "main"]
 
 
 # ------------------------------------------------------------------------- the training loop

@@ -14,10 +14,18 @@ import jax
 import jax.numpy as jnp
 
 from holdemjax.bots.random_bot import coordinate_key, coordinates
+from holdemjax.poker.tournament import player_scores
 from holdemjax.training.networks import masked_logits
-from holdemjax.training.ppo_config import CHECKPOINT_FORMAT, Config, make_env, make_network
+from holdemjax.training.ppo_config import (
+    CHECKPOINT_FORMAT,
+    Config,
+    make_env,
+    make_network,
+    potential,
+)
 
-__all__ = ["save_checkpoint", "load_checkpoint", "checkpoint_info", "policy", "action_probs"]
+__all__ = ["save_checkpoint", "load_checkpoint", "checkpoint_info", "policy", "action_probs",
+           "state_value"]
 
 
 # --------------------------------------------------------------------------- checkpoints
@@ -98,3 +106,30 @@ def action_probs(config: Config, greedy: bool = False):
         return jax.nn.softmax(logits)
 
     return probs
+
+
+@functools.cache
+def state_value(config: Config):
+    """``value(params, state) -> # [N] float32`` by player id: the critic of a network trained
+    with ``config`` as a value of whole states, each player's expected zero-sum score (the
+    value `holdemjax.luck.chance_term` takes: docs/luck.md, "The learned value").
+
+    A player still in: the run's shaping potential (`ppo_config.potential`) plus the critic on
+    that player's observation (it was trained on the return after the potential); a placed
+    player: its score; a finished game: the scores. The critic has been trained on the
+    observations of the player to act only: for the others it is a value like any other
+    (the luck terms stay unbiased; they may take out less)."""
+    env = make_env(config)
+    net = make_network(config, env)
+    n = env.num_players
+
+    def value(params, state):
+        obs = jax.vmap(lambda p: env.observe(state, p))(jnp.arange(n))
+        _, critic = net.apply(params, obs)
+        t = env.tournament(state)
+        alive = player_scores(t.replace(score=t.alive.astype(jnp.float32))) > 0
+        scores = player_scores(t, zero_sum=True)  # a placed player's, or the game's at its end
+        live = jnp.where(alive, potential(env, state, config.shaping) + critic, scores)
+        return jnp.where(state.terminated | state.truncated, scores, live).astype(jnp.float32)
+
+    return value

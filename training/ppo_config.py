@@ -7,13 +7,17 @@ from __future__ import annotations
 import dataclasses
 import math
 
+import jax.numpy as jnp
+
 import holdemjax
 from holdemjax.poker.actions import CHECK_CALL, FOLD
+from holdemjax.poker.tournament import open_payouts, open_places_icm, player_scores
 from holdemjax.training.networks import ActorCritic
 from holdemjax.validate import is_int, is_real, require_int
 
 __all__ = ["ENV_IDS", "CHECKPOINT_FORMAT", "LEARNER", "POOL", "BASELINE", "PANEL", "TABLE_KINDS",
-           "SHAPINGS", "LR_SCHEDULES", "PRIORS", "PANEL_BOTS", "Config", "make_env", "make_network"]
+           "SHAPINGS", "LR_SCHEDULES", "PRIORS", "PANEL_BOTS", "Config", "make_env", "make_network",
+           "potential"]
 
 ENV_IDS = ("sng-6", "sng-6-turbo", "certify")
 CHECKPOINT_FORMAT = "holdemjax-ppo-v1"
@@ -157,3 +161,23 @@ def make_network(config: Config, env=None) -> ActorCritic:
         prior[FOLD], prior[CHECK_CALL] = PASSIVE_PRIOR["FOLD"], PASSIVE_PRIOR["CHECK_CALL"]
     return ActorCritic(num_actions=env.num_actions, hidden=config.hidden,
                        num_seats=env.num_players, prior_logits=tuple(prior))
+
+
+def potential(env, state, shaping: str):
+    """``# [N]`` shaping potential of one state by player id: the expected score - 1/N from the
+    stacks at the start of the current hand (``icm``: ICM over the open places; ``chips``: the
+    share of the chips in play, scaled to the payouts still open), a placed player's score once
+    out; zero for ``none``. Trainer-side only: the policy never sees it."""
+    if shaping == "none":
+        return jnp.zeros(state.rewards.shape, jnp.float32)
+    t = env.tournament(state)
+    alive = t.alive
+    if shaping == "icm":
+        equity = open_places_icm(t.table.start_stacks, alive, t.format.payouts)
+    else:  # chips: the share of the chips in play, scaled to the payouts still open
+        chips = jnp.where(alive, t.table.start_stacks, 0).astype(jnp.float32)
+        open_total = open_payouts(alive, t.format.payouts).sum()
+        equity = chips / jnp.maximum(chips.sum(), 1.0) * open_total
+    # by player id, less 1/N: the env's zero-sum score of these scores
+    score = jnp.where(alive, equity, t.score)
+    return player_scores(t.replace(score=score), zero_sum=True)

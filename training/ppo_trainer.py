@@ -16,7 +16,6 @@ import optax
 import holdemjax
 from holdemjax import luck as LK
 from holdemjax.bots import baseline
-from holdemjax.poker.tournament import open_payouts, open_places_icm, player_scores
 from holdemjax.training import panel
 from holdemjax.training.networks import masked_logits
 from holdemjax.training.ppo_config import (
@@ -28,6 +27,7 @@ from holdemjax.training.ppo_config import (
     Config,
     make_env,
     make_network,
+    potential,
 )
 from holdemjax.training.sharding import TableSharding, check_divisible, resolve_devices
 
@@ -185,26 +185,8 @@ class Trainer:
 
     # ---------------------------------------------------------------------------- rollout
     def _potential(self, state):
-        """``# [B, N]`` shaping potential by player id: the expected score - 1/6 from the
-        stacks at the start of the current hand (ICM over the open places, or the chip share),
-        a placed player's score once out. Trainer-side only: the policy never sees it."""
-        if self.config.shaping == "none":
-            return jnp.zeros(state.rewards.shape, jnp.float32)
-
-        def one(s):
-            t = self.env.tournament(s)
-            alive = t.alive
-            if self.config.shaping == "icm":
-                equity = open_places_icm(t.table.start_stacks, alive, t.format.payouts)
-            else:  # chips: the share of the chips in play, scaled to the payouts still open
-                chips = jnp.where(alive, t.table.start_stacks, 0).astype(jnp.float32)
-                open_total = open_payouts(alive, t.format.payouts).sum()
-                equity = chips / jnp.maximum(chips.sum(), 1.0) * open_total
-            # by player id, less 1/N: the env's zero-sum score of these scores
-            score = jnp.where(alive, equity, t.score)
-            return player_scores(t.replace(score=score), zero_sum=True)
-
-        return jax.vmap(one)(state)
+        """``# [B, N]`` shaping potential by player id (`ppo_config.potential`)."""
+        return jax.vmap(lambda s: potential(self.env, s, self.config.shaping))(state)
 
     def _rollout(self, ts: TrainState):
         c, B, sh = self.config, self.config.num_tables, self.sharding

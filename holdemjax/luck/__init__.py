@@ -9,6 +9,8 @@ history before it, so the corrected outcome keeps the actual one's mean.
 
 * `holdemjax.luck.hands`: the check-down value of a hand (`check_down_values`), the deal's and
   each reveal's correction, a hand's luck from its decisions (`hand_luck`, `luck_of`);
+* `holdemjax.luck.learned`: the chance term of any env's step under any value of whole states
+  (`chance_term`: the learned value, a network's critic);
 * `holdemjax.luck.sng`: sit & go tournaments: `tournament_value`, the luck of a deal, of a
   decision and of an env step by player id (`step_luck`, beside `env.step`), and the action
   corrections of known policies (`action_luck`).
@@ -32,6 +34,7 @@ from holdemjax.luck.hands import (
                                   note,
                                   reveal_correction,
 )
+from holdemjax.luck.learned import StateValue, chance_term
 from holdemjax.luck.sng import (
                                   ACTION_EVENT,
                                   DEAL_EVENT,
@@ -43,6 +46,7 @@ from holdemjax.luck.sng import (
                                   dealt_luck,
                                   decision_luck,
                                   first_luck,
+                                  games_chance_luck,
                                   games_first_luck,
                                   games_step_luck,
                                   step_luck,
@@ -54,4 +58,4 @@ __all__ = ["Value", "chips", "icm_value", "check_down_values", "reveal_correctio
            "VISIBLE", "PREFLOP_SAMPLES", "DISTINCT", "tournament_value", "blinds_table",
            "dealt_luck", "decision_luck", "action_values", "action_terms", "action_luck",
            "first_luck", "step_luck", "games_first_luck", "games_step_luck", "EVENTS",
-           "DEAL_EVENT", "ACTION_EVENT"]
+           "DEAL_EVENT", "ACTION_EVENT", "StateValue", "chance_term", "games_chance_luck"]

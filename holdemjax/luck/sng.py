@@ -27,6 +27,7 @@ from holdemjax.luck.hands import (
     _random_deals,
     reveal_correction,
 )
+from holdemjax.luck.learned import StateValue, chance_term
 from holdemjax.poker import table as tb
 from holdemjax.poker import tournament as tn
 from holdemjax.poker.actions import FOLD as MENU_FOLD
@@ -36,7 +37,8 @@ from holdemjax.sparse import sparse_cond, sparse_while
 
 __all__ = ["EVENTS", "DEAL_EVENT", "ACTION_EVENT", "tournament_value", "blinds_table",
            "dealt_luck", "decision_luck", "action_values", "action_terms", "action_luck",
-           "first_luck", "step_luck", "games_first_luck", "games_step_luck"]
+           "first_luck", "step_luck", "games_first_luck", "games_step_luck",
+           "games_chance_luck"]
 
 #: The kinds of event of a tournament, rows of ``by_event`` luck and event ids under a hand's
 #: key (``fold_in(fold_in(game key, hand), event)``): the deal (or the whole of a hand the
@@ -243,3 +245,20 @@ def games_step_luck(env, states, actions, keys, probs=None) -> jax.Array:
             states, actions, keys)
     return jax.vmap(lambda s, a, k, p: step_luck(env, s, a, k, True, p))(
         states, actions, keys, probs)
+
+
+def games_chance_luck(env, value: StateValue, states, actions, next_states, keys=None,
+                      samples: int | None = None) -> jax.Array:
+    """``# [G, 5, N]``: the chance term (`holdemjax.luck.chance_term`) of each game's step
+    ``next_states = env.step(states, actions)`` under ``value`` (a value of whole states by
+    player id, e.g. a network's critic), in the row of the board cards it comes from (0, 3 or
+    4 shown before the step, `EVENTS`): the learned value's counterpart of `games_step_luck`.
+    ``samples`` outcomes drawn with each game's key instead of all of them (unbiased)."""
+    def one(state, action, nxt, key):
+        term = chance_term(env, value, state, action, nxt, key, samples)
+        shown = env.tournament(state).table.revealed
+        row = 1 + (shown >= 3).astype(jnp.int32) + (shown >= 4).astype(jnp.int32)
+        return jnp.zeros((len(EVENTS), term.shape[0]), jnp.float32).at[row].set(term)
+
+    return jax.vmap(one, in_axes=(0, 0, 0, None if keys is None else 0))(
+        states, actions, next_states, keys)
