@@ -141,7 +141,8 @@ _PASSED: set = set()  # the (env, policy, name, params' structure) that `_check_
 
 @functools.lru_cache(maxsize=16)
 def _program(env, policy, opponent, chunk: int, max_steps: int, luck: bool = False,
-             known: tuple = (None, None), luck_value: Callable | None = None):
+             known: tuple = (None, None), luck_value: Callable | None = None,
+             rollouts: int = 0):
     """Jitted ``(params, base_key, first_deal) -> dict`` for ``chunk`` deals (6 x chunk tables).
 
     Cached per (env, policy, opponent, chunk, max_steps, luck): the policy's params are data,
@@ -164,8 +165,17 @@ def _program(env, policy, opponent, chunk: int, max_steps: int, luck: bool = Fal
         states = jax.vmap(env.init)(env_keys)
         seats = env.tournament(states).seat_of[jnp.arange(chunk * n), rotation]
         num_actions = states.legal_action_mask.shape[-1]
+        def line_up(state, key, policy_player):  # the rollouts' policy: the players' own
+            key = jax.random.key_data(key)
+            return jnp.where(state.current_player == policy_player,
+                             jnp.asarray(policy(params, state, key), jnp.int32),
+                             jnp.asarray(opponent(state, key), jnp.int32))
+
         lucks = jnp.zeros((), jnp.float32)  # nothing carried without luck
-        if luck:
+        if luck and rollouts:
+            lucks = LK.games_rollout_first_luck(env, line_up, states, luck_keys, rollouts,
+                                                rotation)
+        elif luck:
             lucks = LK.games_first_luck(env, states, luck_keys)
             if luck_value is not None:  # the env's chance events only: no deal term
                 lucks = jnp.zeros_like(lucks)
@@ -182,7 +192,10 @@ def _program(env, policy, opponent, chunk: int, max_steps: int, luck: bool = Fal
             illegal = illegal + (live & is_policy & ~ok).sum()
             actions = jnp.where(is_policy, mine, theirs)
             nxt = jax.vmap(env.step)(states, actions)
-            if luck and luck_value is not None:
+            if luck and rollouts:
+                lucks = lucks + LK.games_rollout_step_luck(
+                    env, line_up, states, actions, nxt, luck_keys, i, rollouts, rotation)
+            elif luck and luck_value is not None:
                 lucks = lucks + LK.games_chance_luck(
                     env, functools.partial(luck_value, params), states, actions, nxt)
             elif luck:
@@ -217,7 +230,7 @@ def evaluate(policy: Callable, params=None, *, deals: int = 1000, env_id: str = 
              max_steps: int = 20_000, progress: Callable | None = None,
              luck: bool = False, actions: bool = False, policy_probs: Callable | None = None,
              opponent_probs: Callable | None = None,
-             luck_value: Callable | None = None) -> EvalResult:
+             luck_value: Callable | None = None, rollouts: int = 0) -> EvalResult:
     """Rotated tournaments of ``policy`` against five copies of ``opponent``.
 
     ``policy(state, key) -> int32`` menu action, or ``policy(params, state, key)`` when
@@ -239,6 +252,9 @@ def evaluate(policy: Callable, params=None, *, deals: int = 1000, env_id: str = 
     chance event (its first board card) under that value (`holdemjax.luck.chance_term`,
     exact over the 52 outcomes), in the rows of the street it comes from; no deal term, no
     action terms. It keeps the mean; how much it takes out depends on the value.
+    ``rollouts`` (with ``luck``): the value that sees play instead: every deal and every board
+    card, the rest of the hand played out by the policy and the opponents, ``rollouts``
+    completions a side (`holdemjax.luck.rollout`; slower; no action terms).
     """
     for name, value, least in (("deals", deals, 2), ("chunk", chunk, 1),
                                ("max_steps", max_steps, 1)):
@@ -260,11 +276,14 @@ def evaluate(policy: Callable, params=None, *, deals: int = 1000, env_id: str = 
     if luck_value is not None and not (luck and callable(luck_value)):
         raise ValueError("luck_value must be a callable value(params, state) and needs "
                          f"luck=True, got luck={luck!r}, luck_value={luck_value!r}")
+    require_int("rollouts", rollouts, 0, what="an int >= 0")
+    if rollouts and (not luck or actions or luck_value is not None):
+        raise ValueError(f"rollouts={rollouts} needs luck=True, without actions or luck_value")
     if luck_value is not None and actions:
         raise ValueError("luck_value replaces the check-down corrections: no action terms "
                          "with it (actions=False)")
     run = _program(env, fn, opponent, chunk, max_steps, bool(luck),
-                   known if luck and actions else (None, None), luck_value)
+                   known if luck and actions else (None, None), luck_value, rollouts)
     start = time.perf_counter()
     base_key = jax.random.key(seed)
     outs = []
@@ -352,20 +371,34 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--luck", action="store_true",
                    help="also each line-up's score with the luck of the cards taken out "
                         "(holdemjax.luck: AIVAT's chance corrections under ICM; docs/luck.md)")
+    p.add_argument("--luck-value", choices=("check-down", "critic", "rollout"),
+                   default="check-down",
+                   help="with --luck: the value the corrections use: the check-down of the "
+                        "stacks under ICM (default), the checkpoint's critic (the chance term "
+                        "of each step's first board card), or rollouts: the rest of each hand "
+                        "played out by the players (slower, takes out the most; docs/luck.md)")
+    p.add_argument("--rollouts", type=int, default=LK.ROLLOUTS,
+                   help="with --luck-value rollout: completions played out a side of each event")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     return p
 
 
 def _load(args):
-    """(policy fn, params or None, env id) of the CLI's policy argument."""
+    """(policy fn, params or None, env id, luck value or None) of the CLI's arguments."""
+    if args.luck_value != "check-down" and not args.luck:
+        raise ValueError(f"--luck-value {args.luck_value} needs --luck")
     if args.policy in ("baseline", "random"):
+        if args.luck_value == "critic":
+            raise ValueError(f"--luck-value critic needs a checkpoint's critic, not the "
+                             f"{args.policy} bot")
         env_id = args.env or "sng-6"
         bot = baseline.act if args.policy == "baseline" else random_bot.act
-        return functools.partial(bot, make_env(env_id)), None, env_id
+        return functools.partial(bot, make_env(env_id)), None, env_id, None
     from holdemjax.training import ppo
 
     params, config = ppo.load_checkpoint(args.policy)
-    return ppo.policy(config, greedy=args.greedy), params, args.env or config.env_id
+    value = ppo.state_value(config) if args.luck_value == "critic" else None
+    return ppo.policy(config, greedy=args.greedy), params, args.env or config.env_id, value
 
 
 def main(argv=None) -> int:
@@ -381,7 +414,7 @@ def main(argv=None) -> int:
     console = Console(width=None if sys.stdout.isatty() else 120)  # the table's width in logs
     results = []
     try:
-        fn, params, env_id = _load(args)
+        fn, params, env_id, luck_value = _load(args)
         for name in names + ([args.versus] if args.versus else []):  # checked before running
             panel.opponent(name, make_env(env_id))
         with Progress("{task.description}", BarColumn(), MofNCompleteColumn(),
@@ -391,7 +424,8 @@ def main(argv=None) -> int:
             for name in names:
                 results += panel.run_panel(
                     fn, params, [name], deals=args.deals, env_id=env_id, seed=args.seed,
-                    chunk=args.chunk, luck=args.luck,
+                    chunk=args.chunk, luck=args.luck, luck_value=luck_value,
+                    rollouts=args.rollouts if args.luck_value == "rollout" else 0,
                     progress=lambda n, done: bar.update(tasks[n], completed=done))
             if args.versus:
                 refs = {n: bar.add_task(f"{args.versus} vs {n}", total=args.deals)

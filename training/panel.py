@@ -83,11 +83,12 @@ def opponent(name: str, env) -> Callable:
 
 def run_panel(policy: Callable, params, names, *, deals: int, env_id: str = "sng-6",
               seed: int = 0, chunk: int = 128, progress: Callable | None = None,
-              luck: bool = False) -> list:
+              luck: bool = False, luck_value: Callable | None = None,
+              rollouts: int = 0) -> list:
     """``[(name, EvalResult)]``: `evaluate` of ``policy`` (with ``params``, as there) against
     five copies of each opponent in ``names``, on the same deals (same ``seed``).
     ``progress(name, deals_done)`` is called after every batch; ``luck``: each line-up's
-    score with the luck taken out too (`evaluate`'s ``luck``)."""
+    score with the luck taken out too (`evaluate`'s ``luck``, ``luck_value``, ``rollouts``)."""
     from holdemjax.training import evaluate as ev
 
     names = list(names)
@@ -99,7 +100,8 @@ def run_panel(policy: Callable, params, names, *, deals: int, env_id: str = "sng
     for name, bot in zip(names, bots):
         step = None if progress is None else functools.partial(progress, name)
         out.append((name, ev.evaluate(policy, params, deals=deals, env_id=env_id, seed=seed,
-                                      chunk=chunk, opponent=bot, progress=step, luck=luck)))
+                                      chunk=chunk, opponent=bot, progress=step, luck=luck,
+                                      luck_value=luck_value, rollouts=rollouts)))
     return out
 
 

@@ -53,8 +53,9 @@ def known_policy(fn):
     return None
 
 
-@functools.partial(jax.jit, static_argnames=("env", "num_games", "luck"))
-def play(env, key, num_games: int, bot_of_player, max_steps=1_000_000, luck: bool = False):
+@functools.partial(jax.jit, static_argnames=("env", "num_games", "luck", "rollouts"))
+def play(env, key, num_games: int, bot_of_player, max_steps=1_000_000, luck: bool = False,
+         rollouts: int = 0):
     """Play ``num_games`` games of ``env`` to the end (jitted; vmap over games, one while loop).
 
     ``env`` and ``num_games`` are static: one compilation per (env, batch size).
@@ -70,6 +71,10 @@ def play(env, key, num_games: int, bot_of_player, max_steps=1_000_000, luck: boo
         correction from the acting bot's `POLICIES`): ``scores - luck`` are the scores with
         the luck of the cards and of the bots' draws taken out, the same expectation
         (docs/luck.md).
+      rollouts: (static, with ``luck``) the chance corrections under the value that sees play
+        instead (`holdemjax.luck.rollout`: every deal and every board card, the rest of the
+        hand played out by the line-up's own bots, ``rollouts`` completions a side; no action
+        terms): slower, and with enough completions it takes out more (docs/luck.md).
     Every bot's action is computed at every decision (under ``vmap`` a switch would run them all
     anyway), so the run also audits them all.
     Returns a dict: ``states`` (the batch when the loop stopped), ``scores # [G, num_players]
@@ -96,15 +101,23 @@ def play(env, key, num_games: int, bot_of_player, max_steps=1_000_000, luck: boo
             bot_of_player[state.current_player]]
 
     luck_keys = jax.vmap(lambda g: jax.random.fold_in(jax.random.fold_in(key, 2), g))(games)
+    if rollouts and not luck:
+        raise ValueError(f"rollouts={rollouts!r} needs luck=True")
+
+    def line_up(state, bot_key):  # the rollouts' policy: each player's own bot
+        return one_action(state, bot_key)[0]
 
     def body(carry):
         states, scores, steps, illegal, decisions, lk, i = carry
         actions, bad, live = jax.vmap(one_action)(states, bot_keys)
-        if luck:
+        nxt = jax.vmap(env.step)(states, actions)
+        if luck and rollouts:
+            lk = lk + LK.games_rollout_step_luck(env, line_up, states, actions, nxt, luck_keys,
+                                                 i, rollouts)
+        elif luck:
             probs = jax.vmap(one_policy)(states)
             lk = lk + LK.games_step_luck(env, states, actions, luck_keys, probs)
-        states = jax.vmap(env.step)(states, actions)
-        return (states, scores + states.rewards, steps + live, illegal + bad.sum(0),
+        return (nxt, scores + nxt.rewards, steps + live, illegal + bad.sum(0),
                 decisions + live.sum(), lk, i + 1)
 
     def cond(carry):
@@ -113,8 +126,11 @@ def play(env, key, num_games: int, bot_of_player, max_steps=1_000_000, luck: boo
 
     states = jax.vmap(env.init)(env_keys)
     n = env.num_players
-    lk = (LK.games_first_luck(env, states, luck_keys) if luck
-          else jnp.zeros((), jnp.float32))  # nothing carried without luck
+    lk = jnp.zeros((), jnp.float32)  # nothing carried without luck
+    if luck and rollouts:
+        lk = LK.games_rollout_first_luck(env, line_up, states, luck_keys, rollouts)
+    elif luck:
+        lk = LK.games_first_luck(env, states, luck_keys)
     carry = (states, jnp.zeros((num_games, n), jnp.float32), jnp.zeros(num_games, jnp.int32),
              jnp.zeros(len(bots), jnp.int32), jnp.int32(0), lk, jnp.int32(0))
     states, scores, steps, illegal, decisions, lk, _ = jax.lax.while_loop(cond, body, carry)

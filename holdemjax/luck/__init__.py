@@ -11,6 +11,8 @@ history before it, so the corrected outcome keeps the actual one's mean.
   each reveal's correction, a hand's luck from its decisions (`hand_luck`, `luck_of`);
 * `holdemjax.luck.learned`: the chance term of any env's step under any value of whole states
   (`chance_term`: the learned value, a network's critic);
+* `holdemjax.luck.rollout`: sit & go tournaments under a value that sees play: the rest of
+  the hand played out by known policies (`rollout_step_luck`, `rollout_first_luck`);
 * `holdemjax.luck.sng`: sit & go tournaments: `tournament_value`, the luck of a deal, of a
   decision and of an env step by player id (`step_luck`, beside `env.step`), and the action
   corrections of known policies (`action_luck`).
@@ -35,6 +37,15 @@ from holdemjax.luck.hands import (
                                   reveal_correction,
 )
 from holdemjax.luck.learned import StateValue, chance_term
+from holdemjax.luck.rollout import (
+                                  ROLLOUTS,
+                                  Policy,
+                                  games_rollout_first_luck,
+                                  games_rollout_step_luck,
+                                  rollout_first_luck,
+                                  rollout_step_luck,
+                                  rollout_value,
+)
 from holdemjax.luck.sng import (
                                   ACTION_EVENT,
                                   DEAL_EVENT,
@@ -58,4 +69,6 @@ __all__ = ["Value", "chips", "icm_value", "check_down_values", "reveal_correctio
            "VISIBLE", "PREFLOP_SAMPLES", "DISTINCT", "tournament_value", "blinds_table",
            "dealt_luck", "decision_luck", "action_values", "action_terms", "action_luck",
            "first_luck", "step_luck", "games_first_luck", "games_step_luck", "EVENTS",
-           "DEAL_EVENT", "ACTION_EVENT", "StateValue", "chance_term", "games_chance_luck"]
+           "DEAL_EVENT", "ACTION_EVENT", "StateValue", "chance_term", "games_chance_luck",
+           "Policy", "ROLLOUTS", "rollout_value", "rollout_step_luck", "rollout_first_luck",
+           "games_rollout_first_luck", "games_rollout_step_luck"]

@@ -109,6 +109,16 @@ def test_cli_reports_a_missing_checkpoint(capsys, tmp_path):
     assert "missing.msgpack" in capsys.readouterr().err
 
 
+def test_cli_refuses_a_critic_it_does_not_have(capsys):
+    """``--luck-value critic`` takes the checkpoint's critic: refused (exit 2, named) for a
+    reference bot, which has none, and without ``--luck``."""
+    assert ev.main(["baseline", "--luck", "--luck-value", "critic", "--deals", "2"]) == 2
+    assert "critic" in (err := capsys.readouterr().err) and "baseline" in err
+    assert ev.main(["training/checkpoints/sng6_example.msgpack", "--luck-value", "critic",
+                    "--deals", "2"]) == 2
+    assert "--luck" in capsys.readouterr().err
+
+
 # ------------------------------------------------------------------------------ the panel
 def test_passive_and_allin_opponents_pick_what_they_say():
     """Both read only the legal mask: checked on every mask of the menu's shape that has
