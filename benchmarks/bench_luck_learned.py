@@ -2,22 +2,22 @@
 verdict's standard error AIVAT's chance terms take out under the check-down value, the shipped
 network's critic, and rollouts of the rest of the hand by the known bots.
 
-Two line-ups on ``sng-6``, the same games for every value:
+On ``sng-6``, the same games for every value:
 
+* six baselines, and one random bot against five baselines (`bots.play(..., luck=True)`):
+  the check-down corrections, and rollouts (``rollouts=N``, `holdemjax.luck.rollout`: every
+  deal and board card, the rest of the hand played out by the line-up's bots with keys of the
+  luck's own, N paired completions a side);
 * the shipped policy (``training/checkpoints/sng6_example.msgpack``, sampling) against five
-  baselines, seat rotation (`training.evaluate(..., luck=True)`): the check-down corrections
-  (the default) and the chance terms under the network's critic
-  (``luck_value=ppo.state_value(config)``, `holdemjax.luck.chance_term` through the env's
-  chance split);
-* six baselines (`bots.play`-style loop): the check-down corrections, and the chance terms
-  under a rollout value: the rest of the current hand played out by the baselines with a key of
-  the luck's own, the stacks it ends with valued by ICM (places for busts), ``--samples``
-  outcomes drawn per chance event (unbiased).
+  baselines, seat rotation (`training.evaluate(..., luck=True)`): the check-down corrections,
+  the chance terms under the network's critic (``luck_value=ppo.state_value(config)``,
+  `holdemjax.luck.chance_term` through the env's chance split: each step's first board card)
+  and rollouts by the policy and the baselines.
 
 Writes ``benchmarks/results/luck_learned.json``.
 
-    python benchmarks/bench_luck_learned.py [--deals 128] [--tournaments 256] [--samples 4]
-                                            [--seed 3] [--out DIR]
+    python benchmarks/bench_luck_learned.py [--deals 128] [--tournaments 256]
+                                            [--rollouts 8 32] [--seed 3] [--out DIR]
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ def _mean_se(x: np.ndarray) -> tuple[float, float]:
     return float(x.mean()), float(x.std(ddof=1) / math.sqrt(len(x)))
 
 
-def _critic_row(deals: int, seed: int, console) -> dict:
+def _critic_row(deals: int, rollouts: int, seed: int, console) -> dict:
     from holdemjax.training import evaluate as ev
     from holdemjax.training import ppo
 
@@ -48,10 +48,11 @@ def _critic_row(deals: int, seed: int, console) -> dict:
     row = {"setting": f"sng-6, the shipped policy ({SHIPPED}, sampling) vs five baselines, "
                       "seat rotation (training.evaluate)", "deals": deals,
            "tournaments": 6 * deals, "values": {}}
-    for name, value in (("check-down", None), ("critic", ppo.state_value(config))):
+    for name, value, count in (("check-down", None, 0), ("critic", ppo.state_value(config), 0),
+                               (f"rollouts {rollouts}", None, rollouts)):
         t0 = time.perf_counter()
         r = ev.evaluate(act, params, deals=deals, seed=seed, chunk=min(64, deals), luck=True,
-                        luck_value=value)
+                        luck_value=value, rollouts=count)
         total = r.luck.sum(axis=2).mean(axis=1)
         lm, lse = _mean_se(total)
         row.update(score=r.mean, stderr=r.se)
@@ -65,82 +66,43 @@ def _critic_row(deals: int, seed: int, console) -> dict:
     return row
 
 
-def _rollout_program(env, games: int, samples: int):
-    """Six baselines over ``games`` sit & gos: each player's score, its check-down luck by event
-    and its rollout chance terms (jitted ``(key) -> three arrays``)."""
-    import jax
-    import jax.numpy as jnp
-
-    from holdemjax import luck
-    from holdemjax.bots import baseline
-    from holdemjax.training.ppo_config import potential
-
-    def rollout_value(bot_key):
-        def value(state):  # the current hand played out by the baselines, its end by ICM
-            hand = env.tournament(state).hand
-
-            def going(c):
-                s, i = c
-                return (env.tournament(s).hand == hand) & ~s.terminated & (i < 64)
-
-            def step(c):
-                s, i = c
-                return env.step(s, baseline.act(env, s, bot_key)), i + 1
-
-            end, _ = jax.lax.while_loop(going, step, (state, jnp.int32(0)))
-            return jnp.where(end.terminated, end.rewards, potential(env, end, "icm"))
-        return value
-
-    def run(key):
-        g = jnp.arange(games)
-        keys = [jax.vmap(lambda i, j=j: jax.random.fold_in(jax.random.fold_in(key, j), i))(g)
-                for j in range(3)]  # the env's, the bots', the luck's
-        states = jax.vmap(env.init)(keys[0])
-        lk = luck.games_first_luck(env, states, keys[2])
-
-        def body(c):
-            s, scores, lk, ro, i = c
-            a = jax.vmap(lambda st, k: baseline.act(env, st, k))(s, keys[1])
-            lk = lk + luck.games_step_luck(env, s, a, keys[2])
-            nxt = jax.vmap(env.step)(s, a)
-            ks = jax.vmap(lambda k: jax.random.fold_in(jax.random.fold_in(k, 7), i))(keys[2])
-            ro = ro + jax.vmap(lambda st, ac, nx, k: luck.chance_term(
-                env, rollout_value(jax.random.key_data(jax.random.fold_in(k, 0))), st, ac, nx,
-                jax.random.fold_in(k, 1), samples))(s, a, nxt, ks)
-            return nxt, scores + nxt.rewards, lk, ro, i + 1
-
-        zeros = jnp.zeros((games, env.num_players), jnp.float32)
-        _, scores, lk, ro, _ = jax.lax.while_loop(
-            lambda c: (~c[0].terminated).any() & (c[-1] < 5000), body,
-            (states, zeros, lk, zeros, jnp.int32(0)))
-        return scores, lk, ro
-
-    return jax.jit(run)
-
-
-def _rollout_row(tournaments: int, samples: int, seed: int, console) -> dict:
+def _lineup_rows(tournaments: int, rollouts: tuple, seed: int, console) -> list[dict]:
+    """`bots.play` of the same ``tournaments`` sit & gos per line-up with the check-down
+    corrections (its action terms too) and with rollouts (each count in ``rollouts``)."""
     import jax
 
     import holdemjax
+    from holdemjax.bots import BOTS, play
 
-    env = holdemjax.make("sng-6", zero_sum=True)
-    t0 = time.perf_counter()
-    scores, lk, ro = (np.asarray(x, np.float64) for x in jax.device_get(
-        _rollout_program(env, tournaments, samples)(jax.random.key(seed))))
-    seconds = time.perf_counter() - t0
-    raw = scores.std(axis=0, ddof=1)
-    ratios = {"check-down": raw / (scores - lk.sum(axis=1)).std(axis=0, ddof=1),
-              "rollout": raw / (scores - ro).std(axis=0, ddof=1)}
-    row = {"setting": "sng-6, six baselines (rollout chance terms beside the check-down)",
-           "tournaments": tournaments, "samples": samples, "seconds": seconds,
-           "values": {name: {"se_ratio_per_slot": r.tolist(), "se_ratio_mean": float(r.mean())}
-                      for name, r in ratios.items()},
-           "rollout_luck_mean": ro.mean(axis=0).tolist(),
-           "rollout_luck_stderr": (ro.std(axis=0, ddof=1) / math.sqrt(tournaments)).tolist()}
-    console.print("six baselines: SE ratio check-down "
-                  f"{ratios['check-down'].mean():.2f}x, rollout chance terms "
-                  f"{ratios['rollout'].mean():.2f}x ({seconds:.0f} s)")
-    return row
+    env = holdemjax.make("sng-6")
+    ids = {name: i for i, name in enumerate(BOTS)}
+    rows = []
+    for name, lineup in (("six baselines", ["baseline"] * 6),
+                         ("random vs five baselines", ["random"] + ["baseline"] * 5)):
+        row = {"setting": f"sng-6, {name} (bots.play)", "tournaments": tournaments,
+               "values": {}}
+        for count in (0, *rollouts):
+            t0 = time.perf_counter()
+            out = jax.device_get(play(env, jax.random.key(seed), tournaments,
+                                      np.array([ids[b] for b in lineup]), luck=True,
+                                      rollouts=count))
+            scores = np.asarray(out["scores"], np.float64)
+            lk = np.asarray(out["luck_by_event"], np.float64)
+            raw = scores.std(axis=0, ddof=1) / math.sqrt(tournaments)
+            cor = (scores - lk.sum(axis=1)).std(axis=0, ddof=1) / math.sqrt(tournaments)
+            total = lk.sum(axis=1)
+            z = total.mean(axis=0) / (total.std(axis=0, ddof=1) / math.sqrt(tournaments))
+            ratio = raw / cor
+            value = "check-down" if count == 0 else f"rollouts {count}"
+            row["values"][value] = {
+                "stderr": raw.tolist(), "corrected_stderr": cor.tolist(),
+                "se_ratio_per_slot": ratio.tolist(), "se_ratio_mean": float(ratio.mean()),
+                "luck_mean_z": z.tolist(), "seconds": time.perf_counter() - t0}
+            console.print(f"{name}, {value}: SE ratio per slot "
+                          + ", ".join(f"{r:.2f}" for r in ratio)
+                          + f" (mean {ratio.mean():.2f}x), {time.perf_counter() - t0:.0f} s")
+        rows.append(row)
+    return rows
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -150,26 +112,33 @@ def main(argv: list[str] | None = None) -> int:
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--deals", type=int, default=128, help="deals of the critic row (x6 games)")
-    ap.add_argument("--tournaments", type=int, default=256, help="games of the rollout row")
-    ap.add_argument("--samples", type=int, default=4,
-                    help="chance outcomes drawn per event in the rollout row")
+    ap.add_argument("--tournaments", type=int, default=256,
+                    help="sit & gos of each bots.play line-up")
+    ap.add_argument("--rollouts", type=int, nargs="+", default=[8, 32],
+                    help="completions a side of the rollout runs (the last also in the "
+                         "shipped policy's row)")
     ap.add_argument("--seed", type=int, default=3)
     ap.add_argument("--out", help="folder for the results file (default benchmarks/results)")
     args = ap.parse_args(argv)
     console = Console(highlight=False)
     load_before = os.getloadavg()
-    with console.status("the critic as the value"):
-        critic = _critic_row(args.deals, args.seed, console)
-    with console.status("rollouts as the value"):
-        rollout = _rollout_row(args.tournaments, args.samples, args.seed, console)
+    with console.status("bots.play line-ups"):
+        lineups = _lineup_rows(args.tournaments, tuple(args.rollouts), args.seed, console)
+    with console.status("the shipped policy: check-down, critic, rollouts"):
+        critic = _critic_row(args.deals, args.rollouts[-1], args.seed, console)
     doc = {**bench.header("luck_learned", "the luck's value functions: check-down, the "
                           "critic, rollouts", load_before=load_before),
            "kind": "luck_learned", "params": vars(args) | {"env": "sng-6"},
-           "rows": [critic, rollout],
-           "notes": ["se_ratio = raw SE / corrected SE on the same games; the critic and the "
-                     "rollout terms are the chance terms of each step's first board card "
-                     "(the env's chance event), no deal term; the check-down corrections take "
-                     "out the deal and every board card a step shows"]}
+           "rows": [*lineups, critic],
+           "notes": ["se_ratio = raw SE / corrected SE on the same games; luck_mean_z: each "
+                     "slot's mean luck over its standard error (unbiased: within a few)",
+                     "check-down: the deal and every board card under the check-down value "
+                     "(bots.play: and the bots' action terms); critic: the chance term of each "
+                     "step's first board card (the env's chance event) under the network's "
+                     "critic, no deal term; rollouts N: every deal and board card under the "
+                     "rest of the hand played out by the line-up, N paired completions a "
+                     "side, no action terms",
+                     "seconds include each program's compile; the machine has 2 cores"]}
     path = pathlib.Path(args.out or bench.results_dir()) / "luck_learned.json"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(doc, indent=1) + "\n")

@@ -20,10 +20,8 @@ Guards: a policy's masked (or out-of-range) action is applied by the env's illeg
 after ``max_steps`` decisions is stopped at the start of its current hand and settled by ICM
 (`SitAndGo.stop`) and counted in ``unfinished``.
 
-The CLI plays a panel of opponents (`holdemjax.training.panel`: the reference bots, passive,
-all-in, the three duplicate tiers, checkpoints) and prints the cross-play table:
-``python -m holdemjax.training.evaluate CHECKPOINT --opponent NAME [--opponent NAME ...]``
-(``--help``).
+The CLI plays a panel of opponents (`holdemjax.training.panel`) and prints the cross-play
+table: ``python -m holdemjax.training.evaluate CHECKPOINT --opponent NAME ...`` (``--help``).
 """
 
 from __future__ import annotations
@@ -145,12 +143,10 @@ def _program(env, policy, opponent, chunk: int, max_steps: int, luck: bool = Fal
              rollouts: int = 0):
     """Jitted ``(params, base_key, first_deal) -> dict`` for ``chunk`` deals (6 x chunk tables).
 
-    Cached per (env, policy, opponent, chunk, max_steps, luck): the policy's params are data,
-    so several checkpoints of one network compile once. With ``luck`` the dict holds each
-    tournament's luck of the policy too (`holdemjax.luck.step_luck`, drawn with
-    ``fold_in(deal key, 2)``: the same samples in the six tournaments of a deal), with the
-    action corrections of the policy and the opponent where ``known`` (their ``probs(state) ->
-    # [A]``, or None) has them.
+    Cached per arguments: the policy's params are data, so several checkpoints of one
+    network compile once. With ``luck`` the dict holds each tournament's luck of the policy too
+    (`evaluate`'s options; drawn with ``fold_in(deal key, 2)``: the same samples in the six
+    tournaments of a deal; the action terms where ``known``, ``(policy's, opponent's) probs``).
     """
     n = env.num_players
 
@@ -165,6 +161,7 @@ def _program(env, policy, opponent, chunk: int, max_steps: int, luck: bool = Fal
         states = jax.vmap(env.init)(env_keys)
         seats = env.tournament(states).seat_of[jnp.arange(chunk * n), rotation]
         num_actions = states.legal_action_mask.shape[-1]
+
         def line_up(state, key, policy_player):  # the rollouts' policy: the players' own
             key = jax.random.key_data(key)
             return jnp.where(state.current_player == policy_player,
@@ -175,10 +172,10 @@ def _program(env, policy, opponent, chunk: int, max_steps: int, luck: bool = Fal
         if luck and rollouts:
             lucks = LK.games_rollout_first_luck(env, line_up, states, luck_keys, rollouts,
                                                 rotation)
+        elif luck and luck_value is not None:  # the env's chance events only: no deal term
+            lucks = jnp.zeros((chunk * n, len(LK.EVENTS), n), jnp.float32)
         elif luck:
             lucks = LK.games_first_luck(env, states, luck_keys)
-            if luck_value is not None:  # the env's chance events only: no deal term
-                lucks = jnp.zeros_like(lucks)
 
         def body(carry):
             states, scores, lucks, illegal, decisions, i = carry
@@ -239,22 +236,15 @@ def evaluate(policy: Callable, params=None, *, deals: int = 1000, env_id: str = 
     tournaments) are played in batches of ``chunk`` deals; deal ``d`` uses
     ``fold_in(key(seed), d)``, so results do not depend on ``chunk``. ``progress(deals_done)``
     is called after every batch. ``luck``: also the scores with each tournament's luck taken
-    out (`holdemjax.luck`: AIVAT's chance corrections under the tournament's value, ICM of the
-    stacks): ``corrected_mean`` ± ``corrected_se``, the same expectation as the raw mean.
-    ``actions``: the decisions of the players whose probabilities are known are corrected too
-    (AIVAT's action terms, the "actions" row of ``luck``): ``policy_probs(state)`` /
-    ``opponent_probs(state) -> # [A] float32``, the exact distribution of the action each
-    picks (its draws addressed by the decision, never shared between decisions), found by
-    `holdemjax.bots.known_policy` for the reference bots. Off by default: on seat rotation
-    they made the standard error larger, not smaller (docs/luck.md).
-    ``luck_value(params, state) -> # [N]`` by player id (with ``luck``; e.g. a PPO network's
-    critic, `holdemjax.training.ppo.state_value`): the luck is the chance term of every step's
-    chance event (its first board card) under that value (`holdemjax.luck.chance_term`,
-    exact over the 52 outcomes), in the rows of the street it comes from; no deal term, no
-    action terms. It keeps the mean; how much it takes out depends on the value.
-    ``rollouts`` (with ``luck``): the value that sees play instead: every deal and every board
-    card, the rest of the hand played out by the policy and the opponents, ``rollouts``
-    completions a side (`holdemjax.luck.rollout`; slower; no action terms).
+    out (`holdemjax.luck`, AIVAT; docs/luck.md): ``corrected_mean`` ± ``corrected_se``, the same
+    expectation as the raw mean; by default the chance corrections under the check-down value.
+    ``actions``: the action terms of the players whose probabilities are known too
+    (``policy_probs`` / ``opponent_probs(state) -> # [A]``, found by `bots.known_policy` for the
+    reference bots; off by default: on seat rotation they added variance). ``luck_value(params,
+    state) -> # [N]`` (e.g. `ppo.state_value`): the chance term of each step's first board card
+    under that value instead (`luck.chance_term`). ``rollouts``: the value that sees play
+    instead, the rest of each hand played out by the policy and the opponents, ``rollouts``
+    completions a side (`holdemjax.luck.rollout`).
     """
     for name, value, least in (("deals", deals, 2), ("chunk", chunk, 1),
                                ("max_steps", max_steps, 1)):
@@ -273,15 +263,13 @@ def evaluate(policy: Callable, params=None, *, deals: int = 1000, env_id: str = 
     chunk = min(chunk, deals)
     known = (policy_probs or (known_policy(policy) if params is None else None),
              opponent_probs or known_policy(opponent))
-    if luck_value is not None and not (luck and callable(luck_value)):
-        raise ValueError("luck_value must be a callable value(params, state) and needs "
-                         f"luck=True, got luck={luck!r}, luck_value={luck_value!r}")
     require_int("rollouts", rollouts, 0, what="an int >= 0")
-    if rollouts and (not luck or actions or luck_value is not None):
-        raise ValueError(f"rollouts={rollouts} needs luck=True, without actions or luck_value")
-    if luck_value is not None and actions:
-        raise ValueError("luck_value replaces the check-down corrections: no action terms "
-                         "with it (actions=False)")
+    if (luck_value is not None or rollouts) and (not luck or actions or (
+            luck_value is not None and (rollouts or not callable(luck_value)))):
+        raise ValueError("luck_value (a callable value(params, state)) or rollouts replace the "
+                         f"check-down value: one of them, with luck=True and actions=False; "
+                         f"got luck={luck!r}, actions={actions!r}, luck_value={luck_value!r}, "
+                         f"rollouts={rollouts!r}")
     run = _program(env, fn, opponent, chunk, max_steps, bool(luck),
                    known if luck and actions else (None, None), luck_value, rollouts)
     start = time.perf_counter()
@@ -305,11 +293,10 @@ def evaluate(policy: Callable, params=None, *, deals: int = 1000, env_id: str = 
         corrected = dict(corrected_mean=cm, corrected_se=cse, corrected_per_deal=cpd,
                          luck=lucks)
     # The last chunk may run past `deals`; count what was played for the reported totals.
+    total = {k: int(sum(o[k] for o in outs)) for k in ("illegal", "unfinished", "decisions")}
     return EvalResult(env_id, deals, 6 * deals, mean, se, float(z), per_deal,
-                      scores.mean(axis=0), scores, seats.astype(np.int32),
-                      int(sum(o["illegal"] for o in outs)),
-                      int(sum(o["unfinished"] for o in outs)),
-                      int(sum(o["decisions"] for o in outs)), seconds, **corrected)
+                      scores.mean(axis=0), scores, seats.astype(np.int32), total["illegal"],
+                      total["unfinished"], total["decisions"], seconds, **corrected)
 
 
 #: The scores are float32 shares: a deal's rotation average is 1/6 only to about 1e-8, so
@@ -372,11 +359,8 @@ def _parser() -> argparse.ArgumentParser:
                    help="also each line-up's score with the luck of the cards taken out "
                         "(holdemjax.luck: AIVAT's chance corrections under ICM; docs/luck.md)")
     p.add_argument("--luck-value", choices=("check-down", "critic", "rollout"),
-                   default="check-down",
-                   help="with --luck: the value the corrections use: the check-down of the "
-                        "stacks under ICM (default), the checkpoint's critic (the chance term "
-                        "of each step's first board card), or rollouts: the rest of each hand "
-                        "played out by the players (slower, takes out the most; docs/luck.md)")
+                   default="check-down", help="with --luck: the value of the corrections "
+                   "(rollout: the rest of each hand played out, slower; docs/luck.md)")
     p.add_argument("--rollouts", type=int, default=LK.ROLLOUTS,
                    help="with --luck-value rollout: completions played out a side of each event")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -387,10 +371,9 @@ def _load(args):
     """(policy fn, params or None, env id, luck value or None) of the CLI's arguments."""
     if args.luck_value != "check-down" and not args.luck:
         raise ValueError(f"--luck-value {args.luck_value} needs --luck")
+    if args.policy in ("baseline", "random") and args.luck_value == "critic":
+        raise ValueError(f"--luck-value critic needs a checkpoint's critic, not {args.policy}")
     if args.policy in ("baseline", "random"):
-        if args.luck_value == "critic":
-            raise ValueError(f"--luck-value critic needs a checkpoint's critic, not the "
-                             f"{args.policy} bot")
         env_id = args.env or "sng-6"
         bot = baseline.act if args.policy == "baseline" else random_bot.act
         return functools.partial(bot, make_env(env_id)), None, env_id, None
