@@ -220,3 +220,33 @@ def test_bots_play_rollouts_move_value_between_players_only():
         assert "rollouts" in str(err)
     else:
         raise AssertionError("rollouts without luck accepted")
+
+
+def test_the_readme_and_docs_show_the_committed_values_results():
+    """The README's and docs/luck.md's figures of the other values are those of
+    benchmarks/results/luck_learned.json (benchmarks/bench_luck_learned.py), whose rows say the
+    luck kept the mean (each slot's mean luck within 3.5 of its standard errors), and the
+    README's verdict on the 2x goal follows from the rollout row."""
+    import json
+    import pathlib
+
+    root = pathlib.Path(__file__).resolve().parents[1]
+    doc = json.loads((root / "benchmarks" / "results" / "luck_learned.json").read_text())
+    readme = " ".join((root / "README.md").read_text().split())
+    luck_md = " ".join((root / "docs" / "luck.md").read_text().split())
+    six, mixed, shipped = doc["rows"]
+    best = six["values"]["rollouts 32"]
+    for row in (six, mixed):
+        for value in row["values"].values():
+            assert max(abs(z) for z in value["luck_mean_z"]) < 3.5, (row["setting"], value)
+    for value in shipped["values"].values():
+        assert abs(value["luck_mean"]) < 3.5 * value["luck_mean_stderr"], value
+    for text in (readme, luck_md):
+        assert f"{best['se_ratio_mean']:.2f}x" in text
+        assert f"{mixed['values']['rollouts 32']['se_ratio_mean']:.2f}x" in text
+        assert f"{round(100 * (1 - best['se_ratio_mean'] ** -2))} % fewer tournaments" in text
+    for name in ("check-down", "critic", "rollouts 32"):
+        assert f"{shipped['values'][name]['se_ratio']:.2f}x" in luck_md, name
+    verdict = "A value that sees play meets it" if best["se_ratio_mean"] >= 2 else (
+        "A value that sees play does not meet it either")
+    assert verdict in readme
