@@ -111,12 +111,13 @@ def test_cli_reports_a_missing_checkpoint(capsys, tmp_path):
 
 def test_cli_refuses_a_critic_it_does_not_have(capsys):
     """``--luck-value critic`` takes the checkpoint's critic: refused (exit 2, named) for a
-    reference bot, which has none, and without ``--luck``."""
+    reference bot, which has none; another value than the check-down without ``--luck`` too."""
     assert ev.main(["baseline", "--luck", "--luck-value", "critic", "--deals", "2"]) == 2
     assert "critic" in (err := capsys.readouterr().err) and "baseline" in err
-    assert ev.main(["training/checkpoints/sng6_example.msgpack", "--luck-value", "critic",
-                    "--deals", "2"]) == 2
-    assert "--luck" in capsys.readouterr().err
+    for value in ("critic", "rollout"):
+        assert ev.main(["training/checkpoints/sng6_example.msgpack", "--luck-value", value,
+                        "--deals", "2"]) == 2
+        assert f"--luck-value {value} needs --luck" in capsys.readouterr().err
 
 
 # ------------------------------------------------------------------------------ the panel
