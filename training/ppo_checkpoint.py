@@ -112,7 +112,7 @@ def action_probs(config: Config, greedy: bool = False):
 def state_value(config: Config):
     """``value(params, state) -> # [N] float32`` by player id: the critic of a network trained
     with ``config`` as a value of whole states, each player's expected zero-sum score (the
-    value `holdemjax.luck.chance_term` takes: docs/luck.md, "The learned value").
+    value `holdemjax.luck.chance_term` takes: docs/luck.md, "Other values").
 
     A player still in: the run's shaping potential (`ppo_config.potential`) plus the critic on
     that player's observation (it was trained on the return after the potential); a placed
@@ -127,7 +127,7 @@ def state_value(config: Config):
         obs = jax.vmap(lambda p: env.observe(state, p))(jnp.arange(n))
         _, critic = net.apply(params, obs)
         t = env.tournament(state)
-        alive = player_scores(t.replace(score=t.alive.astype(jnp.float32))) > 0
+        alive = player_scores(t.replace(score=t.alive.astype(jnp.float32))) > 0  # by player id
         scores = player_scores(t, zero_sum=True)  # a placed player's, or the game's at its end
         live = jnp.where(alive, potential(env, state, config.shaping) + critic, scores)
         return jnp.where(state.terminated | state.truncated, scores, live).astype(jnp.float32)

@@ -26,7 +26,7 @@ import jax
 import jax.numpy as jnp
 
 from holdemjax import xla
-from holdemjax.luck.sng import DEAL_EVENT, EVENTS
+from holdemjax.luck.sng import DEAL_EVENT, EVENTS, _reveal_row
 from holdemjax.poker import cards
 from holdemjax.poker import table as tb
 from holdemjax.poker import tournament as tn
@@ -115,7 +115,8 @@ def _reveal_term(env, policy, state, action, shown_after, key, samples: int) -> 
 
 def _deal_term(env, policy, state, key, samples: int) -> jax.Array:
     """The played-out value of a hand at its first decision with the cards dealt less its mean
-    over whole random deals (every seat position's two cards and the board)."""
+    over whole random deals (every seat position's two cards and the board). ``env.advance``
+    brings a redealt state's observation up to date (at a decision it changes nothing else)."""
     t = env.tournament(state)
     n = t.table.hole.shape[0]
     noise = xla.uniform(jax.random.fold_in(key, 0), (samples, NUM_CARDS))
@@ -134,10 +135,6 @@ def _check_samples(samples) -> None:
         raise ValueError(f"samples must be an int >= 1, got {samples!r}")
 
 
-def _row(shown) -> jax.Array:
-    return 1 + (shown >= 3).astype(jnp.int32) + (shown >= 4).astype(jnp.int32)
-
-
 def rollout_step_luck(env, policy: Policy, state, action, next_state, key,
                       samples: int = ROLLOUTS) -> jax.Array:
     """``# [5, N] float32`` by event (`EVENTS`) and player id: the luck of ``next_state =
@@ -153,7 +150,7 @@ def rollout_step_luck(env, policy: Policy, state, action, next_state, key,
     reveals = live & (shown_after > t.table.revealed)
     deals = live & (nt.hand != t.hand) & ~(next_state.terminated | next_state.truncated)
     zeros = jnp.zeros((len(EVENTS), nt.num_seats), jnp.float32)
-    luck = sparse_cond(reveals, lambda z: z.at[_row(t.table.revealed)].set(_reveal_term(
+    luck = sparse_cond(reveals, lambda z: z.at[_reveal_row(t.table.revealed)].set(_reveal_term(
         env, policy, state, action, shown_after, jax.random.fold_in(key, 0), samples)), zeros)
     return sparse_cond(deals, lambda z: z.at[DEAL_EVENT].add(_deal_term(
         env, policy, next_state, jax.random.fold_in(key, 1), samples)), luck)

@@ -247,6 +247,11 @@ def games_step_luck(env, states, actions, keys, probs=None) -> jax.Array:
         states, actions, keys, probs)
 
 
+def _reveal_row(shown) -> jax.Array:
+    """The `EVENTS` row of board cards coming out with ``shown`` (0, 3 or 4) shown before."""
+    return 1 + (shown >= 3).astype(jnp.int32) + (shown >= 4).astype(jnp.int32)
+
+
 def games_chance_luck(env, value: StateValue, states, actions, next_states, keys=None,
                       samples: int | None = None) -> jax.Array:
     """``# [G, 5, N]``: the chance term (`holdemjax.luck.chance_term`) of each game's step
@@ -256,8 +261,7 @@ def games_chance_luck(env, value: StateValue, states, actions, next_states, keys
     ``samples`` outcomes drawn with each game's key instead of all of them (unbiased)."""
     def one(state, action, nxt, key):
         term = chance_term(env, value, state, action, nxt, key, samples)
-        shown = env.tournament(state).table.revealed
-        row = 1 + (shown >= 3).astype(jnp.int32) + (shown >= 4).astype(jnp.int32)
+        row = _reveal_row(env.tournament(state).table.revealed)
         return jnp.zeros((len(EVENTS), term.shape[0]), jnp.float32).at[row].set(term)
 
     return jax.vmap(one, in_axes=(0, 0, 0, None if keys is None else 0))(
