@@ -161,6 +161,14 @@ def test_the_readme_and_docs_show_the_committed_values_results():
     for name in ("check-down", "critic", "rollouts 32"):
         for text in (luck_md, training_md):
             assert f"{shipped['values'][name]['se_ratio']:.2f}x" in text, name
+    panel = json.loads((root / "benchmarks" / "results" / "panel_luck_rollouts.json"
+                        ).read_text())
+    assert "--luck-value rollout" in panel["command"]
+    ratios = [r["se"] / r["corrected_se"] for r in panel["lineups"]]
+    assert f"{sum(ratios) / len(ratios):.2f}x smaller standard errors on average" in luck_md
+    assert f"panel tables {sum(ratios) / len(ratios):.2f}x on average" in readme
+    for r, ratio in zip(panel["lineups"], ratios):
+        assert f"{r['opponent']} {ratio:.2f}x" in luck_md.replace("all-in", "allin"), r
     verdict = "A value that sees play meets it" if best["se_ratio_mean"] >= 2 else (
         "A value that sees play does not meet it either")
     assert verdict in readme
