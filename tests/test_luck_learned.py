@@ -40,14 +40,24 @@ def _check_down(state):
 
 @functools.cache
 def _terms():
+    """At the river decision, in one program: the check's next state, its term (exact and over
+    512 keys of 4 samples), the outcomes' probabilities, and the fold's term."""
     state = _river_decision()
-    action = jnp.int32(CHECK_CALL)
-    nxt = _ENV.step(state, action)
-    exact = jax.jit(lambda: luck.chance_term(_ENV, _check_down, state, action, nxt))()
-    sampled = jax.jit(jax.vmap(lambda k: luck.chance_term(_ENV, _check_down, state, action, nxt,
-                                                          k, samples=4)))(
-        jax.random.split(jax.random.key(1), 512))
-    return state, nxt, np.asarray(exact), np.asarray(sampled)
+
+    @jax.jit
+    def run(state, keys):
+        check, fold = jnp.int32(CHECK_CALL), jnp.int32(0)
+        nxt = _ENV.step(state, check)
+        sampled = jax.vmap(lambda k: luck.chance_term(_ENV, _check_down, state, check, nxt, k,
+                                                      samples=4))(keys)
+        return dict(nxt=nxt, exact=luck.chance_term(_ENV, _check_down, state, check, nxt),
+                    sampled=sampled,
+                    probs=_ENV.chance_outcomes(_ENV.step_deterministic(state, check)),
+                    fold=luck.chance_term(_ENV, _check_down, state, fold,
+                                          _ENV.step(state, fold)))
+
+    out = run(state, jax.random.split(jax.random.key(1), 512))
+    return state, out["nxt"], {k: np.asarray(v) for k, v in out.items() if k != "nxt"}
 
 
 def test_the_river_term_is_the_hand_computed_reveal_correction():
@@ -56,9 +66,9 @@ def test_the_river_term_is_the_hand_computed_reveal_correction():
     the 36 cards that can come (the 12 cards of the seats that are out and the 4 held are not on
     the board), heads-up ICM 0.066 / 2,000 a chip: AA loses ``40 * 34/36 * 0.066 / 2000``, KK
     gains it, the seats out nothing. The env's outcomes are those 36 cards, equally likely."""
-    state, nxt, exact, _ = _terms()
+    _, nxt, out = _terms()
+    exact, probs = out["exact"], out["probs"]
     assert int(_ENV.tournament(nxt).table.revealed) == 5
-    probs = np.asarray(_ENV.chance_outcomes(_ENV.step_deterministic(state, jnp.int32(CHECK_CALL))))
     assert (probs > 0).sum() == 36
     np.testing.assert_allclose(probs[probs > 0], 1 / 36, rtol=1e-6)
     step = 40 * 34 / 36 * (0.333 - 0.267) / 2000
@@ -69,7 +79,8 @@ def test_sampled_terms_average_to_the_exact_one():
     """With ``samples`` the expectation is a mean over outcomes drawn from `chance_outcomes`:
     over 512 keys of 4 samples the terms' mean is the exact term within 4 standard errors, and
     the draws do vary (a sampled expectation, not the exact one)."""
-    _, _, exact, sampled = _terms()
+    _, _, out = _terms()
+    exact, sampled = out["exact"], out["sampled"]
     se = sampled.std(axis=0, ddof=1) / np.sqrt(len(sampled))
     assert se[:2].min() > 0
     assert (np.abs(sampled.mean(axis=0) - exact) <= 4 * se + 1e-7).all(), (sampled.mean(0), exact)
@@ -78,11 +89,9 @@ def test_sampled_terms_average_to_the_exact_one():
 def test_no_chance_no_term_and_bad_samples_named():
     """A step without a chance event (a fold: the hand ends, no card comes) has no term, and a
     bad ``samples`` is an error naming it."""
-    state, _, _, _ = _terms()
+    state, _, out = _terms()
     fold = jnp.int32(0)
-    term = jax.jit(lambda: luck.chance_term(_ENV, _check_down, state, fold,
-                                            _ENV.step(state, fold)))()
-    assert not np.asarray(term).any()
+    assert not out["fold"].any()
     for bad in (0, 2.0, True):
         try:
             luck.chance_term(_ENV, _check_down, state, fold, state, jax.random.key(0), bad)
@@ -98,7 +107,7 @@ def test_the_critic_values_placed_players_at_their_scores():
     from holdemjax.training import ppo
 
     params, config = ppo.load_checkpoint("training/checkpoints/sng6_example.msgpack")
-    state, _, _, _ = _terms()
+    state, _, _ = _terms()
     value = np.asarray(jax.jit(ppo.state_value(config))(params, state))
     t = _ENV.tournament(state)
     placed = ~np.asarray(t.alive)

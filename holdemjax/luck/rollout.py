@@ -90,9 +90,14 @@ def _with_cards(env, state, hole, board):
     return env.with_tournament(state, t.replace(table=tb.with_cards(t.table, hole, board)))
 
 
-def _values(env, policy, states, keys, hand) -> jax.Array:
-    return jax.vmap(lambda s, k: rollout_value(env, policy, s, k, hand))(states, keys).mean(
-        axis=0)
+def _difference(env, policy, states, keys, hand) -> jax.Array:
+    """``# [N]``: the mean played-out value of the first half of ``states # [2K, ...]`` less
+    that of the second (one batch of rollouts: one program), sample ``j`` of both halves
+    played with ``keys[j]``."""
+    keys = jnp.concatenate([keys, keys])
+    values = jax.vmap(lambda s, k: rollout_value(env, policy, s, k, hand))(states, keys)
+    half = keys.shape[0] // 2
+    return values[:half].mean(axis=0) - values[half:].mean(axis=0)
 
 
 def _reveal_term(env, policy, state, action, shown_after, key, samples: int) -> jax.Array:
@@ -106,11 +111,9 @@ def _reveal_term(env, policy, state, action, shown_after, key, samples: int) -> 
     shown = _completions(t.table, shown_after, noise)
     before = _completions(t.table, t.table.revealed, noise)
 
-    def value_of(boards):
-        states = jax.vmap(lambda b: env.step(_with_cards(env, state, hole, b), action))(boards)
-        return _values(env, policy, states, keys, t.hand)
-
-    return value_of(shown) - value_of(before)
+    boards = jnp.concatenate([shown, before])
+    states = jax.vmap(lambda b: env.step(_with_cards(env, state, hole, b), action))(boards)
+    return _difference(env, policy, states, keys, t.hand)
 
 
 def _deal_term(env, policy, state, key, samples: int) -> jax.Array:
@@ -121,13 +124,12 @@ def _deal_term(env, policy, state, key, samples: int) -> jax.Array:
     n = t.table.hole.shape[0]
     noise = xla.uniform(jax.random.fold_in(key, 0), (samples, NUM_CARDS))
     keys = jax.random.split(jax.random.fold_in(key, 1), samples)
-    boards = _completions(t.table, 0, noise)
-    dealt = jax.vmap(lambda b: _with_cards(env, state, t.table.hole, b))(boards)
-    deals = jnp.argsort(noise, axis=1)[:, :2 * n + 5]  # whole deals, the same keys
-    other = jax.vmap(lambda d: env.advance(_with_cards(env, state, d[:2 * n].reshape(n, 2),
-                                                       d[2 * n:])))(deals)
-    return (_values(env, policy, dealt, keys, t.hand)
-            - _values(env, policy, other, keys, t.hand))
+    holes = jnp.concatenate([jnp.broadcast_to(t.table.hole, (samples, n, 2)),  # as dealt
+                             jnp.argsort(noise, axis=1)[:, :2 * n].reshape(samples, n, 2)])
+    boards = jnp.concatenate([_completions(t.table, 0, noise),
+                              jnp.argsort(noise, axis=1)[:, 2 * n:2 * n + 5]])  # whole deals
+    states = jax.vmap(lambda h, b: env.advance(_with_cards(env, state, h, b)))(holes, boards)
+    return _difference(env, policy, states, keys, t.hand)
 
 
 def _check_samples(samples) -> None:
