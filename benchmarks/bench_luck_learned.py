@@ -39,7 +39,7 @@ def _mean_se(x: np.ndarray) -> tuple[float, float]:
     return float(x.mean()), float(x.std(ddof=1) / math.sqrt(len(x)))
 
 
-def _critic_row(deals: int, rollouts: int, seed: int, console) -> dict:
+def _shipped_row(deals: int, rollouts: int, seed: int, console) -> dict:
     from holdemjax.training import evaluate as ev
     from holdemjax.training import ppo
 
@@ -125,11 +125,11 @@ def main(argv: list[str] | None = None) -> int:
     with console.status("bots.play line-ups"):
         lineups = _lineup_rows(args.tournaments, tuple(args.rollouts), args.seed, console)
     with console.status("the shipped policy: check-down, critic, rollouts"):
-        critic = _critic_row(args.deals, args.rollouts[-1], args.seed, console)
+        shipped = _shipped_row(args.deals, args.rollouts[-1], args.seed, console)
     doc = {**bench.header("luck_learned", "the luck's value functions: check-down, the "
                           "critic, rollouts", load_before=load_before),
            "kind": "luck_learned", "params": vars(args) | {"env": "sng-6"},
-           "rows": [*lineups, critic],
+           "rows": [*lineups, shipped],
            "notes": ["se_ratio = raw SE / corrected SE on the same games; luck_mean_z: each "
                      "slot's mean luck over its standard error (unbiased: within a few)",
                      "check-down: the deal and every board card under the check-down value "

@@ -28,6 +28,7 @@ import jax
 import jax.numpy as jnp
 
 from holdemjax.sparse import sparse_cond
+from holdemjax.validate import require_int
 
 __all__ = ["StateValue", "chance_term"]
 
@@ -43,9 +44,8 @@ def chance_term(env, value: StateValue, state, action, next_state, key=None,
     with ``key``). Zero where the step has no chance event or ``state`` was already over. Pure
     and vmap-able; under ``vmap`` only the rows with a chance event compute the outcomes
     (`holdemjax.sparse.sparse_cond`)."""
-    if samples is not None and (isinstance(samples, bool) or not isinstance(samples, int)
-                                or samples < 1):
-        raise ValueError(f"samples must be an int >= 1 or None, got {samples!r}")
+    if samples is not None:
+        require_int("samples", samples, 1, what="an int >= 1 or None")
     if samples is not None and key is None:
         raise ValueError("chance_term: samples need a key (address it by game and step)")
     after = env.step_deterministic(state, action)

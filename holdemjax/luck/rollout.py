@@ -32,6 +32,7 @@ from holdemjax.poker import table as tb
 from holdemjax.poker import tournament as tn
 from holdemjax.poker.cards import NUM_CARDS
 from holdemjax.sparse import sparse_cond
+from holdemjax.validate import require_int
 
 __all__ = ["Policy", "ROLLOUTS", "rollout_value", "rollout_step_luck", "rollout_first_luck",
            "games_rollout_first_luck", "games_rollout_step_luck"]
@@ -132,11 +133,6 @@ def _deal_term(env, policy, state, key, samples: int) -> jax.Array:
     return _difference(env, policy, states, keys, t.hand)
 
 
-def _check_samples(samples) -> None:
-    if isinstance(samples, bool) or not isinstance(samples, int) or samples < 1:
-        raise ValueError(f"samples must be an int >= 1, got {samples!r}")
-
-
 def rollout_step_luck(env, policy: Policy, state, action, next_state, key,
                       samples: int = ROLLOUTS) -> jax.Array:
     """``# [5, N] float32`` by event (`EVENTS`) and player id: the luck of ``next_state =
@@ -144,7 +140,7 @@ def rollout_step_luck(env, policy: Policy, state, action, next_state, key,
     out (their street's row), and the deal of the next hand when the step reaches its first
     decision (the deal's row). ``key``: the game's and the step's own (independent of the
     cards and of the bots' draws). Zero for a finished game."""
-    _check_samples(samples)
+    require_int("samples", samples, 1, what="an int >= 1")
     t, nt = env.tournament(state), env.tournament(next_state)
     live = ~(state.terminated | state.truncated)
     kind, amount = env.menu.engine_action(t.table, action)
@@ -161,7 +157,7 @@ def rollout_step_luck(env, policy: Policy, state, action, next_state, key,
 def rollout_first_luck(env, policy: Policy, state, key, samples: int = ROLLOUTS) -> jax.Array:
     """``# [5, N]``: the deal a game starts with (``state`` from ``env.init``), in the deal's
     row, under the played-out value."""
-    _check_samples(samples)
+    require_int("samples", samples, 1, what="an int >= 1")
     zeros = jnp.zeros((len(EVENTS), env.num_players), jnp.float32)
     return zeros.at[DEAL_EVENT].set(_deal_term(env, policy, state, key, samples))
 
