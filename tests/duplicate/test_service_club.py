@@ -157,9 +157,10 @@ def test_bodies_over_the_cap_are_refused_before_they_are_read(tmp_path):
 
 
 @pytest.mark.parametrize("name", [".", "..", "a" * 65, "", "   ", "a/b", "..\\x", "tab\there",
-                                  "zero\u200bwidth", 7])
+                                  "zero\u200bwidth", 7, "\u3164", "\u2800", "\u0301\u0301"])
 def test_malformed_names_are_422_naming_them(club, name):
-    """Finding 6: "." and ".." were accepted, and a bad length answered 409 (docs: 422)."""
+    """Finding 6: "." and ".." were accepted, and a bad length answered 409 (docs: 422); issue
+    50: blank names (a Hangul filler, a braille blank, combining marks only) were accepted."""
     mid, share = _match(club)
     r = _join(club, mid, share, name)
     assert r.status_code == 422, (name, r.text)
@@ -172,7 +173,8 @@ def test_names_are_normalised_and_look_alikes_are_one_name(club):
     """Finding 6: " alice" and "аlice" (Cyrillic а) were accepted beside "alice"."""
     mid, share = _match(club)
     assert _join(club, mid, share, "alice").status_code == 200
-    for twin in (" alice", "alice ", "ALICE", "\u0430lice", "ａｌｉｃｅ", "Αlice"):
+    for twin in (" alice", "alice ", "ALICE", "\u0430lice", "ａｌｉｃｅ", "Αlice", "al\u0130ce",
+                 "al\u0131ce", "alice\u3164"):  # issue 50: dotted/dotless i, a filler
         r = _join(club, mid, share, twin)
         assert r.status_code == 409 and "already took part" in r.json()["detail"], (twin, r.text)
     r = _join(club, mid, share, "  ｂｏｂ ")  # NFKC and trimmed: the name as kept is returned
