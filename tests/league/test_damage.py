@@ -11,6 +11,9 @@ import shutil
 import pytest
 
 from holdemjax.league import manifest as MF
+from holdemjax.league import play
+from holdemjax.league import run as R
+from holdemjax.league.pool import load_pool
 from tests.league.conftest import SPEC
 
 DAMAGED = "series/0001"
@@ -67,6 +70,25 @@ def test_a_damaged_series_is_named_and_played_again(damage, named, reference, po
     (line,) = err.strip().splitlines()
     assert line.startswith("holdemjax league: series 1 is damaged, played again (") and \
         named in line, line
+    assert _contents(out) == _contents(ref_out)
+
+
+def test_a_damaged_manifest_trusts_nothing(reference, pool_dir, tmp_path, capsys):
+    """manifest.json itself garbled: it is named, then every certification and series (none is
+    recorded now) is named and done again, to the same bytes."""
+    ref_out, _ = reference
+    out = tmp_path / "league"
+    shutil.copytree(ref_out, out)
+    (out / MF.MANIFEST_NAME).write_bytes(b'{"schema": "holdemjax.league.manifest/1", "fi')
+    R.run_league(SPEC, load_pool([pool_dir]), out, play.Inline())
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert lines == [
+        f"holdemjax league: manifest.json is damaged, every file is checked again "
+        f"({out / MF.MANIFEST_NAME})",
+        "holdemjax league: the certifications are damaged, run again (certification.json: "
+        "not in manifest.json)",
+        *(f"holdemjax league: series {k} is damaged, played again (series/{k:04d}/: not in "
+          "manifest.json)" for k in range(4))]
     assert _contents(out) == _contents(ref_out)
 
 
