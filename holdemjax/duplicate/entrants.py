@@ -51,6 +51,10 @@ def play_entrant(store, match_id: str, name: str, bot: str | None, data: bytes,
         raise ValueError(f"sample=true plays an uploaded file of a kind that can be sampled "
                          f"(suffix {', '.join(sorted(heroes.sampled)) or 'none'}), not {what}")
     if bot is not None:
+        if data or suffix is not None:
+            extra = f"{len(data)} bytes" if data else f"suffix {suffix!r}"
+            raise ValueError(f"a bot entrant takes no body (got {extra}): enter a bot by "
+                             "?bot=NAME alone, or upload a policy without ?bot")
         return M.play_line(store, match_id, name, M.BotHero(bot))
     if suffix is not None and suffix not in heroes.files:
         raise ValueError(f"no participant kind {suffix!r}; registered: "

@@ -40,6 +40,10 @@ TICK_S = 1.0  # the steward's period (closing, the simultaneous clock)
 SHARE_CAP = 32  # joins a share link admits when neither the operator nor the match says
 
 
+def _move(action: str, amount: int) -> str:
+    return f"{action!r} to {amount}" if action == "raise" else repr(action)
+
+
 class Busy(Refused):
     """``max_lines`` lines are being played (the service: 503)."""
 
@@ -69,8 +73,9 @@ class LineService:
         self.references = references.Worker(store, self._quiet)
         self._live: dict[tuple[str, str], tuple[LiveLine, float]] = {}
         self._locks: dict[tuple[str, str], threading.Lock] = {}
-        # (match, name) -> (the decision last played, the answer given): a repeat gets it again
-        self._answers: dict[tuple[str, str], tuple[int, dict]] = {}
+        # (match, name) -> (the decision last played, its (action, amount), the answer given):
+        # a repeat of that action gets the answer again
+        self._answers: dict[tuple[str, str], tuple[int, tuple[str, int], dict]] = {}
         for match_id in store.match_ids(open_only=True):  # matches made before: their link too
             self._add_share_link(match_id, store.match(match_id).spec.participants)
 
@@ -319,18 +324,22 @@ class LineService:
 
     def act(self, match_id: str, name: str, key: str | None, decision: int, action: str,
             amount: int = 0) -> dict:
-        """Play decision ``decision``; a repeat of the decision just played gets the answer
-        given the first time, and nothing more is played."""
+        """Play decision ``decision``; a repeat of the decision just played with the same
+        action gets the answer given the first time, and nothing more is played; with another
+        action it is `Refused` (409), naming the action played."""
         self.check_key(match_id, name, key)
         with self.lock(match_id, name):
             last = self._answers.get((match_id, name))
             if last is not None and last[0] == decision:
-                return last[1]  # a retry, a double click
+                if last[1] != (action, amount):
+                    raise Refused(f"decision {decision} was played as {_move(*last[1])}, not "
+                                  f"{_move(action, amount)}: one action per decision")
+                return last[2]  # a retry, a double click
             live = self._line(match_id, name, key)
             if live.hand is None:
                 live.state()
             answer = self._clocked(live, self._done(live, live.act(action, amount, decision)))
-            self._answers[(match_id, name)] = (decision, answer)
+            self._answers[(match_id, name)] = (decision, (action, amount), answer)
             return answer
 
     def pause(self, match_id: str, name: str, key: str | None) -> int:

@@ -174,6 +174,9 @@ class LiveLine:
             raise ValueError("the hero is not to act: ask for the state first")
         if action not in P.ACTIONS:
             raise ValueError(f"action must be one of {', '.join(P.ACTIONS)}, got {action!r}")
+        if action != "raise" and amount:
+            raise ValueError(f"{action} takes no amount, got {amount} (only raise does: the "
+                             "total it raises to)")
         legal = hand.legal_info()
         if action == "check" and not legal["check"]:
             raise ValueError(f"cannot check: {legal['call']} to call")

@@ -179,9 +179,7 @@ def line_pause(match_id: str, name: str, key: str | None = Key, svc: LineService
 async def entrant(match_id: str, request: Request, name: str, bot: str | None = None,
                   suffix: str | None = None, sample: bool = False,
                   svc: LineService = Service):
-    if names.normal(name) != name:  # the operator's entrants obey the rules for names
-        raise names.BadName(f"participant name {name!r} is not in its normal form: write "
-                            f"{names.normal(name)!r}")
+    names.require_participant(name)  # the operator's entrants obey the rules for names
     await anyio.to_thread.run_sync(svc.store.check_can_join, match_id, name)  # before the body
     data = await request.body()
     status = await anyio.to_thread.run_sync(  # a whole line: never on the event loop

@@ -12,10 +12,12 @@ seconds) and at the end. The folder:
     leaderboard.json      `leaderboard.build`, canonical bytes
     leaderboard.html      `page.render`
 
-A series folder is written under a temporary name and renamed into place whole, so after an
-interruption (Ctrl-C) a series is either there or not at all; running the same command again
-plays only the missing series, and the leaderboard, a pure function of the files, comes out
-byte for byte as from one uninterrupted run.
+A series folder is written under a temporary name and renamed into place whole, every other
+file under a temporary name and replaced, and each is then recorded with its SHA-256 in
+``manifest.json`` (`manifest`). So after an interruption (Ctrl-C, a kill) a series is either
+there or not at all; running the same command again plays only the series missing or damaged
+(a file of it missing, changed or unrecorded: named on stderr, the folder removed), and the
+leaderboard, a pure function of the files, comes out byte for byte as from one uninterrupted run.
 """
 
 from __future__ import annotations
@@ -26,9 +28,11 @@ import os
 import pathlib
 import secrets
 import shutil
+import sys
 import time
 
 from holdemjax.league import leaderboard as LB
+from holdemjax.league import manifest as MF
 from holdemjax.league import matchmaking as MM
 from holdemjax.league import page
 from holdemjax.league.pool import CERTIFY_VARIANT
@@ -95,15 +99,19 @@ def variant_of(fmt: str, tournaments: int) -> str:
     return FORMATS[fmt][1]
 
 
-def run_league(spec: LeagueSpec, bots, out, executor, progress=None) -> dict:
+def _stderr(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
+def run_league(spec: LeagueSpec, bots, out, executor, progress=None, warn=_stderr) -> dict:
     """Play (or continue) the league ``spec`` of ``bots`` (`pool.Bot`) in the folder ``out``
     on ``executor``; returns the leaderboard document. ``progress(stage, done, total)`` after
-    every job. Raises `LeagueError`; KeyboardInterrupt when interrupted (what finished is
-    kept)."""
+    every job; ``warn(line)`` for each damaged file found (its job is done again). Raises
+    `LeagueError`; KeyboardInterrupt when interrupted (what finished is kept)."""
     spec.check()
-    out = _open_folder(pathlib.Path(out), spec, bots)
+    out, manifest = _open_folder(pathlib.Path(out), spec, bots, warn)
     modules = {b.sha256: b.wasm for b in bots}
-    certification = _certify(out, spec, bots, modules, executor, progress)
+    certification = _certify(manifest, spec, bots, modules, executor, progress, warn)
     passed = [b for b in bots if certification[b.sha256]["passed"]]
     cert_rows = [{"bot": b.name, "sha256": b.sha256, **certification[b.sha256]} for b in bots]
     if len(passed) < spec.seats:
@@ -113,7 +121,8 @@ def run_league(spec: LeagueSpec, bots, out, executor, progress=None) -> dict:
     final_count = 0 if spec.final is None else -(-spec.final_games // spec.tournaments)
     planned = {"qualifying": count, "final": final_count}
     league = {**_spec_doc(spec), "bots": [b.entry() for b in bots]}
-    state = {"summaries": _done(out), "final_lineup": None, "written": 0.0}
+    state = {"summaries": _done(manifest, warn), "final_lineup": None, "written": 0.0,
+             "manifest": manifest}
 
     def write_board(every: float = 0.0) -> dict | None:
         """Rebuild and write the leaderboard (at most once in ``every`` seconds: the rating
@@ -123,8 +132,8 @@ def run_league(spec: LeagueSpec, bots, out, executor, progress=None) -> dict:
             return None
         doc = LB.build(league, cert_rows, list(state["summaries"].values()), planned,
                        state["final_lineup"])
-        _write(out / LEADERBOARD_JSON, LB.encode(doc))
-        _write(out / LEADERBOARD_HTML, page.render(doc).encode("utf-8"))
+        manifest.write(LEADERBOARD_JSON, LB.encode(doc))
+        manifest.write(LEADERBOARD_HTML, page.render(doc).encode("utf-8"))
         state["written"] = time.monotonic()
         return doc
 
@@ -150,8 +159,9 @@ def _spec_doc(spec: LeagueSpec) -> dict:
     return doc
 
 
-def _open_folder(out: pathlib.Path, spec: LeagueSpec, bots) -> pathlib.Path:
-    """Create the league folder, or check that it holds this very league."""
+def _open_folder(out: pathlib.Path, spec: LeagueSpec, bots, warn) -> tuple:
+    """Create the league folder, or check that it holds this very league: (the folder, its
+    `manifest.Manifest`)."""
     from holdemjax.series.output import check_writable
 
     try:
@@ -159,7 +169,7 @@ def _open_folder(out: pathlib.Path, spec: LeagueSpec, bots) -> pathlib.Path:
     except OSError as exc:
         raise LeagueError(f"--out: {exc.strerror or exc}") from None
     mine = {"schema": SPEC_SCHEMA, **_spec_doc(spec), "bots": [b.entry() for b in bots]}
-    path = out / SPEC_NAME
+    path, manifest = out / SPEC_NAME, MF.Manifest(out, warn)
     if path.exists():
         try:
             theirs = json.loads(path.read_bytes())
@@ -170,11 +180,11 @@ def _open_folder(out: pathlib.Path, spec: LeagueSpec, bots) -> pathlib.Path:
                 raise LeagueError(f"{out} holds another league: its {key} is "
                                   f"{_short(theirs.get(key))}, this command's "
                                   f"{_short(mine.get(key))} (use another --out)")
-    else:
-        _write(path, LB.encode(mine))
+    if manifest.problem(SPEC_NAME) is not None:  # new, or the same league unrecorded
+        manifest.write(SPEC_NAME, LB.encode(mine))
     for stale in (out / "series").glob(".*.tmp"):  # a series cut while being written
         shutil.rmtree(stale, ignore_errors=True)
-    return out
+    return out, manifest
 
 
 def _short(value) -> str:
@@ -182,17 +192,15 @@ def _short(value) -> str:
     return text if len(text) <= 200 else text[:200] + "..."
 
 
-def _write(path: pathlib.Path, data: bytes) -> None:
-    from holdemjax.series.output import write_file
-
-    write_file(path, data)
-
-
-def _certify(out, spec, bots, modules, executor, progress) -> dict:
-    """Each module's certification (by SHA-256), run for those not yet in the folder."""
-    path = out / CERT_NAME
+def _certify(manifest, spec, bots, modules, executor, progress, warn) -> dict:
+    """Each module's certification (by SHA-256), run for those not yet in the folder (all of
+    them when ``certification.json`` is damaged)."""
     variant = CERTIFY_VARIANT[spec.format]
-    kept = json.loads(path.read_bytes()) if path.exists() else {}
+    kept, why = {}, manifest.problem(CERT_NAME)
+    if why is None:
+        kept = json.loads((manifest.out / CERT_NAME).read_bytes())
+    elif CERT_NAME in manifest.files or (manifest.out / CERT_NAME).exists():
+        warn(f"holdemjax league: the certifications are damaged, run again ({why})")
     done = kept.get("modules", {}) if kept.get("variant") == variant else {}
     first = {}
     for b in bots:
@@ -209,7 +217,7 @@ def _certify(out, spec, bots, modules, executor, progress) -> dict:
         if result.get("interrupted"):
             return
         done[job["sha256"]] = result["certify"]
-        _write(path, LB.encode({"variant": variant, "modules": done}))
+        manifest.write(CERT_NAME, LB.encode({"variant": variant, "modules": done}))
         finished += 1
         if progress:
             progress("certification", finished, total)
@@ -233,12 +241,34 @@ def _folder(out, index: int) -> pathlib.Path:
     return out / "series" / f"{index:04d}"
 
 
-def _done(out) -> dict:
-    found = {}
-    for path in sorted((out / "series").glob("[0-9][0-9][0-9][0-9]/summary.json")):
-        s = json.loads(path.read_bytes())
-        found[s["index"]] = s
+def _done(manifest, warn) -> dict:
+    """The summaries of the series in the folder whose files are all whole and recorded; a
+    series damaged (or recorded but gone) is named to ``warn`` and its folder removed."""
+    found, out = {}, manifest.out
+    folders = {p.name for p in (out / "series").glob("[0-9][0-9][0-9][0-9]") if p.is_dir()}
+    recorded = {k.split("/")[1] for k in manifest.files if k.startswith("series/")}
+    for name in sorted(folders | recorded):
+        rel = f"series/{name}"
+        why = manifest.folder_problem(rel) if name in folders else f"{rel}/: missing"
+        if why is None:
+            summary = _summary(out / rel / "summary.json")
+            if summary is not None and summary.get("index") == int(name):
+                found[summary["index"]] = summary
+                continue
+            why = f"{rel}/summary.json: not the summary of series {int(name)}"
+        warn(f"holdemjax league: series {int(name)} is damaged, played again ({why})")
+        if name in folders:
+            MF.remove_folder(out / rel)
+        manifest.forget(rel)
     return found
+
+
+def _summary(path: pathlib.Path) -> dict | None:
+    try:
+        doc = json.loads(path.read_bytes())
+    except ValueError:
+        return None
+    return doc if isinstance(doc, dict) else None
 
 
 def _play(out, jobs, state, modules, executor, progress, write_board, stage) -> None:
@@ -259,7 +289,7 @@ def _play(out, jobs, state, modules, executor, progress, write_board, stage) -> 
             return
         if "error" in result:
             raise LeagueError(result["error"])
-        _keep(out, job["index"], result)
+        _keep(state["manifest"], job["index"], result)
         summaries[job["index"]] = result["summary"]
         write_board(every=BOARD_EVERY_S)
         if progress:
@@ -271,16 +301,21 @@ def _play(out, jobs, state, modules, executor, progress, write_board, stage) -> 
         raise KeyboardInterrupt
 
 
-def _keep(out, index: int, result: dict) -> None:
-    """The series' files into ``series/NNNN`` whole: written under a temporary name, renamed."""
-    final = _folder(out, index)
+def _keep(manifest, index: int, result: dict) -> None:
+    """The series' files into ``series/NNNN`` whole (written under a temporary name, renamed;
+    a folder already there is removed first), then recorded in the manifest."""
+    final = _folder(manifest.out, index)
     tmp = final.with_name(f".{final.name}.{secrets.token_hex(4)}.tmp")
+    files = {**result["files"], "summary.json": LB.encode(result["summary"])}
     try:
-        for rel, data in {**result["files"],
-                          "summary.json": LB.encode(result["summary"])}.items():
+        for rel, data in files.items():
             (tmp / rel).parent.mkdir(parents=True, exist_ok=True)
             (tmp / rel).write_bytes(data)
+        if final.exists():
+            MF.remove_folder(final)
         os.replace(tmp, final)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
+    manifest.forget(f"series/{final.name}")
+    manifest.record({f"series/{final.name}/{rel}": data for rel, data in files.items()})

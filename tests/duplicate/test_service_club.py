@@ -157,9 +157,10 @@ def test_bodies_over_the_cap_are_refused_before_they_are_read(tmp_path):
 
 
 @pytest.mark.parametrize("name", [".", "..", "a" * 65, "", "   ", "a/b", "..\\x", "tab\there",
-                                  "zero\u200bwidth", 7])
+                                  "zero\u200bwidth", 7, "\u3164", "\u2800", "\u0301\u0301"])
 def test_malformed_names_are_422_naming_them(club, name):
-    """Finding 6: "." and ".." were accepted, and a bad length answered 409 (docs: 422)."""
+    """Finding 6: "." and ".." were accepted, and a bad length answered 409 (docs: 422); issue
+    50: blank names (a Hangul filler, a braille blank, combining marks only) were accepted."""
     mid, share = _match(club)
     r = _join(club, mid, share, name)
     assert r.status_code == 422, (name, r.text)
@@ -172,7 +173,8 @@ def test_names_are_normalised_and_look_alikes_are_one_name(club):
     """Finding 6: " alice" and "аlice" (Cyrillic а) were accepted beside "alice"."""
     mid, share = _match(club)
     assert _join(club, mid, share, "alice").status_code == 200
-    for twin in (" alice", "alice ", "ALICE", "\u0430lice", "ａｌｉｃｅ", "Αlice"):
+    for twin in (" alice", "alice ", "ALICE", "\u0430lice", "ａｌｉｃｅ", "Αlice", "al\u0130ce",
+                 "al\u0131ce", "alice\u3164"):  # issue 50: dotted/dotless i, a filler
         r = _join(club, mid, share, twin)
         assert r.status_code == 409 and "already took part" in r.json()["detail"], (twin, r.text)
     r = _join(club, mid, share, "  ｂｏｂ ")  # NFKC and trimmed: the name as kept is returned
@@ -328,6 +330,55 @@ def test_an_action_names_its_decision_and_a_repeat_plays_nothing(club):
     club.post(url + "/pause", headers=h)
     assert club.get(url, headers=h).json().get("decision") == second.json().get("decision")
     club.post(url + "/pause", headers=h)
+
+
+def test_a_repeat_with_another_action_is_a_409_naming_the_action_played(club):
+    """Issue 50, finding 6: conflicting actions sent at once with one decision id were all
+    answered 200 with the answer of the one played (the client that sent fold believed it
+    folded). Only a repeat of the very action gets that answer; any other is a 409 naming
+    the action that was played."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    mid, share = _match(club)
+    h = {"X-Line-Key": _key(club, mid, share, "bo")}
+    url = f"/api/matches/{mid}/lines/bo"
+    legal = club.get(url, headers=h).json()["view"]["legal"]
+    assert legal["fold"] and not legal["check"], legal  # fold, call and raise all legal
+    sent = [{"decision": 0, "action": a, **({"amount": legal["raise"][0]} if a == "raise"
+                                            else {})} for a in ("fold", "call", "raise") * 7]
+    with ThreadPoolExecutor(8) as pool:
+        answers = list(pool.map(lambda b: club.post(url + "/act", headers=h, json=b), sent))
+    ok = {b["action"] for b, r in zip(sent, answers) if r.status_code == 200}
+    assert len(ok) == 1, [(b, r.status_code) for b, r in zip(sent, answers)]
+    (played,) = ok
+    for body, r in zip(sent, answers):
+        if body["action"] != played:
+            assert r.status_code == 409, r.text
+            assert f"decision 0 was played as '{played}'" in r.json()["detail"], r.text
+            assert repr(body["action"]) in r.json()["detail"], r.text
+    assert club.get(url, headers=h).json().get("decision") in (1, None)  # one action played
+    club.post(url + "/pause", headers=h)  # (the club plays one line at a time)
+
+
+def test_an_amount_a_move_does_not_take_and_a_body_a_bot_does_not_read_are_422(club):
+    """Issue 50, finding 7: ``call`` with ``amount: 999`` and a junk body on ``?bot=random``
+    were accepted (200), the extra silently ignored."""
+    mid, share = _match(club)
+    h = {"X-Line-Key": _key(club, mid, share, "cy")}
+    url = f"/api/matches/{mid}/lines/cy"
+    assert club.get(url, headers=h).json()["decision"] == 0
+    for action in ("call", "fold", "check"):
+        r = club.post(url + "/act", headers=h, json={"decision": 0, "action": action,
+                                                      "amount": 999})
+        assert r.status_code == 422 and f"{action} takes no amount, got 999" in \
+            r.json()["detail"], r.text
+    assert club.get(url, headers=h).json()["decision"] == 0  # nothing played
+    club.post(url + "/pause", headers=h)
+    r = club.post(f"/api/matches/{mid}/entrants?name=rb&bot=random", content=b"junk",
+                  headers=OP)
+    assert r.status_code == 422 and "a bot entrant takes no body (got 4 bytes)" in \
+        r.json()["detail"], r.text
+    assert [p["name"] for p in club.get(f"/api/matches/{mid}").json()["participants"]] == ["cy"]
 
 
 # ---------------------------------------------------------- D: finished lines are ranked

@@ -5,7 +5,6 @@ the same leaderboard and series files byte for byte."""
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import time
 
@@ -16,6 +15,7 @@ from holdemjax.league import run as R
 from holdemjax.league.pool import load_pool
 from holdemjax.series import replay as RP
 from holdemjax.series import wasm
+from tests.league.conftest import seed_certification
 
 SPEC = R.LeagueSpec(format="sng-6", seed=9, games=4, tournaments=2)  # 3 series of 2
 
@@ -53,9 +53,8 @@ def test_ray_and_a_process_pool_agree_byte_for_byte(ray_league, pool_dir, tmp_pa
     assert doc["stages"][0]["series_played"] == 3
     assert [c["passed"] for c in doc["certification"]].count(False) == 2
     out = tmp_path / "pool"
-    out.mkdir()
     # the certification is Ray's (already in the folder): the pool plays the three series
-    shutil.copy(ray_out / "certification.json", out / "certification.json")
+    seed_certification(ray_out, out)
     R.run_league(SPEC, load_pool([pool_dir]), out, play.ProcessPool(2))
     _same_files(ray_out, out, 3)
 
@@ -63,8 +62,7 @@ def test_ray_and_a_process_pool_agree_byte_for_byte(ray_league, pool_dir, tmp_pa
 def test_and_this_process_too(ray_league, pool_dir, tmp_path):
     ray_out, _ = ray_league
     out = tmp_path / "inline"
-    out.mkdir()
-    shutil.copy(ray_out / "certification.json", out / "certification.json")
+    seed_certification(ray_out, out)
     R.run_league(SPEC, load_pool([pool_dir]), out, play.Inline())
     _same_files(ray_out, out, 3)
 

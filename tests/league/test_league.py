@@ -18,17 +18,9 @@ from holdemjax.league import run as R
 from holdemjax.league.pool import load_pool
 from holdemjax.series import replay as RP
 from holdemjax.series import runner
+from tests.league.conftest import SPEC, seed_certification
 
-# 7 bots pass: 2 series of 2 tournaments each -> 3 qualifying series; a final of 1 series
-SPEC = R.LeagueSpec(format="sng-6", seed=5, games=4, tournaments=2, final=6, final_games=2)
 FILES = (R.LEADERBOARD_JSON, R.LEADERBOARD_HTML)
-
-
-@pytest.fixture(scope="module")
-def reference(pool_dir, tmp_path_factory):
-    out = tmp_path_factory.mktemp("league") / "ref"
-    doc = R.run_league(SPEC, load_pool([pool_dir]), out, play.Inline())
-    return out, doc
 
 
 def test_certification_first_and_the_failing_bots_left_out(reference):
@@ -181,8 +173,7 @@ def test_pool_and_folder_errors(reference, pool_dir, tmp_path, capsys):
     for name in ("b1", "b2", "r1", "trap_nth"):
         shutil.copy(pool_dir / f"{name}.wasm", few / f"{name}.wasm")
     small = tmp_path / "small"
-    small.mkdir()
-    shutil.copy(out / "certification.json", small / "certification.json")  # nothing to re-run
+    seed_certification(out, small)  # nothing to re-run
     assert main(["league", str(few), "--out", str(small)]) == 2
     assert "3 of 4 bots passed the certification; a sng-6 table needs 6" in \
         capsys.readouterr().err
@@ -218,8 +209,7 @@ def test_a_ring_9_league_ranks_by_chips(reference, pool_dir, tmp_path):
     for i in range(9):  # one module, certified once
         shutil.copy(pool_dir / "b1.wasm", pool / f"b{i}.wasm")
     out = tmp_path / "ring"
-    out.mkdir()
-    shutil.copy(ref_out / "certification.json", out / "certification.json")
+    seed_certification(ref_out, out)
     spec = R.LeagueSpec(format="ring-9", seed=1, games=2, tournaments=2)
     seen = []
     doc = R.run_league(spec, load_pool([pool]), out, play.Inline(),
