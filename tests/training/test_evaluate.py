@@ -231,9 +231,9 @@ def panel_rows(record: dict) -> list[str]:
 
 
 def test_the_docs_panel_tables_are_the_committed_records():
-    """docs/training.md's and the README's panel tables (each under a ``<!-- panel:NAME -->``
-    marker) are the line-ups of benchmarks/results/NAME.json, figure for figure: no score typed
-    by hand."""
+    """docs/training.md's panel tables, and any the README shows (each under a
+    ``<!-- panel:NAME -->`` marker), are the line-ups of benchmarks/results/NAME.json, figure
+    for figure: no score typed by hand."""
     import json
     import pathlib
     import re
@@ -245,7 +245,7 @@ def test_the_docs_panel_tables_are_the_committed_records():
                                             "panel_sng6_pushfold_greedy"}
     readme = re.findall(r"<!-- panel:(\w+) -->\n((?:\|.*\n)+)",
                         (root / "README.md").read_text())
-    assert [name for name, _ in readme] == ["panel_sng6_pushfold_greedy"]
+    assert {name for name, _ in readme} <= {name for name, _ in blocks}
     for name, table in blocks + readme:
         record = json.loads((root / "benchmarks" / "results" / f"{name}.json").read_text())
         rows = [line for line in table.splitlines()[2:]]
