@@ -6,17 +6,9 @@ import argparse
 import json
 import sys
 
+from holdemjax.validate import cli_error
+
 __all__ = ["main", "build_parser", "hero_loaders"]
-
-
-def _fail(line: str) -> int:
-    """Print one error line on stderr (stdout carries the results, soft wrap keeps it one
-    line); the exit code of an error, 2."""
-    from rich.console import Console
-    from rich.markup import escape
-
-    Console(stderr=True, soft_wrap=True).print(f"[red]{escape(line)}")
-    return 2
 
 
 def _bench(args: argparse.Namespace) -> int:
@@ -31,8 +23,8 @@ def _bench(args: argparse.Namespace) -> int:
     console = Console(width=None if sys.stdout.isatty() else 132)
     for env_id in args.env:
         if env_id not in available_envs():
-            return _fail(f"unknown env id {env_id!r}; available: "
-                         f"{', '.join(available_envs())}")
+            return cli_error("bench", f"unknown env id ({env_id!r}); available: "
+                             f"{', '.join(available_envs())}")
     results = []
     cells = len(args.env) * len(args.batch) * (1 if args.no_peer else 2)  # an estimate
     if args.plain_loops:
@@ -100,11 +92,13 @@ def _compile_cache(args: argparse.Namespace) -> None:
         use_compile_cache()
 
 
-def _run_and_report(args, variant: str, sources: list, *, filler: str, title: str = ""):
+def _run_and_report(args, variant: str, sources: list, *, filler: str, title: str = "",
+                    what: str = "the series", slots: bool = True):
     """Load the policies (missing slots take the bundled ``filler``), check that the output
     folder can be written, run the series with a progress bar, write results, replay, viewer
     and logs (each whole or not at all), print the standings. Every error is one line on stderr
-    with exit code 2. Returns (exit code, results document or None)."""
+    (`cli_error`, naming ``what`` runs, and the policy's slot when ``slots``) with exit code 2.
+    Returns (exit code, results document or None)."""
     import pathlib
 
     _compile_cache(args)
@@ -122,15 +116,15 @@ def _run_and_report(args, variant: str, sources: list, *, filler: str, title: st
     console = Console(width=None if sys.stdout.isatty() else 120)
 
     def fail(line: str) -> tuple[int, None]:
-        return _fail(line), None
+        return cli_error(args.command, line), None
 
     spec = runner.VARIANTS.get(variant)
     if spec is None:
-        return fail(f"unknown variant {variant!r}; known: {', '.join(runner.VARIANTS)}")
+        return fail(f"unknown variant ({variant!r}); known: {', '.join(runner.VARIANTS)}")
     if len(sources) > spec.seats:
         return fail(f"{variant} has {spec.seats} slots, got {len(sources)} policies")
     if args.seed < 0:
-        return fail(f"--seed must be >= 0, got {args.seed}")
+        return fail(f"--seed must be >= 0 (got {args.seed})")
     shot = None if getattr(args, "shot_ms", None) is None else round(args.shot_ms * MS)
     bank = None if getattr(args, "bank_s", None) is None else round(args.bank_s * 1000 * MS)
     try:
@@ -140,17 +134,18 @@ def _run_and_report(args, variant: str, sources: list, *, filler: str, title: st
     sources = list(sources) + [bundled(filler)] * (spec.seats - len(sources))
     policies = []
     for slot, src in enumerate(sources):
+        where = f"slot {slot}: " if slots else ""
         if not pathlib.Path(src).is_file():
-            return fail(f"slot {slot}: no such policy file: {src}")
+            return fail(f"{where}no such policy file ({src})")
         try:
             policies.append(load_policy(src))
         except PolicyLoadError as exc:
-            return fail(f"slot {slot}: the series fails: {exc}")
+            return fail(f"{where}{exc}")
     count = spec.tournaments if args.tournaments is None else args.tournaments
     try:  # before the series runs: its results are never lost to an unwritable folder
         out, created = output.check_writable(args.out or f"{variant}-seed{args.seed}")
     except OSError as exc:
-        return fail(f"--out: {exc.strerror}")
+        return fail(f"--out: {exc.strerror}")  # it names the folder
     columns = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
                TextColumn("{task.fields[hands]} hands"), TimeElapsedColumn())
     try:
@@ -169,9 +164,9 @@ def _run_and_report(args, variant: str, sources: list, *, filler: str, title: st
     except BaseException as exc:  # a series that did not finish leaves no empty folder
         output.discard_created(out, created)
         if isinstance(exc, (runner.SeriesFailed, ValueError)):
-            return fail(f"the series fails: {exc}")  # it quotes the policy's log
+            return fail(f"{what} fails: {exc}")  # it quotes the policy's log
         if isinstance(exc, SeriesVoid):
-            return fail(f"the series is void: {exc}")
+            return fail(f"{what} is void: {exc}")
         raise  # Ctrl-C
     doc = R.summarize(series, planned=count)
     try:
@@ -209,8 +204,8 @@ def _series(args: argparse.Namespace) -> int:
     variant = args.variant
     if args.format is not None:
         if args.format not in _FORMAT_VARIANT:
-            return _fail(f"holdemjax: unknown --format {args.format!r}; known: "
-                         f"{', '.join(_FORMAT_VARIANT)}")
+            return cli_error("series", f"unknown --format ({args.format!r}); known: "
+                             f"{', '.join(_FORMAT_VARIANT)}")
         variant = variant or _FORMAT_VARIANT[args.format]
     code, _ = _run_and_report(args, variant or "series-100", args.policy, filler="baseline")
     return code
@@ -221,7 +216,8 @@ def _certify(args: argparse.Namespace) -> int:
     games were played (a run cut by --max-wall is INCOMPLETE, exit 1) and it never faulted,
     never timed out and every decision was an admitted action."""
     code, doc = _run_and_report(args, "ring-9-series", [args.policy], filler="random",
-                                title=f"certify {args.policy}")
+                                title=f"certify {args.policy}", what="the certification",
+                                slots=False)
     if doc is None:
         return code
     from holdemjax.series.output import certify_verdict
@@ -241,18 +237,21 @@ def _replay(args: argparse.Namespace) -> int:
     console = Console()
     try:
         doc = RP.load(args.file)
-    except (OSError, ValueError) as exc:
-        return _fail(str(exc))
+    except OSError as exc:
+        return cli_error("replay", f"cannot read the replay: {exc.strerror or exc} ({args.file})")
+    except ValueError as exc:
+        return cli_error("replay", f"{exc} ({args.file})")
     if args.phh is not None:
         if not 0 <= args.phh < len(doc["tournaments"]):
-            return _fail(f"--phh: tournament {args.phh} is not in the replay (0.."
-                         f"{len(doc['tournaments']) - 1})")
+            return cli_error("replay", f"--phh: tournament {args.phh} is not in the replay "
+                             f"(0..{len(doc['tournaments']) - 1})")
         text = RP.to_phh(doc, args.phh)
         if args.out:
             try:
                 output.write_file(args.out, text.encode("utf-8"))
             except OSError as exc:
-                return _fail(f"--out: cannot write {args.out}: {exc.strerror or exc}")
+                return cli_error("replay", f"--out: cannot write it: {exc.strerror or exc} "
+                                 f"({args.out})")
             console.print(f"PHH: {args.out}")
         else:
             sys.stdout.write(text)
@@ -262,9 +261,9 @@ def _replay(args: argparse.Namespace) -> int:
         with console.status("re-running the series from its seed and policies"):
             same, report = RP.verify(args.file, args.policy or None)
     except (OSError, ValueError) as exc:
-        return _fail(str(exc))
+        return cli_error("replay", str(exc))
     except SeriesVoid as exc:
-        return _fail(f"the series is void: {exc}")
+        return cli_error("replay", f"the series is void: {exc}")
     console.print(("[green]reproduced: " if same else "[red]NOT reproduced: ") + report)
     return 0 if same else 1
 
@@ -276,7 +275,7 @@ def _export_wasm(args: argparse.Namespace) -> int:
     try:
         path = export_wasm(args.checkpoint, args.out, greedy=not args.sample)
     except (OSError, ValueError, BuildError) as exc:
-        return _fail(f"holdemjax export-wasm: {exc}")
+        return cli_error("export-wasm", str(exc))
     mode = "sampled (coordinate-addressed draws)" if args.sample else "greedy"
     print(f"{path}: {path.stat().st_size:,} bytes, {mode} policy of {args.checkpoint}")
     return 0
@@ -389,7 +388,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if getattr(args, "batch", None) is not None and any(b < 1 for b in args.batch):
-        return _fail(f"holdemjax: batch sizes must be >= 1, got {args.batch}")
+        return cli_error(args.command, f"--batch sizes must be >= 1 (got {args.batch})")
     return args.func(args)
 
 

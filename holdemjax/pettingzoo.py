@@ -42,7 +42,8 @@ try:
     from pettingzoo import AECEnv
 except ImportError as exc:  # the optional extra
     raise ImportError(f"holdemjax.pettingzoo needs PettingZoo and Gymnasium ({exc}): "
-                      "pip install 'holdemjax[pettingzoo]'") from exc
+                      "pip install -e '.[pettingzoo]' in a checkout, "
+                      "pip install 'holdemjax[pettingzoo]' else") from exc
 
 from holdemjax.registry import make
 

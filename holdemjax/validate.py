@@ -5,15 +5,17 @@ training configs): ``require_int("seed", seed, 0)`` returns ``int(seed)`` or rai
 ``ValueError("seed must be >= 0, got -1")``. A bool is not an integer here, although
 Python says it is: ``hands=True`` is a mistake, not 1. `is_real` is the same test for the real
 numbers (komi, pot fractions, learning rates): an int, float or Fraction, and not a bool.
+`cli_error` is the one voice of the ``holdemjax`` command's errors.
 """
 
 from __future__ import annotations
 
+import sys
 from fractions import Fraction
 
 import numpy as np
 
-__all__ = ["is_int", "is_real", "require_int"]
+__all__ = ["cli_error", "is_int", "is_real", "require_int"]
 
 
 def is_int(value) -> bool:
@@ -41,3 +43,10 @@ def require_int(name: str, value, lo: int | None = None, hi: int | None = None, 
                          else f">= {lo}" if lo is not None else f"<= {hi}")
         raise ValueError(f"{name} must be {bound}, got {value!r}")
     return int(value)
+
+
+def cli_error(command: str, what: str) -> int:
+    """Print a ``holdemjax`` command's error as one line on stderr, ``holdemjax COMMAND: WHAT``
+    (WHAT names the bad value), and return the exit status of an error, 2."""
+    print(f"holdemjax {command}: {what}", file=sys.stderr, flush=True)
+    return 2

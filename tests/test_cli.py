@@ -26,7 +26,7 @@ def test_bench_prints_a_table_and_writes_json(tmp_path, capsys):
 
 def test_bench_unknown_env_exits_2(capsys):
     assert main(["bench", "kuhn", "--no-peer"]) == 2
-    assert "unknown env id 'kuhn'" in capsys.readouterr().err
+    assert "holdemjax bench: unknown env id ('kuhn')" in capsys.readouterr().err
 
 
 def test_bench_rejects_bad_batch(capsys):
@@ -97,17 +97,17 @@ def test_a_file_that_is_not_wasm_is_an_error_line(tmp_path, capsys):
 
 def test_a_bad_seed_is_an_error_line(tmp_path, capsys):
     assert _series_cli(tmp_path, "--seed", "-1") == 2
-    _one_error_line(capsys, "--seed must be >= 0, got -1")
+    _one_error_line(capsys, "holdemjax series: --seed must be >= 0 (got -1)")
 
 
 def test_an_unknown_variant_is_an_error_line(capsys):
     assert main(["series", "--variant", "series-7"]) == 2
-    _one_error_line(capsys, "unknown variant 'series-7'", "certify-series")
+    _one_error_line(capsys, "holdemjax series: unknown variant ('series-7')", "certify-series")
 
 
 def test_an_unknown_format_is_an_error_line(capsys):
     assert main(["series", "--format", "sng-7"]) == 2
-    _one_error_line(capsys, "unknown --format 'sng-7'", "sng-6")
+    _one_error_line(capsys, "holdemjax series: unknown --format ('sng-7')", "sng-6")
 
 
 def test_a_batch_below_one_is_an_error_line(capsys):

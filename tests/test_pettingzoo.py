@@ -90,3 +90,16 @@ def test_2048_as_a_gymnasium_env():
     assert obs.shape == (4, 4, 31) and info["action_mask"].shape == (4,)
     with pytest.raises(ValueError, match="kuhn_poker has 2 players"):
         hpz.gymnasium_env("kuhn_poker")
+
+
+def test_without_pettingzoo_the_import_names_both_install_lines(monkeypatch):
+    """The extra's install line for a checkout (-e '.[pettingzoo]') and for the package."""
+    import importlib
+    import sys
+
+    monkeypatch.setitem(sys.modules, "pettingzoo", None)  # an import of it fails
+    monkeypatch.delitem(sys.modules, "holdemjax.pettingzoo")
+    with pytest.raises(ImportError) as caught:
+        importlib.import_module("holdemjax.pettingzoo")
+    assert "pip install -e '.[pettingzoo]'" in str(caught.value)
+    assert "pip install 'holdemjax[pettingzoo]'" in str(caught.value)

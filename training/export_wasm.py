@@ -44,6 +44,7 @@ __all__ = [
     "actor_layers",
     "export_wasm",
     "module_size_limit",
+    "require_compiler",
     "weights_header",
 ]
 
@@ -66,6 +67,14 @@ def _sdk_build():
 
 class BuildError(Exception):
     """Compiling the module failed (sdk/build.py's error, re-raised under this name)."""
+
+
+def require_compiler() -> None:
+    """Raise `BuildError` when the export's C compiler (zig's clang, from the ``ziglang``
+    package of the ``sdk`` extra) is not installed."""
+    if importlib.util.find_spec("ziglang") is None:
+        raise BuildError("the C compiler is missing: no module named ziglang (pip install -e "
+                         "'.[sdk]' in a checkout)")
 
 
 def module_size_limit() -> int:
@@ -132,10 +141,12 @@ def export_wasm(checkpoint, out, *, greedy: bool = True) -> pathlib.Path:
     """Compile the policy of ``checkpoint`` to the protocol module ``out``; returns its path.
 
     Raises ``ValueError`` for a checkpoint whose network the exporter cannot express (other
-    seat counts or action menus) and ``sdk/build.py``'s ``BuildError`` when compiling fails.
+    seat counts or action menus) and ``sdk/build.py``'s ``BuildError`` when compiling fails
+    or the compiler is missing (`require_compiler`).
     """
     checkpoint, out = pathlib.Path(checkpoint), pathlib.Path(out)
     params, config = ppo.load_checkpoint(checkpoint)
+    require_compiler()
     build = _sdk_build()
     digest = hashlib.sha256(checkpoint.read_bytes()).hexdigest()
     header = weights_header(params, config, greedy=greedy,

@@ -20,6 +20,7 @@ import sys
 
 from holdemjax.duplicate import keyring, references
 from holdemjax.duplicate.entrants import HeroLoaders
+from holdemjax.validate import cli_error
 
 __all__ = ["add_parser", "main"]
 
@@ -158,9 +159,8 @@ def _run(args, store, con) -> int:
     except PolicyLoadError as exc:
         raise ValueError(f"{exc}: it does not join the match") from None
     except SeriesVoid as exc:  # nobody's fault: nothing charged, the line kept as played
-        _console_err().print(f"{exc}; line {name!r} is kept as played, unfinished: run the "
-                             "same command again to resume it", style="red", soft_wrap=True)
-        return 2
+        return cli_error("duplicate run", f"{exc}; line {name!r} is kept as played, unfinished: "
+                         "run the same command again to resume it")
     fault = getattr(hero, "fault", None)
     con.print(f"{name}: line {status}" + (f" (benched: {fault})" if fault else ""))
     return 0
@@ -351,8 +351,7 @@ def _dispatch(args) -> int:
         _console_err().print(str(exc), style="yellow", soft_wrap=True)
         return 1
     except (MatchError, ValueError) as exc:
-        _console_err().print(str(exc), style="red", soft_wrap=True)
-        return 2
+        return cli_error(f"duplicate {args.duplicate_command}", str(exc))
 
 
 def add_parser(subparsers, heroes: HeroLoaders | None = None) -> argparse.ArgumentParser:

@@ -11,14 +11,13 @@ from __future__ import annotations
 import argparse
 import sys
 
+from holdemjax.validate import cli_error
+
 __all__ = ["add_parser"]
 
 
-def _fail(line: str) -> int:
-    from rich.console import Console
-
-    Console(stderr=True, soft_wrap=True, highlight=False, markup=False).print(line)
-    return 2
+def _fail(what: str) -> int:
+    return cli_error("league", what)
 
 
 def _executor(args):
@@ -55,7 +54,8 @@ def _league(args: argparse.Namespace) -> int:
         try:
             import ray  # noqa: F401
         except ImportError:
-            return _fail("--ray needs Ray: pip install 'holdemjax[ray]'")
+            return _fail("--ray needs Ray: pip install -e '.[ray]' in a checkout, "
+                         "pip install 'holdemjax[ray]' else")
     if args.final is None and args.final_games is not None:
         return _fail("--final-games needs --final K")
     spec = run.LeagueSpec(format=args.format, seed=args.seed, games=args.games,
@@ -66,7 +66,7 @@ def _league(args: argparse.Namespace) -> int:
         spec.check()
         bots = pool.load_pool(args.pool)
     except (run.LeagueError, pool.PoolError) as exc:
-        return _fail(f"holdemjax league: {exc}")
+        return _fail(str(exc))
     out = pathlib.Path(args.out or f"league-{spec.format}-seed{spec.seed}")
     console = Console(width=None if sys.stdout.isatty() else 120)
     columns = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
@@ -82,7 +82,7 @@ def _league(args: argparse.Namespace) -> int:
 
             doc = run.run_league(spec, bots, out, _executor(args), progress=progress)
     except (run.LeagueError, play.ExecutorError) as exc:
-        return _fail(f"holdemjax league: {exc}")
+        return _fail(str(exc))
     except KeyboardInterrupt:
         kept = len(list((out / "series").glob("[0-9][0-9][0-9][0-9]")))
         _fail(f"interrupted: {kept} series kept in {out}; run the same command to continue")
@@ -94,14 +94,13 @@ def _league(args: argparse.Namespace) -> int:
 def _show(console, doc: dict, out) -> None:
     from rich.table import Table
 
-    for c in doc["certification"]:
-        if not c["passed"]:
-            console.print(f"left out: {c['bot']}: {c['problem']}", markup=False)
     for stage in doc["stages"]:
-        table = Table(title=f"{stage['stage']}: {stage['series_played']} series")
+        table = Table(title=f"{stage['stage']}: {stage['series_played']} series",
+                      caption="score: the mean game score, ± its standard error; rating: "
+                      "OpenSkill's mu - 3 sigma over every game, which counts whom a bot met")
         lucky = bool(stage["rows"]) and all("luck" in r for r in stage["rows"])  # --luck
         for col in ("#", "bot", "score", "± SE", *(("luck out", "± SE ") if lucky else ()),
-                    "games", "1st", "faults", "ordinal"):
+                    "games", "1st", "faults", "rating"):
             table.add_column(col, justify="left" if col == "bot" else "right")
         for r in stage["rows"]:
             luck = (f"{r['luck']['mean']:.4f}", f"{r['luck']['stderr']:.4f}") if lucky else ()

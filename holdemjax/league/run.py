@@ -106,14 +106,22 @@ def _stderr(line: str) -> None:
 def run_league(spec: LeagueSpec, bots, out, executor, progress=None, warn=_stderr) -> dict:
     """Play (or continue) the league ``spec`` of ``bots`` (`pool.Bot`) in the folder ``out``
     on ``executor``; returns the leaderboard document. ``progress(stage, done, total)`` after
-    every job; ``warn(line)`` for each damaged file found (its job is done again). Raises
-    `LeagueError`; KeyboardInterrupt when interrupted (what finished is kept)."""
+    every job; ``warn(line)`` for each damaged file found (its job is done again) and each bot
+    the certification leaves out, with its reason. Raises `LeagueError` (a pool smaller than
+    the table before anything runs); KeyboardInterrupt when interrupted (what finished is
+    kept)."""
     spec.check()
+    if len(bots) < spec.seats:  # before any certification: it could not help
+        raise LeagueError(f"a {spec.format} table needs {spec.seats} bots, the pool has "
+                          f"{len(bots)} ({', '.join(b.name for b in bots)})")
     out, manifest = _open_folder(pathlib.Path(out), spec, bots, warn)
     modules = {b.sha256: b.wasm for b in bots}
     certification = _certify(manifest, spec, bots, modules, executor, progress, warn)
     passed = [b for b in bots if certification[b.sha256]["passed"]]
     cert_rows = [{"bot": b.name, "sha256": b.sha256, **certification[b.sha256]} for b in bots]
+    for row in cert_rows:
+        if not row["passed"]:
+            warn(f"holdemjax league: {row['bot']} left out: {row['problem']}")
     if len(passed) < spec.seats:
         raise LeagueError(f"{len(passed)} of {len(bots)} bots passed the certification; a "
                           f"{spec.format} table needs {spec.seats}")

@@ -18,6 +18,7 @@ CHECK_CALL is always legal at a decision (it calls all-in when the stack is shor
 from __future__ import annotations
 
 import enum
+from collections.abc import Iterable
 from fractions import Fraction
 
 import jax
@@ -54,6 +55,9 @@ class Menu:
     """A discrete action menu with the given pot-fraction raise sizes (static)."""
 
     def __init__(self, sizes=DEFAULT_SIZES):
+        if isinstance(sizes, (str, bytes)) or not isinstance(sizes, Iterable):  # named whole
+            raise ValueError(f"raise sizes must be a sequence of positive pot fractions, "
+                             f"got {sizes!r}")
         sizes = tuple(sizes)
         ratios = []
         for s in sizes:

@@ -67,7 +67,7 @@ def test_a_damaged_series_is_named_and_played_again(damage, named, reference, po
                  "--final-games", str(SPEC.final_games), "--out", str(out)])
     err = capsys.readouterr().err
     assert code == 0 and "Traceback" not in err, err
-    (line,) = err.strip().splitlines()
+    (line,) = _damage_lines(err)
     assert line.startswith("holdemjax league: series 1 is damaged, played again (") and \
         named in line, line
     assert _contents(out) == _contents(ref_out)
@@ -81,7 +81,7 @@ def test_a_damaged_manifest_trusts_nothing(reference, pool_dir, tmp_path, capsys
     shutil.copytree(ref_out, out)
     (out / MF.MANIFEST_NAME).write_bytes(b'{"schema": "holdemjax.league.manifest/1", "fi')
     R.run_league(SPEC, load_pool([pool_dir]), out, play.Inline())
-    lines = capsys.readouterr().err.strip().splitlines()
+    lines = _damage_lines(capsys.readouterr().err)
     assert lines == [
         f"holdemjax league: manifest.json is damaged, every file is checked again "
         f"({out / MF.MANIFEST_NAME})",
@@ -90,6 +90,16 @@ def test_a_damaged_manifest_trusts_nothing(reference, pool_dir, tmp_path, capsys
         *(f"holdemjax league: series {k} is damaged, played again (series/{k:04d}/: not in "
           "manifest.json)" for k in range(4))]
     assert _contents(out) == _contents(ref_out)
+
+
+def _damage_lines(err: str) -> list[str]:
+    """The lines of stderr but for the bots the certification leaves out (every run names
+    them: trap_nth and wrong_abi)."""
+    lines = err.strip().splitlines()
+    left_out = [line for line in lines if " left out: " in line]
+    assert [line.split(" left out: ")[0] for line in left_out] == \
+        ["holdemjax league: trap_nth", "holdemjax league: wrong_abi"], err
+    return [line for line in lines if line not in left_out]
 
 
 def _contents(folder) -> dict:

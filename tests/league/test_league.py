@@ -124,7 +124,8 @@ def test_the_command_continues_a_finished_league(reference, pool_dir, capsys):
                  "--final", "6", "--final-games", "2", "--out", str(out)])
     captured = capsys.readouterr()
     assert code == 0, captured.err
-    assert "left out: trap_nth: FAILED" in captured.out and "final: 1 series" in captured.out
+    assert "holdemjax league: trap_nth left out: FAILED" in captured.err
+    assert "final: 1 series" in captured.out
     assert {n: (out / n).read_bytes() for n in FILES} == before
 
 

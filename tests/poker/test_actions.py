@@ -88,3 +88,13 @@ def test_to_engine_maps_ids():
 def test_bad_sizes(sizes):
     with pytest.raises(ValueError):
         Menu(sizes)
+
+
+@pytest.mark.parametrize("sizes", ["big", 0.5, None])
+def test_sizes_that_are_not_a_sequence_are_named_whole(sizes):
+    """make("sng-6", raise_sizes="big") names "big", not its first letter."""
+    import holdemjax
+
+    with pytest.raises(ValueError, match=f"raise sizes must be a sequence of positive pot "
+                       f"fractions, got {sizes!r}"):
+        holdemjax.make("sng-6", raise_sizes=sizes)

@@ -1,0 +1,84 @@
+"""One voice for the `holdemjax` command's errors (issue 51 point 4): every subcommand, given
+one bad input, prints one line ``holdemjax <command>: <what> (<the value>)`` on stderr, no
+traceback, nothing on stdout, and exits with status 2."""
+
+from __future__ import annotations
+
+import pathlib
+import sys
+
+import pytest
+
+from holdemjax.cli import build_parser, main
+from holdemjax.series.policies import bundled
+
+CHECKPOINTS = pathlib.Path(__file__).parents[1] / "training" / "checkpoints"
+CHECKPOINT = CHECKPOINTS / "sng6_pushfold.msgpack"
+
+
+def _not_wasm(tmp):
+    path = tmp / "notes.wasm"
+    path.write_text("not a module")
+    return str(path)
+
+
+def _a_file(tmp):
+    path = tmp / "a-file"
+    path.write_text("in the way")
+    return str(path)
+
+
+# command -> (its arguments given a temporary folder, what the line must name)
+CASES = {
+    "bench": (lambda tmp: ["bench", "kuhn", "--no-peer"], ["'kuhn'"]),
+    "bench --batch": (lambda tmp: ["bench", "kuhn_poker", "--batch", "0"], ["--batch", "[0]"]),
+    "series": (lambda tmp: ["series", "--format", "sng-7"], ["unknown --format", "'sng-7'"]),
+    "series --out": (lambda tmp: ["series", "--variant", "certify-series", "--out",
+                                  _a_file(tmp) + "/run"], ["--out:", "a-file/run"]),
+    "series slot": (lambda tmp: ["series", str(tmp / "gone.wasm")], ["slot 0", "gone.wasm"]),
+    "certify": (lambda tmp: ["certify", _not_wasm(tmp)], ["notes.wasm", "not a WebAssembly"]),
+    "replay": (lambda tmp: ["replay", str(tmp / "missing.json")],
+               ["cannot read the replay", "missing.json"]),
+    "export-wasm": (lambda tmp: ["export-wasm", str(tmp / "nope.msgpack"), "-o",
+                                 str(tmp / "x.wasm")], ["nope.msgpack"]),
+    "league": (lambda tmp: ["league", bundled("baseline"), bundled("random"), "--out",
+                            str(tmp / "l")], ["needs 6 bots", "has 2 (baseline, random)"]),
+    "duplicate status": (lambda tmp: ["duplicate", "status", "--store", str(tmp / "d.sqlite"),
+                                      "nomatch"], ["'nomatch'"]),
+}
+
+
+def _the_error_line(capsys, command: str, names) -> str:
+    captured = capsys.readouterr()
+    lines = captured.err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"holdemjax {command}: "), captured.err
+    assert all(name in lines[0] for name in names), lines[0]
+    assert "Traceback" not in captured.err and captured.out.strip() == "", captured
+    return lines[0]
+
+
+def test_every_subcommand_is_walked():
+    sub = next(a for a in build_parser()._actions if a.dest == "command")
+    assert {case.split(" ")[0] for case in CASES} == set(sub.choices)
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_a_bad_input_is_one_line_in_the_command_s_voice(case, tmp_path, capsys):
+    args, names = CASES[case]
+    args = [str(a) for a in args(tmp_path)]
+    command = args[0] if args[0] != "duplicate" else " ".join(args[:2])
+    assert main(args) == 2
+    _the_error_line(capsys, command, names)
+
+
+def test_certify_speaks_of_the_policy_not_of_a_slot_or_a_series(tmp_path, capsys):
+    assert main(["certify", _not_wasm(tmp_path)]) == 2
+    line = _the_error_line(capsys, "certify", ["notes.wasm"])
+    assert "slot" not in line and "series" not in line
+
+
+def test_export_wasm_without_its_compiler_names_the_sdk_extra(tmp_path, capsys, monkeypatch):
+    monkeypatch.setitem(sys.modules, "ziglang", None)  # as if not installed
+    assert main(["export-wasm", str(CHECKPOINT), "-o", str(tmp_path / "x.wasm")]) == 2
+    _the_error_line(capsys, "export-wasm", ["ziglang", "pip install -e '.[sdk]'"])
+    assert not (tmp_path / "x.wasm").exists()
