@@ -8,7 +8,7 @@ import sys
 
 from holdemjax.validate import cli_error
 
-__all__ = ["main", "build_parser", "hero_loaders"]
+__all__ = ["main", "build_parser", "hero_loaders", "demo_exports"]
 
 
 def _bench(args: argparse.Namespace) -> int:
@@ -301,6 +301,20 @@ def hero_loaders():
     return HeroLoaders({".msgpack": _checkpoint_hero}, {".msgpack": _sampled_checkpoint_hero})
 
 
+def demo_exports():
+    """The shipped PPO checkpoints and their exporter: the bots ``holdemjax league --demo``
+    builds (`holdemjax.league.demo`)."""
+    from holdemjax.league.demo import Exports
+    from holdemjax.training.baselines import CHECKPOINTS
+    from holdemjax.training.export_wasm import BuildError, export_wasm
+
+    def export(checkpoint, out, greedy):
+        return export_wasm(checkpoint, out, greedy=greedy)
+
+    return Exports({p.stem: p for p in sorted(CHECKPOINTS.glob("*.msgpack"))}, export,
+                   errors=(OSError, ValueError, BuildError))
+
+
 def _series_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=0, help="series seed (default 0)")
     p.add_argument("--out", help="output folder (default VARIANT-seedSEED)")
@@ -381,7 +395,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_duplicate_parser(sub, hero_loaders())
     from holdemjax.league.cli import add_parser as add_league_parser
 
-    add_league_parser(sub)
+    add_league_parser(sub, demo_exports)
     return parser
 
 

@@ -58,12 +58,20 @@ def _league(args: argparse.Namespace) -> int:
                          "pip install 'holdemjax[ray]' else")
     if args.final is None and args.final_games is not None:
         return _fail("--final-games needs --final K")
+    if args.demo and len(args.pool) != 1:
+        return _fail(f"--demo builds one pool folder, got {len(args.pool)} ({' '.join(args.pool)})")
+    if args.demo and args.demo_exports is None:
+        return _fail("--demo needs the checkpoints' exporter: run it as holdemjax league")
     spec = run.LeagueSpec(format=args.format, seed=args.seed, games=args.games,
                           tournaments=args.tournaments, final=args.final,
                           final_games=200 if args.final_games is None else args.final_games,
                           max_wall=args.max_wall, luck=args.luck)
     try:
         spec.check()
+        if args.demo:
+            from holdemjax.league.demo import build_demo_pool
+
+            build_demo_pool(args.pool[0], args.demo_exports(), say=print)
         bots = pool.load_pool(args.pool)
     except (run.LeagueError, pool.PoolError) as exc:
         return _fail(str(exc))
@@ -111,11 +119,16 @@ def _show(console, doc: dict, out) -> None:
     console.print(f"leaderboard: {out / 'leaderboard.html'}", markup=False)
 
 
-def add_parser(subparsers) -> argparse.ArgumentParser:
-    """Add ``league`` to the ``holdemjax`` sub-parsers."""
+def add_parser(subparsers, demo_exports=None) -> argparse.ArgumentParser:
+    """Add ``league`` to the ``holdemjax`` sub-parsers; ``demo_exports()``: the checkpoints
+    of ``--demo`` and their exporter (`holdemjax.league.demo.Exports`)."""
     p = subparsers.add_parser("league", help="a league of WebAssembly policies: certification, "
                               "balanced random line-ups, a leaderboard (docs/league.md)")
     p.add_argument("pool", nargs="+", help="the pool: .wasm files and/or folders of them")
+    p.add_argument("--demo", action="store_true", help="first build the demo pool into the "
+                   "pool folder (kept modules are not built again): the bundled baseline and "
+                   "random and the shipped checkpoints exported greedy and sampled, ten bots; "
+                   "the exports need pip install -e '.[sdk]'")
     p.add_argument("--format", default="sng-6", help="sng-6 (default) or ring-9")
     p.add_argument("--seed", type=int, default=0, help="league seed (default 0)")
     p.add_argument("--games", type=int, default=30, help="games per bot, at least (default 30)")
@@ -135,5 +148,5 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                    "series in seconds (default 600)")
     p.add_argument("--no-compile-cache", action="store_true", help="compile the engine afresh "
                    "in every process (see holdemjax series --help)")
-    p.set_defaults(func=_league)
+    p.set_defaults(func=_league, demo_exports=demo_exports)
     return p
