@@ -81,7 +81,9 @@ def _league(args: argparse.Namespace) -> int:
                TimeElapsedColumn(), TextColumn("left"), TimeRemainingColumn())
     tasks: dict[str, int] = {}
     try:
-        with Progress(*columns, console=console, transient=True) as bar:
+        # no bar on a log: a transient one leaves a blank line there
+        with Progress(*columns, console=console, transient=True,
+                      disable=not console.is_terminal) as bar:
             def progress(stage, done, total):
                 if stage not in tasks:
                     what = "certified" if stage == "certification" else f"{stage} series"

@@ -171,13 +171,16 @@ def test_pool_and_folder_errors(reference, pool_dir, tmp_path, capsys):
     # too few bots pass: the certification is in the folder, the league cannot start
     few = tmp_path / "few"
     few.mkdir()
-    for name in ("b1", "b2", "r1", "trap_nth"):
+    for name in ("b1", "b2", "b3", "r1", "trap_nth", "wrong_abi"):
         shutil.copy(pool_dir / f"{name}.wasm", few / f"{name}.wasm")
     small = tmp_path / "small"
     seed_certification(out, small)  # nothing to re-run
     assert main(["league", str(few), "--out", str(small)]) == 2
-    assert "3 of 4 bots passed the certification; a sng-6 table needs 6" in \
-        capsys.readouterr().err
+    captured = capsys.readouterr()
+    assert captured.err.splitlines()[-1] == ("holdemjax league: 4 of 6 bots passed the "
+                                             "certification; a sng-6 table needs 6")
+    assert "holdemjax league: trap_nth left out: FAILED" in captured.err
+    assert captured.out == ""  # not even the blank line of a progress bar on a log
 
 
 def test_the_leaderboard_in_the_browser_links_each_viewer(reference):
