@@ -163,8 +163,10 @@ def _run_and_report(args, variant: str, sources: list, *, filler: str, title: st
                                        luck=getattr(args, "luck", False))
     except BaseException as exc:  # a series that did not finish leaves no empty folder
         output.discard_created(out, created)
+        if isinstance(exc, runner.SeriesFailed) and not slots:  # one policy: no slot to name
+            return fail(f"{what} fails: {exc.detail}")  # it quotes the policy's log
         if isinstance(exc, (runner.SeriesFailed, ValueError)):
-            return fail(f"{what} fails: {exc}")  # it quotes the policy's log
+            return fail(f"{what} fails: {exc}")
         if isinstance(exc, SeriesVoid):
             return fail(f"{what} is void: {exc}")
         raise  # Ctrl-C

@@ -77,6 +77,19 @@ def test_certify_speaks_of_the_policy_not_of_a_slot_or_a_series(tmp_path, capsys
     assert "slot" not in line and "series" not in line
 
 
+def test_certify_of_a_module_that_fails_to_start_names_no_slot(tmp_path, capsys):
+    """The policy traps on its start message (an exported checkpoint at ring-9 does)."""
+    import wasmtime
+
+    zoo = pathlib.Path(__file__).parent / "series" / "zoo" / "trap_start.wat"
+    module = tmp_path / "start.wasm"
+    module.write_bytes(wasmtime.wat2wasm(zoo.read_text()))
+    assert main(["certify", str(module), "--no-compile-cache"]) == 2
+    line = _the_error_line(capsys, "certify", ["the certification fails: tournament 0: policy "
+                                               "start.wasm: trapped"])
+    assert "slot" not in line and "series" not in line
+
+
 def test_export_wasm_without_its_compiler_names_the_sdk_extra(tmp_path, capsys, monkeypatch):
     monkeypatch.setitem(sys.modules, "ziglang", None)  # as if not installed
     assert main(["export-wasm", str(CHECKPOINT), "-o", str(tmp_path / "x.wasm")]) == 2

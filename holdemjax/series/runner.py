@@ -35,11 +35,12 @@ __all__ = ["VARIANTS", "ALIASES", "AVATARS", "Variant", "Series", "run_series", 
 
 class SeriesFailed(Exception):
     """The series cannot run: a policy failed to load or start (PROTOCOL §4), in any block.
-    ``slot`` is the policy charged with it."""
+    ``slot`` is the policy charged with it, ``name`` its file, ``detail`` where and why
+    (``"tournament 0: policy bot.wasm: trapped ..."``); ``str``: ``slot 0 (name), detail``."""
 
-    def __init__(self, slot: int, message: str):
-        super().__init__(message)
-        self.slot = slot
+    def __init__(self, slot: int, name: str, detail: str):
+        super().__init__(f"slot {slot} ({name}), {detail}")
+        self.slot, self.name, self.detail = slot, name, detail
 
 
 #: The research mode's default block: independent blocks of this many tournaments, each with
@@ -148,7 +149,7 @@ def _load_all(paths, k: int):
             pols.append(load_policy(p))
         except PolicyLoadError as exc:
             _close_all(pols)
-            raise SeriesFailed(slot, f"slot {slot} ({p}), block {k}: {exc}") from None
+            raise SeriesFailed(slot, p, f"block {k}: {exc}") from None
     return pols
 
 
@@ -228,8 +229,7 @@ def _run_block(policies, block: range, *, variant, seed, count, shot_ns, bank_ns
             except P.SeriesVoid:
                 raise  # not the policy's: nobody is charged
             except Exception as exc:  # noqa: BLE001 - a start failure fails the series
-                raise SeriesFailed(i, f"slot {i} ({s.record.name}), tournament "
-                                   f"{block.start}: {exc}") from exc
+                raise SeriesFailed(i, s.record.name, f"tournament {block.start}: {exc}") from exc
             if block.start > 0 and hasattr(s.policy, "new_tournament"):
                 s.policy.new_tournament(block.start - 1)  # its logs name the series' tournaments
         game = Game(eng, seats, timer, seed=seed, luck=luck)
@@ -271,9 +271,8 @@ def _merge(variant, seed, names, parts, wall, options, luck: bool = False) -> Se
     for k, part in enumerate(parts):
         for slot, (rec, r) in enumerate(zip(records, part["records"])):
             if r.sha256 != rec.sha256:
-                raise SeriesFailed(slot, f"slot {slot} ({names[slot]}): the file changed "
-                                   f"between blocks (SHA-256 {rec.sha256[:12]} in block 0, "
-                                   f"{r.sha256[:12]} in block {k})")
+                raise SeriesFailed(slot, names[slot], f"the file changed between blocks (SHA-256 "
+                                   f"{rec.sha256[:12]} in block 0, {r.sha256[:12]} in block {k})")
             rec.scores += r.scores
             rec.places += r.places
             for name in ("chips_won", "timeouts", "away_hands", "fuel_ns"):
