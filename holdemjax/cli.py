@@ -343,8 +343,17 @@ def _cache_option(p: argparse.ArgumentParser) -> None:
                    "HOLDEMJAX_COMPILE_CACHE=DIR moves it, =off turns it off)")
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse's usage errors (a missing argument, a value that is not a number) in the
+    command's voice: one line on stderr, exit status 2. Sub-parsers are of this class too."""
+
+    def error(self, message: str):
+        command = self.prog.removeprefix("holdemjax").strip()
+        sys.exit(cli_error(command, f"{message} ({self.prog} --help)"))
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="holdemjax", description=__doc__)
+    parser = _Parser(prog="holdemjax", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     bench = sub.add_parser("bench", help="steps/s of envs, ours and a peer's (pgx, or OpenSpiel "
                            "for hold'em) side by side")

@@ -47,6 +47,7 @@ def require_int(name: str, value, lo: int | None = None, hi: int | None = None, 
 
 def cli_error(command: str, what: str) -> int:
     """Print a ``holdemjax`` command's error as one line on stderr, ``holdemjax COMMAND: WHAT``
-    (WHAT names the bad value), and return the exit status of an error, 2."""
-    print(f"holdemjax {command}: {what}", file=sys.stderr, flush=True)
+    (WHAT names the bad value; ``holdemjax: WHAT`` with no command), and return the exit
+    status of an error, 2."""
+    print(f"{f'holdemjax {command}'.strip()}: {what}", file=sys.stderr, flush=True)
     return 2

@@ -1,6 +1,7 @@
 """One voice for the `holdemjax` command's errors (issue 51 point 4): every subcommand, given
 one bad input, prints one line ``holdemjax <command>: <what> (<the value>)`` on stderr, no
-traceback, nothing on stdout, and exits with status 2."""
+traceback, nothing on stdout, and exits with status 2; so do argparse's usage errors (the
+value after them: the help to read)."""
 
 from __future__ import annotations
 
@@ -60,6 +61,7 @@ def _the_error_line(capsys, command: str, names) -> str:
 def test_every_subcommand_is_walked():
     sub = next(a for a in build_parser()._actions if a.dest == "command")
     assert {case.split(" ")[0] for case in CASES} == set(sub.choices)
+    assert {args[0] for args in USAGE} == set(sub.choices)
 
 
 @pytest.mark.parametrize("case", CASES)
@@ -69,6 +71,29 @@ def test_a_bad_input_is_one_line_in_the_command_s_voice(case, tmp_path, capsys):
     command = args[0] if args[0] != "duplicate" else " ".join(args[:2])
     assert main(args) == 2
     _the_error_line(capsys, command, names)
+
+
+# argparse's refusals: a value of the wrong type, a missing argument; one per subcommand
+USAGE = [["bench", "kuhn_poker", "--batch", "x"], ["series", "--seed", "x"], ["certify"],
+         ["replay"], ["export-wasm"], ["league", "--games", "many", "bots/"],
+         ["duplicate", "status"], ["duplicate", "create", "--seats", "six"]]
+
+
+@pytest.mark.parametrize("args", USAGE, ids=" ".join)
+def test_a_usage_error_is_one_line_in_the_command_s_voice(args, capsys):
+    with pytest.raises(SystemExit) as stop:
+        main(args)
+    assert stop.value.code == 2
+    command = " ".join(args[:2] if args[0] == "duplicate" else args[:1])
+    _the_error_line(capsys, command, [f"(holdemjax {command} --help)"])
+
+
+def test_no_command_is_one_line_too(capsys):
+    with pytest.raises(SystemExit) as stop:
+        main([])
+    assert stop.value.code == 2
+    line = capsys.readouterr().err.strip()
+    assert line == "holdemjax: the following arguments are required: command (holdemjax --help)"
 
 
 def test_certify_speaks_of_the_policy_not_of_a_slot_or_a_series(tmp_path, capsys):
