@@ -241,8 +241,8 @@ def _replay(args: argparse.Namespace) -> int:
         doc = RP.load(args.file)
     except OSError as exc:
         return cli_error("replay", f"cannot read the replay: {exc.strerror or exc} ({args.file})")
-    except ValueError as exc:
-        return cli_error("replay", f"{exc} ({args.file})")
+    except ValueError as exc:  # it names the file
+        return cli_error("replay", str(exc))
     if args.phh is not None:
         if not 0 <= args.phh < len(doc["tournaments"]):
             return cli_error("replay", f"--phh: tournament {args.phh} is not in the replay "

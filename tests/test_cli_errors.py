@@ -40,6 +40,7 @@ CASES = {
     "certify": (lambda tmp: ["certify", _not_wasm(tmp)], ["notes.wasm", "not a WebAssembly"]),
     "replay": (lambda tmp: ["replay", str(tmp / "missing.json")],
                ["cannot read the replay", "missing.json"]),
+    "replay not JSON": (lambda tmp: ["replay", _a_file(tmp)], ["a-file: not JSON ("]),
     "export-wasm": (lambda tmp: ["export-wasm", str(tmp / "nope.msgpack"), "-o",
                                  str(tmp / "x.wasm")], ["nope.msgpack"]),
     "league": (lambda tmp: ["league", bundled("baseline"), bundled("random"), "--out",

@@ -50,8 +50,11 @@ def encode_replay(doc: dict) -> bytes:
 
 
 def load(path) -> dict:
-    """Read a replay file, checking its schema."""
-    doc = json.loads(pathlib.Path(path).read_bytes())
+    """Read a replay file, checking its schema; a ValueError names the file."""
+    try:
+        doc = json.loads(pathlib.Path(path).read_bytes())
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{path}: not JSON ({exc})") from None
     if not isinstance(doc, dict) or doc.get("schema") != SCHEMA:
         raise ValueError(f"{path}: not a holdemjax replay (schema {SCHEMA!r} expected, got "
                          f"{doc.get('schema') if isinstance(doc, dict) else type(doc).__name__!r})")
