@@ -111,9 +111,13 @@ class ActorCritic(nn.Module):
     #: initial bias of the actor's logits, one per action (empty: zeros, a near-uniform start)
     prior_logits: Sequence[float] = ()
 
-    @nn.compact
     def __call__(self, obs: jax.Array) -> tuple[jax.Array, jax.Array]:
-        x = features(obs, self.num_seats)
+        return self.heads(features(obs, self.num_seats))
+
+    @nn.compact
+    def heads(self, x: jax.Array) -> tuple[jax.Array, jax.Array]:
+        """``(logits, value)`` of `features` ``x`` (what `__call__` computes from the
+        observation; a trainer that keeps the features calls this, ``method="heads"``)."""
 
         def torso(name):
             h = x

@@ -41,18 +41,22 @@ import dataclasses
 import json
 import math
 import pathlib
+import shutil
 import sys
 import time
 
 import jax
 import numpy as np
 
+from holdemjax.training.panel import run_header
 from holdemjax.training.ppo_checkpoint import (
     action_probs,
     checkpoint_info,
     load_checkpoint,
+    load_state,
     policy,
     save_checkpoint,
+    save_state,
     state_value,
 )
 from holdemjax.training.ppo_config import (
@@ -61,6 +65,7 @@ from holdemjax.training.ppo_config import (
     ENV_IDS,
     LEARNER,
     LR_SCHEDULES,
+    OBJECTIVES,
     PANEL,
     PANEL_BOTS,
     POOL,
@@ -74,11 +79,12 @@ from holdemjax.training.ppo_config import (
 from holdemjax.training.ppo_trainer import Setup, Trainer, TrainState, Transition
 
 __all__ = ["ENV_IDS", "CHECKPOINT_FORMAT", "LEARNER", "POOL", "BASELINE", "PANEL", "TABLE_KINDS",
-           "SHAPINGS", "LR_SCHEDULES", "PRIORS", "PANEL_BOTS", "Config", "make_env",
+           "SHAPINGS", "OBJECTIVES", "LR_SCHEDULES", "PRIORS", "PANEL_BOTS", "Config", "make_env",
            "make_network",
            "Setup", "TrainState",
            "Transition", "Trainer", "train", "plot_metrics", "save_checkpoint",
-           "load_checkpoint", "checkpoint_info", "policy", "action_probs", "state_value",
+           "load_checkpoint", "checkpoint_info", "save_state", "load_state", "policy",
+           "action_probs", "state_value",
            "main"]
 
 
@@ -95,6 +101,15 @@ def _summary(records, window: int, kind: str = "baseline"):
     mean = s / count
     var = max(sq / count - mean ** 2, 0.0)
     return mean, math.sqrt(var / max(count - 1, 1)), count
+
+
+def _read_records(path: pathlib.Path, count: int) -> list:
+    """The first ``count`` records of a ``metrics.jsonl`` (a resumed run's history)."""
+    lines = path.read_text(encoding="utf-8").splitlines() if path.exists() else []
+    if len(lines) < count:
+        raise ValueError(f"{path} holds {len(lines)} records; the saved state is at iteration "
+                         f"{count}")
+    return [json.loads(line) for line in lines[:count]]
 
 
 def plot_metrics(records, path) -> pathlib.Path:
@@ -142,19 +157,28 @@ def _to_host(metrics) -> dict:
 
 
 def train(config: Config, out_dir=None, *, log_every: int = 1, checkpoint_every: int = 0,
-          init_params=None, console=None, quiet: bool = False, devices=None):
+          init_params=None, console=None, quiet: bool = False, devices=None,
+          resume: bool = False, keep_every: int = 0, run_info=None):
     """Run ``config.iterations`` iterations; returns ``(params, records)``.
 
     With ``out_dir``: writes ``metrics.jsonl`` (one record per iteration, appended as it
-    goes), ``checkpoint.msgpack`` (every ``checkpoint_every`` iterations, 0 = only at the end)
-    and ``learning_curve.png`` at the end. ``init_params`` continues from given parameters (the
-    optimizer and pool start afresh). Prints a progress line every ``log_every`` iterations
-    (rich markup) unless ``quiet``. ``devices``: the devices the tables are split over
-    (``None``: every device JAX sees; an int n: the first n; see `Trainer`).
+    goes), ``checkpoint.msgpack`` and the whole training state ``state.msgpack`` (every
+    ``checkpoint_every`` iterations, 0 = only at the end; ``keep_every``: also a copy of the
+    checkpoint as ``checkpoint-<iteration>.msgpack`` every so many iterations) and
+    ``learning_curve.png`` at the end. ``resume``: continue from ``state.msgpack`` where it
+    stopped, to the same parameters bit for bit as an uninterrupted run. ``init_params``
+    continues from given parameters (the optimizer and pool start afresh). ``run_info``: JSON-able
+    facts stored in every checkpoint (command, machine). Prints a progress line every
+    ``log_every`` iterations (rich markup) unless ``quiet``. ``devices``: the devices the tables
+    are split over (``None``: every device JAX sees; an int n: the first n; see `Trainer`).
     """
     from rich.console import Console
 
     console = console or Console(highlight=False, soft_wrap=True)
+    out = pathlib.Path(out_dir) if out_dir is not None else None
+    saved = None  # a saved state is read (and refused if it is not this config's) first
+    if out is not None and resume and (out / "state.msgpack").exists():
+        saved = load_state(out / "state.msgpack", config)
     trainer = Trainer.of(config, devices)
     t0 = time.perf_counter()
     ts = trainer.init(params=init_params)
@@ -167,14 +191,33 @@ def train(config: Config, out_dir=None, *, log_every: int = 1, checkpoint_every:
         console.print(f"[bold]PPO[/] {config.env_id}: {config.num_tables} tables x "
                       f"{config.rollout_steps} steps, {config.iterations} iterations, "
                       f"{trainer.sharding.size} device(s); compiled in {compile_s:.1f} s")
-    out = pathlib.Path(out_dir) if out_dir is not None else None
-    log = None
+    log, records, env_steps, run_s, start_at = None, [], 0, 0.0, 0
+    run_info = dict(run_info or {})
+    if saved is not None:
+        leaves, info = saved
+        ts = trainer.restore(leaves, ts)
+        start_at, env_steps, run_s = info["iteration"], info["env_steps"], info["train_s"]
+        records = _read_records(out / "metrics.jsonl", start_at)
+        run_info["resumed_at"] = info.get("resumed_at", []) + [start_at]
+        if not quiet:
+            console.print(f"resumed from {out / 'state.msgpack'} at iteration {start_at}")
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
         log = open(out / "metrics.jsonl", "w", encoding="utf-8")
-    records, env_steps, run_s = [], 0, 0.0
+        for rec in records:  # what the interrupted run had logged up to its saved state
+            log.write(json.dumps(rec) + "\n")
+        log.flush()
+
+    def save(iteration, **extra):
+        info = dict(run_info, iteration=iteration, env_steps=env_steps, train_s=run_s,
+                    compile_s=compile_s, **extra)
+        save_checkpoint(out / "checkpoint.msgpack", ts.params, config, **info)
+        save_state(out / "state.msgpack", trainer.state_leaves(ts), config, **info)
+        if keep_every and iteration % keep_every == 0:
+            shutil.copyfile(out / "checkpoint.msgpack", out / f"checkpoint-{iteration}.msgpack")
+
     try:
-        for i in range(config.iterations):
+        for i in range(start_at, config.iterations):
             start = time.perf_counter()
             ts, metrics = compiled(ts)
             rec = _to_host(metrics)  # waits for the iteration
@@ -196,17 +239,14 @@ def train(config: Config, out_dir=None, *, log_every: int = 1, checkpoint_every:
                     f"pg {rec['pg_loss']:+.4f} v {rec['v_loss']:.4f} "
                     f"ent {rec['entropy']:.3f} kl {rec['approx_kl']:.4f} | "
                     f"{run_s + compile_s:,.0f} s")
-            if out is not None and checkpoint_every and (i + 1) % checkpoint_every == 0:
-                save_checkpoint(out / "checkpoint.msgpack", ts.params, config,
-                                iteration=i + 1, env_steps=env_steps)
+            if (out is not None and checkpoint_every and (i + 1) % checkpoint_every == 0
+                    and i + 1 < config.iterations):
+                save(i + 1)
     finally:
         if log is not None:
             log.close()
     if out is not None:
-        save_checkpoint(out / "checkpoint.msgpack", ts.params, config,
-                        iteration=config.iterations, env_steps=env_steps,
-                        steps_per_s=env_steps / max(run_s, 1e-9), train_s=run_s,
-                        compile_s=compile_s)
+        save(config.iterations, steps_per_s=env_steps / max(run_s, 1e-9))
         if records:
             plot_metrics(records, out / "learning_curve.png")
     return ts.params, records
@@ -241,6 +281,9 @@ _HELP = {
     "pool_every": "iterations between snapshots",
     "shaping": "potential-based reward shaping (icm: expected score of the stacks at each hand "
                "start; chips: chip share; none: the tournament score only)",
+    "objective": "where a decision's return stops: tournament (its end: the score) or hand (its "
+                 "hand's end: the hand's change of the shaping potential, e.g. of ICM)",
+    "stop_when_out": "a table whose learners are all out starts a new tournament at once",
     "luck_out": "the advantages' rewards less each step's luck (AIVAT's chance corrections "
                 "under the tournament's value, holdemjax.luck.step_luck; docs/luck.md)",
     "seed": "random seed",
@@ -264,9 +307,9 @@ def _parser() -> argparse.ArgumentParser:
         elif isinstance(value, bool):
             p.add_argument(flag, action=argparse.BooleanOptionalAction, default=value,
                            help=_HELP[f.name])
-        elif f.name in ("env_id", "shaping", "lr_schedule", "prior"):
-            choices = {"env_id": ENV_IDS, "shaping": SHAPINGS, "lr_schedule": LR_SCHEDULES,
-                       "prior": PRIORS}[f.name]
+        elif f.name in ("env_id", "shaping", "objective", "lr_schedule", "prior"):
+            choices = {"env_id": ENV_IDS, "shaping": SHAPINGS, "objective": OBJECTIVES,
+                       "lr_schedule": LR_SCHEDULES, "prior": PRIORS}[f.name]
             p.add_argument(flag, choices=choices, default=value, help=_HELP[f.name])
         else:
             p.add_argument(flag, type=type(value), default=value, help=_HELP[f.name])
@@ -275,11 +318,22 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--checkpoint-every", type=int, default=0,
                    help="iterations between checkpoints (0: only at the end)")
     p.add_argument("--init", default=None, help="start from this checkpoint's parameters")
+    p.add_argument("--resume", action="store_true",
+                   help="continue from OUT/state.msgpack where it stopped (the same parameters "
+                        "bit for bit as an uninterrupted run); a fresh start if there is none")
+    p.add_argument("--keep-every", type=int, default=0,
+                   help="also keep OUT/checkpoint-<iteration>.msgpack every so many iterations")
     p.add_argument("--quiet", action="store_true", help="no progress lines")
     p.add_argument("--devices", type=int, default=None,
                    help="devices the tables are split over (default: every device JAX sees; "
                         "num-tables must divide by it)")
     return p
+
+
+def _run_info(argv) -> dict:
+    """The run record stored in its checkpoints: the command, date, machine and versions."""
+    argv = sys.argv[1:] if argv is None else argv
+    return dict(run_header(), command=" ".join(["python -m holdemjax.training.ppo", *argv]))
 
 
 def main(argv=None) -> int:
@@ -294,15 +348,19 @@ def main(argv=None) -> int:
             if (old.hidden, old.env_id) != (config.hidden, config.env_id):
                 raise ValueError(f"--init {args.init}: network {old.hidden} on {old.env_id} "
                                  f"does not match {config.hidden} on {config.env_id}")
-        if args.log_every < 1 or args.checkpoint_every < 0:
-            raise ValueError("--log-every must be >= 1 and --checkpoint-every >= 0")
+        if args.log_every < 1 or args.checkpoint_every < 0 or args.keep_every < 0:
+            raise ValueError("--log-every must be >= 1, --checkpoint-every and --keep-every "
+                             ">= 0")
+        if args.resume and args.init:
+            raise ValueError("--resume continues a run's own state; it takes no --init")
         Trainer.of(config, args.devices)  # refuses a device count the batch does not fit
     except (ValueError, OSError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
     _, records = train(config, args.out, log_every=args.log_every,
                        checkpoint_every=args.checkpoint_every, init_params=init_params,
-                       quiet=args.quiet, devices=args.devices)
+                       quiet=args.quiet, devices=args.devices, resume=args.resume,
+                       keep_every=args.keep_every, run_info=_run_info(argv))
     if records and not args.quiet:
         total = records[-1]["env_steps"]
         wall = records[-1]["wall_s"]

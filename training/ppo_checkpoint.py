@@ -24,22 +24,21 @@ from holdemjax.training.ppo_config import (
     potential,
 )
 
-__all__ = ["save_checkpoint", "load_checkpoint", "checkpoint_info", "policy", "action_probs",
-           "state_value"]
+__all__ = ["STATE_FORMAT", "save_checkpoint", "load_checkpoint", "checkpoint_info", "save_state",
+           "load_state", "policy", "action_probs", "state_value"]
+
+#: The resumable training state's file format (`save_state`).
+STATE_FORMAT = "holdemjax-ppo-state-v1"
 
 
 # --------------------------------------------------------------------------- checkpoints
 def save_checkpoint(path, params, config: Config, **info) -> pathlib.Path:
     """Write ``params`` and ``config`` (plus JSON-able ``info``) to one msgpack file."""
     path = pathlib.Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
     payload = {"format": CHECKPOINT_FORMAT, "config": json.dumps(config.to_dict()),
                "info": json.dumps(info),
                "params": flax.serialization.to_state_dict(jax.device_get(params))}
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_bytes(flax.serialization.msgpack_serialize(payload))
-    tmp.replace(path)  # never leave a half-written checkpoint under the real name
-    return path
+    return _write_atomic(path, flax.serialization.msgpack_serialize(payload))
 
 
 def load_checkpoint(path) -> tuple[Any, Config]:
@@ -62,6 +61,45 @@ def checkpoint_info(path) -> dict:
     """The ``info`` stored with a checkpoint (iteration, env steps, ...)."""
     payload = flax.serialization.msgpack_restore(pathlib.Path(path).read_bytes())
     return json.loads(payload.get("info", "{}"))
+
+
+def _write_atomic(path: pathlib.Path, data: bytes) -> pathlib.Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_bytes(data)
+    tmp.replace(path)  # never leave a half-written file under the real name
+    return path
+
+
+def save_state(path, leaves, config: Config, **info) -> pathlib.Path:
+    """Write a whole training state (`Trainer.state_leaves`: parameters, optimizer, tables,
+    pool, keys) with its ``config`` and JSON-able ``info`` (iteration, steps, ...) to one
+    msgpack file, atomically: what a run resumes from (`load_state`)."""
+    payload = {"format": STATE_FORMAT, "config": json.dumps(config.to_dict()),
+               "info": json.dumps(info), "leaves": {str(i): x for i, x in enumerate(leaves)}}
+    return _write_atomic(pathlib.Path(path), flax.serialization.msgpack_serialize(payload))
+
+
+def load_state(path, config: Config) -> tuple[list, dict]:
+    """``(leaves, info)`` of a file written by `save_state` for this same ``config``;
+    `ValueError` naming the file if it is damaged, of another format or of another config."""
+    path = pathlib.Path(path)
+    try:
+        payload = flax.serialization.msgpack_restore(path.read_bytes())
+        ok = isinstance(payload, dict) and payload.get("format") == STATE_FORMAT
+        saved = Config.from_dict(json.loads(payload["config"])) if ok else None
+        info = json.loads(payload["info"]) if ok else None
+    except FileNotFoundError:
+        raise
+    except Exception as err:  # msgpack and json raise several kinds on a damaged file
+        raise ValueError(f"{path}: not a readable training state ({err})") from err
+    if not ok:
+        raise ValueError(f"{path}: not a {STATE_FORMAT} training state")
+    if saved != config:
+        diff = sorted(k for k, v in config.to_dict().items() if saved.to_dict()[k] != v)
+        raise ValueError(f"{path}: saved for another config (differs in {', '.join(diff)})")
+    leaves = payload["leaves"]
+    return [leaves[str(i)] for i in range(len(leaves))], info
 
 
 # ----------------------------------------------------------------------- trained policies

@@ -16,8 +16,8 @@ from holdemjax.training.networks import ActorCritic
 from holdemjax.validate import is_int, is_real, require_int
 
 __all__ = ["ENV_IDS", "CHECKPOINT_FORMAT", "LEARNER", "POOL", "BASELINE", "PANEL", "TABLE_KINDS",
-           "SHAPINGS", "LR_SCHEDULES", "PRIORS", "PANEL_BOTS", "Config", "make_env", "make_network",
-           "potential"]
+           "SHAPINGS", "OBJECTIVES", "LR_SCHEDULES", "PRIORS", "PANEL_BOTS", "Config", "make_env",
+           "make_network", "potential"]
 
 ENV_IDS = ("sng-6", "sng-6-turbo", "certify")
 CHECKPOINT_FORMAT = "holdemjax-ppo-v1"
@@ -30,6 +30,14 @@ TABLE_KINDS = ("self", "pool", "baseline", "panel")
 #: The bots a panel table may seat (`holdemjax.training.panel.OPPONENTS` less checkpoints).
 PANEL_BOTS = ("baseline", "random", "passive", "allin", "beginner", "intermediate", "advanced")
 SHAPINGS = ("none", "icm", "chips")
+#: What a decision's return runs to: ``tournament`` (the tournament's end: the score, shaped or
+#: not); ``hand``: the end of its hand, each hand an episode whose reward is the change of the
+#: shaping potential over it (``icm``: the hand's change of expected score); ``hand-td``: the
+#: end of its hand plus the critic's value of the player's next decision (GAE's trace cut at
+#: every hand's end for the policy's advantages; the critic's targets run uncut to the
+#: tournament's end, so it learns the tournament's value beyond the potential). With
+#: ``luck_out`` a hand's return loses the luck of its board cards, not the next hand's deal.
+OBJECTIVES = ("tournament", "hand", "hand-td")
 #: Learning-rate schedules: ``constant``, or ``linear`` from ``learning_rate`` down to 0 over the
 #: run's ``iterations * epochs * minibatches`` adam steps.
 LR_SCHEDULES = ("constant", "linear")
@@ -74,6 +82,10 @@ class Config:
     pool_size: int = 4
     pool_every: int = 10  # iterations between snapshots
     shaping: str = "none"  # potential-based reward shaping: "none", "icm" or "chips"
+    objective: str = "tournament"  # "tournament" or "hand": where returns stop (OBJECTIVES)
+    #: a table whose learner ids are all out starts a new tournament at once (their scores are
+    #: final; the rest of the game would train nothing)
+    stop_when_out: bool = False
     luck_out: bool = False  # GAE's rewards less each step's luck (holdemjax.luck.step_luck)
     seed: int = 0
 
@@ -105,8 +117,15 @@ class Config:
             raise ValueError(f"prior {self.prior!r} is not known; known: {', '.join(PRIORS)}")
         if self.shaping not in SHAPINGS:
             raise ValueError(f"shaping {self.shaping!r} is not known; known: {', '.join(SHAPINGS)}")
-        if not isinstance(self.luck_out, bool):
-            raise ValueError(f"luck_out must be True or False, got {self.luck_out!r}")
+        if self.objective not in OBJECTIVES:
+            raise ValueError(f"objective {self.objective!r} is not known; known: "
+                             f"{', '.join(OBJECTIVES)}")
+        if self.objective != "tournament" and self.shaping == "none":
+            raise ValueError(f"objective {self.objective!r} rewards a hand's change of the "
+                             "shaping potential: it needs shaping 'icm' or 'chips', got 'none'")
+        for name in ("luck_out", "stop_when_out"):
+            if not isinstance(getattr(self, name), bool):
+                raise ValueError(f"{name} must be True or False, got {getattr(self, name)!r}")
         if self.opp_self + self.opp_pool + self.opp_baseline + self.opp_panel <= 0:
             raise ValueError("opp_self + opp_pool + opp_baseline + opp_panel must be > 0")
         bots = self.panel_bots

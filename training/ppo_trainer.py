@@ -16,8 +16,9 @@ import optax
 import holdemjax
 from holdemjax import luck as LK
 from holdemjax.bots import baseline
+from holdemjax.poker.tournament import player_scores
 from holdemjax.training import panel
-from holdemjax.training.networks import masked_logits
+from holdemjax.training.networks import features, masked_logits
 from holdemjax.training.ppo_config import (
     BASELINE,
     LEARNER,
@@ -57,7 +58,7 @@ class TrainState(NamedTuple):
 
 
 class Transition(NamedTuple):
-    obs: jax.Array  # [OBS] float32
+    features: jax.Array  # [F] float32 the network's input (`networks.features` of the observation)
     mask: jax.Array  # [A] bool
     action: jax.Array  # [] int32
     logp: jax.Array  # [] float32 log-probability under the current policy (learner rows)
@@ -68,6 +69,8 @@ class Transition(NamedTuple):
     shaped: jax.Array  # [N] float32 rewards + potential difference - luck (what GAE uses)
     luck: jax.Array  # [N] float32 the step's luck taken out of shaped (zeros without luck_out)
     done: jax.Array  # [] bool the tournament ended with this step
+    end: jax.Array  # [] bool an episode of the objective ended: the tournament, or the hand
+    cut: jax.Array  # [] bool GAE's trace stops here, values bootstrap on ("hand-td": a hand end)
     kind: jax.Array  # [] int32 table kind of the tournament the decision belongs to
     controller: jax.Array  # [N] int32
 
@@ -136,7 +139,7 @@ class Trainer:
         self.compiled = None  # `step` compiled ahead of time by `train`
         # Env.step reports only the step's own rewards, so the terminal rewards auto_reset
         # copies onto a new game's first state are not repeated later.
-        self._step_env = jax.vmap(holdemjax.auto_reset(self.env.step, self.env.init))
+        self._step_env = jax.vmap(self._table_step)
 
     # ------------------------------------------------------------------------------- init
     def init_params(self, key) -> Any:
@@ -168,6 +171,43 @@ class Trainer:
         return TrainState(params, opt_state, env_state, setup, pool, pool_count, key,
                           iteration)
 
+    def state_leaves(self, ts: TrainState) -> list:
+        """Every array of ``ts`` on the host (typed keys as their key data), in pytree order:
+        what a resumable checkpoint stores (`restore` is the inverse)."""
+        def host(x):
+            typed = jax.dtypes.issubdtype(x.dtype, jax.dtypes.prng_key)
+            return np.asarray(jax.device_get(jax.random.key_data(x) if typed else x))
+        return [host(x) for x in jax.tree.leaves(ts)]
+
+    def restore(self, leaves, like: TrainState) -> TrainState:
+        """The `TrainState` whose `state_leaves` are ``leaves``, placed as `init` places it
+        (``like``: a state of this trainer, e.g. `init`'s, for the structure); `ValueError` if
+        they do not fit (count, shape or dtype)."""
+        shapes = jax.tree.leaves(like)
+        if len(leaves) != len(shapes):
+            raise ValueError(f"the saved state has {len(leaves)} arrays; this config's has "
+                             f"{len(shapes)}")
+        values = []
+        for i, (x, leaf) in enumerate(zip(leaves, shapes, strict=True)):
+            typed = jax.dtypes.issubdtype(leaf.dtype, jax.dtypes.prng_key)
+            x = np.asarray(x)
+            want = jax.random.key_data(leaf) if typed else leaf
+            if x.shape != want.shape or x.dtype != want.dtype:
+                raise ValueError(f"saved array {i} is {x.dtype}{list(x.shape)}, this config's "
+                                 f"is {want.dtype}{list(want.shape)}")
+            values.append(jax.random.wrap_key_data(x, impl=jax.random.key_impl(leaf))
+                          if typed else x)
+        ts = jax.tree.unflatten(jax.tree.structure(like), values)
+        rows = self.sharding.local_rows(self.config.num_tables)
+        tables = jax.tree.map(lambda x: x[rows], (ts.env_state, ts.setup))
+        env_state, setup = self.sharding.put(tables, batched=True,
+                                             num_rows=self.config.num_tables)
+        rest = self.sharding.put((ts.params, ts.opt_state, ts.pool, ts.pool_count, ts.key,
+                                  ts.iteration), batched=False)
+        params, opt_state, pool, pool_count, key, iteration = rest
+        return TrainState(params, opt_state, env_state, setup, pool, pool_count, key,
+                          iteration)
+
     def _draw_setup(self, key, pool_count) -> Setup:
         c = self.config
         k_kind, k_ids, k_pool, k_bot = jax.random.split(key, 4)
@@ -183,7 +223,36 @@ class Trainer:
                                        len(c.panel_bots)).astype(jnp.int32)
         return Setup(kind, controller, pool_index, jax.random.key_data(k_bot), bot_index)
 
+    def _table_step(self, state, action, key, controller):
+        """`env.step` with `holdemjax.auto_reset`. With ``stop_when_out`` a table whose learner
+        ids are all out starts over too (marked truncated): their scores are final and paid
+        to them as the step's rewards; the rest of that game would train nothing."""
+        env, step = self.env, self.env.step
+        if self.config.stop_when_out:
+            def step(s, a, k):
+                s = env.step(s, a, k)
+                t = env.tournament(s)
+                learner = controller == LEARNER
+                in_game = t.alive[t.seat_of]  # by player id
+                cut = ~(s.terminated | s.truncated) & ~(learner & in_game).any()
+                scores = player_scores(t, zero_sum=True)
+                return s.replace(truncated=s.truncated | cut,
+                                 rewards=jnp.where(cut & learner, scores, s.rewards))
+        return holdemjax.auto_reset(step, env.init)(state, action, key)
+
+    def _luck(self, state, action, bot_key):
+        """``# [N]`` the luck taken out of one step's rewards with ``luck_out``
+        (`holdemjax.luck.step_luck` under the tournament's value); with a hand objective less
+        the next hand's deal, which is not the ending hand's luck."""
+        hand_mode = self.config.objective != "tournament"
+        luck = LK.step_luck(self.env, state, action, luck_key(bot_key), hand_mode)
+        return luck.at[LK.DEAL_EVENT].set(0.0).sum(0) if hand_mode else luck
+
     # ---------------------------------------------------------------------------- rollout
+    def _heads(self, params, feats):
+        """``(logits, value)`` of the network on `networks.features` ``feats``."""
+        return self.net.apply(params, feats, method="heads")
+
     def _potential(self, state):
         """``# [B, N]`` shaping potential by player id (`ppo_config.potential`)."""
         return jax.vmap(lambda s: potential(self.env, s, self.config.shaping))(state)
@@ -195,8 +264,10 @@ class Trainer:
         def one(carry, _):
             state, setup, key = carry
             key, k_learn, k_pool, k_env, k_setup = jax.random.split(key, 5)
-            obs, mask = state.observation, state.legal_action_mask
-            logits, value = self.net.apply(ts.params, obs)
+            mask = state.legal_action_mask
+            # The features once per decision: the updates reuse them (``method="heads"``).
+            feats = features(state.observation, self.n)
+            logits, value = self._heads(ts.params, feats)
             logits = masked_logits(logits, mask)
             a_learn = jax.random.categorical(k_learn, logits).astype(jnp.int32)
             logp = jax.nn.log_softmax(logits)[rows, a_learn]
@@ -204,7 +275,7 @@ class Trainer:
             # A table kind with probability 0 is left out of the program (config is static).
             a_pool = a_base = a_learn
             if c.opp_pool > 0:
-                pool_logits = jax.vmap(lambda p: self.net.apply(p, obs)[0])(ts.pool)
+                pool_logits = jax.vmap(lambda p: self._heads(p, feats)[0])(ts.pool)
                 pool_logits = masked_logits(pool_logits[setup.pool_index, rows], mask)
                 a_pool = jax.random.categorical(k_pool, pool_logits).astype(jnp.int32)
             if c.opp_baseline > 0:
@@ -218,7 +289,8 @@ class Trainer:
             ctrl = setup.controller[rows, state.current_player]
             action = jnp.select([ctrl == LEARNER, ctrl == POOL, ctrl == PANEL],
                                 [a_learn, a_pool, a_panel], a_base)
-            nxt = sh.constrain(self._step_env(state, action, jax.random.split(k_env, B)))
+            nxt = sh.constrain(self._step_env(state, action, jax.random.split(k_env, B),
+                                              setup.controller))
             done = nxt.terminated | nxt.truncated
             fresh = jax.vmap(self._draw_setup, in_axes=(0, None))(
                 jax.random.split(k_setup, B), ts.pool_count)
@@ -231,10 +303,13 @@ class Trainer:
                       - self._potential(state))
             luck = jnp.zeros_like(shaped)
             if c.luck_out:  # AIVAT: the luck has expectation zero given what came before it
-                luck = jax.vmap(LK.step_luck, in_axes=(None, 0, 0, 0))(
-                    self.env, state, action, jax.vmap(luck_key)(setup.bot_key))
-            tr = Transition(obs, mask, action, logp, value, state.current_player,
-                            ctrl == LEARNER, nxt.rewards, shaped - luck, luck, done,
+                luck = jax.vmap(self._luck)(state, action, setup.bot_key)
+            hand = lambda s: self.env.tournament(s).hand
+            hand_end = done | (hand(nxt) != hand(state))
+            end = hand_end if c.objective == "hand" else done
+            cut = hand_end if c.objective == "hand-td" else jnp.zeros_like(done)
+            tr = Transition(feats, mask, action, logp, value, state.current_player,
+                            ctrl == LEARNER, nxt.rewards, shaped - luck, luck, done, end, cut,
                             setup.kind, setup.controller)
             return (nxt, new_setup, key), sh.constrain(tr)
 
@@ -251,10 +326,13 @@ class Trainer:
 
         def back(carry, tr):
             next_value, next_adv, reward, known = carry
-            d = tr.done[:, None]
-            # A tournament ended here: what follows in the rollout is another tournament.
+            d = tr.end[:, None]
+            # An episode ended here (a tournament; a hand with objective "hand"): what follows
+            # in the rollout is another one.
             next_value = jnp.where(d, 0.0, next_value)
-            next_adv = jnp.where(d, 0.0, next_adv)
+            # A cut (a hand's end with "hand-td"): the next hand's value bootstraps this one's
+            # return, its advantages do not flow back.
+            next_adv = jnp.where(d | tr.cut[:, None], 0.0, next_adv)
             reward = jnp.where(d, tr.shaped, reward + tr.shaped)
             known = known | d
             mine = (jnp.arange(n) == tr.actor[:, None]) & tr.learn[:, None]  # [B, N]
@@ -275,8 +353,8 @@ class Trainer:
     # ----------------------------------------------------------------------------- update
     def _loss(self, params, batch):
         c = self.config
-        obs, mask, action, old_logp, adv, ret, w = batch
-        logits, value = self.net.apply(params, obs)
+        feats, mask, action, old_logp, adv, ret, w = batch
+        logits, value = self._heads(params, feats)
         logp_all = jax.nn.log_softmax(masked_logits(logits, mask))
         logp = jnp.take_along_axis(logp_all, action[:, None], axis=1)[:, 0]
         count = jnp.maximum(w.sum(), 1.0)
@@ -297,9 +375,10 @@ class Trainer:
                            approx_kl=approx_kl, clip_frac=clip_frac)
 
     def update(self, params, opt_state, data, key):
-        """``(params, opt_state, losses)``: PPO's minibatch epochs over one batch ``data = (obs,
-        mask, action, logp, adv, ret, weight)``, each with ``num_tables x rollout_steps`` rows
-        (the clipped loss, optax's optimizer; the losses averaged over the minibatches)."""
+        """``(params, opt_state, losses)``: PPO's minibatch epochs over one batch ``data =
+        (features, mask, action, logp, adv, ret, weight)``, each with ``num_tables x
+        rollout_steps`` rows (the clipped loss, optax's optimizer; the losses averaged over the
+        minibatches)."""
         c = self.config
         size = c.num_tables * c.rollout_steps
         grad_fn = jax.grad(self._loss, has_aux=True)
@@ -330,6 +409,8 @@ class Trainer:
         ts, traj = self._rollout(ts)
         adv, train = self._advantages(traj)
         ret = adv + traj.value
+        if c.objective == "hand-td":  # the critic learns the tournament's value: no cuts
+            ret = self._advantages(traj._replace(cut=jnp.zeros_like(traj.cut)))[0] + traj.value
         # luck_out: the advantages' spread over the trained decisions, and with the luck left
         # in (the same rollout): what it is for (docs/luck.md). (Without it the metrics stay
         # as they were: tests/training/golden/ppo_tiny.json hashes them.)
@@ -339,7 +420,7 @@ class Trainer:
             luck_stats = {"adv_var": _spread(adv, train),
                           "adv_var_luck_in": _spread(raw_adv, train)}
         flat = lambda x: x.reshape((-1,) + x.shape[2:])
-        data = (flat(traj.obs), flat(traj.mask), flat(traj.action), flat(traj.logp),
+        data = (flat(traj.features), flat(traj.mask), flat(traj.action), flat(traj.logp),
                 flat(adv), flat(ret), flat(train).astype(jnp.float32))
         key, k_upd = jax.random.split(ts.key)
         params, opt_state, losses = self.update(ts.params, ts.opt_state, data, k_upd)

@@ -142,7 +142,9 @@ def test_trained_policy_acts_legally_and_deterministically_per_key(run):
 # ---------------------------------------------------------------------------- advantages
 def _reference_gae(tr, gamma, lam):
     """Per player, per table, plain loops: a decision's return runs to the same player's next
-    decision or the end of its tournament; decisions with neither in the rollout are untrained."""
+    decision or the end of its episode (``end``: its tournament, or its hand with objective
+    "hand"); at a ``cut`` (a hand's end with "hand-td") the later advantages stop flowing back
+    but the values still bootstrap; decisions with neither in the rollout are untrained."""
     T, B = tr.done.shape
     n = tr.shaped.shape[-1]
     adv, train = np.zeros((T, B)), np.zeros((T, B), bool)
@@ -150,10 +152,12 @@ def _reference_gae(tr, gamma, lam):
         for p in range(n):
             next_value, next_adv, reward, known = 0.0, 0.0, 0.0, False
             for t in reversed(range(T)):
-                if tr.done[t, b]:  # what follows belongs to the next tournament
+                if tr.end[t, b]:  # what follows belongs to the next episode
                     next_value, next_adv, reward, known = 0.0, 0.0, tr.shaped[t, b, p], True
                 else:
                     reward += tr.shaped[t, b, p]
+                    if tr.cut[t, b]:
+                        next_adv = 0.0
                 if tr.learn[t, b] and tr.actor[t, b] == p:
                     a = 0.0
                     if known:
@@ -164,22 +168,29 @@ def _reference_gae(tr, gamma, lam):
     return adv, train
 
 
-def test_per_player_advantages_match_a_loop_reference():
+@pytest.mark.parametrize("objective", ["tournament", "hand", "hand-td"])
+def test_per_player_advantages_match_a_loop_reference(objective):
     T, B, n = 40, 3, 6
     config = ppo.Config(num_tables=B, rollout_steps=T, minibatches=1, gamma=0.97,
-                        gae_lambda=0.8)
+                        gae_lambda=0.8, objective=objective, shaping="icm")
     trainer = ppo.Trainer(config)
     rng = np.random.default_rng(0)
     done = rng.random((T, B)) < 0.08
+    # With objective "hand" a hand's end ends an episode too: returns stop there; with
+    # "hand-td" it cuts GAE's trace.
+    hand_end = done | (rng.random((T, B)) < 0.25)
+    end = hand_end if objective == "hand" else done
+    cut = hand_end if objective == "hand-td" else np.zeros((T, B), bool)
     # Shaped rewards arrive on any step (hand ends), terminal ones at tournament ends.
     rewards = np.where(rng.random((T, B, n)) < 0.2, rng.normal(size=(T, B, n)) * 0.1, 0.0)
     tr = ppo.Transition(
-        obs=np.zeros((T, B, 1), np.float32), mask=np.ones((T, B, 9), bool),
+        features=np.zeros((T, B, 1), np.float32), mask=np.ones((T, B, 9), bool),
         action=np.zeros((T, B), np.int32), logp=np.zeros((T, B), np.float32),
         value=rng.normal(size=(T, B)).astype(np.float32),
         actor=rng.integers(0, n, (T, B)).astype(np.int32),
         learn=rng.random((T, B)) < 0.6, rewards=np.zeros((T, B, n), np.float32),
         shaped=rewards.astype(np.float32), luck=np.zeros((T, B, n), np.float32), done=done,
+        end=end, cut=cut,
         kind=np.zeros((T, B), np.int32),
         controller=np.zeros((T, B, n), np.int32))
     adv, train = jax.jit(trainer._advantages)(jax.tree.map(jnp.asarray, tr))
@@ -284,8 +295,9 @@ def test_the_tiny_run_reproduces_the_recorded_run(run):
     Zen 5, differs from the x86_64 entry; recorded there from commit 73ee554, which predates the
     series engine's split, and reproduced by the code after it; an AMD EPYC of family 23, Zen 2,
     without AVX-512, differs too: recorded there from commit 0fb42fe and reproduced by the code
-    after the light-engine changes). Each machine has exactly one expected run: its most
-    specific recorded key."""
+    after the light-engine changes; an AMD EPYC of family 25 differs too: recorded there from
+    commit e01daa3 and reproduced by the code of issue 48's learner). Each machine has exactly
+    one expected run: its most specific recorded key."""
     import os
 
     got, keys = _fingerprint(run), _machines()
@@ -297,3 +309,48 @@ def test_the_tiny_run_reproduces_the_recorded_run(run):
     assert machine is not None, (f"no recorded run for {keys} (recorded: {sorted(recorded)}); "
                                  "record one with HOLDEMJAX_RECORD=1 on code known to be right")
     assert got == recorded[machine]
+
+
+# ------------------------------------------------------------------------------ resuming
+class _StopAt:
+    """A console whose progress line of iteration ``at`` raises: a run stopped mid-way."""
+
+    def __init__(self, at):
+        self.at = at
+
+    def print(self, text, *args, **kwargs):
+        if text.startswith(f"it {self.at:>4}/"):
+            raise KeyboardInterrupt
+
+
+def test_a_stopped_run_resumes_to_the_same_bits(run, tmp_path):
+    """Issue 48 point 6: a run stopped after its last saved state (iteration 50 of 120, stopped
+    at 60) continues with ``resume`` to the parameters and metrics of the uninterrupted run
+    (the module's fixture) bit for bit, its records from the saved iteration on re-played."""
+    with pytest.raises(KeyboardInterrupt):
+        ppo.train(TINY, tmp_path, init_params=run["params0"], checkpoint_every=50,
+                  console=_StopAt(60))
+    assert len((tmp_path / "metrics.jsonl").read_text().splitlines()) == 60
+    params, records = ppo.train(TINY, tmp_path, resume=True, quiet=True, checkpoint_every=50,
+                                run_info={"command": "test"})
+    for a, b in zip(jax.tree.leaves(params), jax.tree.leaves(run["params"]), strict=True):
+        np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+    strip = lambda rs: [{k: v for k, v in r.items() if k not in _TIMING} for r in rs]
+    assert strip(records) == strip(run["records"])
+    assert len((tmp_path / "metrics.jsonl").read_text().splitlines()) == TINY.iterations
+    info = ppo.checkpoint_info(tmp_path / "checkpoint.msgpack")
+    assert info["iteration"] == TINY.iterations and info["resumed_at"] == [50]
+    assert info["command"] == "test"
+
+
+def test_a_saved_state_is_refused_for_another_config_or_damaged(run, tmp_path):
+    trainer = ppo.Trainer.of(TINY)
+    leaves = trainer.state_leaves(trainer.init(params=run["params0"]))
+    path = ppo.save_state(tmp_path / "state.msgpack", leaves, TINY, iteration=0)
+    assert len(ppo.load_state(path, TINY)[0]) == len(leaves)
+    other = ppo.Config.from_dict(dict(TINY.to_dict(), seed=4, learning_rate=0.1))
+    with pytest.raises(ValueError, match="another config .*learning_rate, seed"):
+        ppo.load_state(path, other)
+    path.write_bytes(path.read_bytes()[:100])
+    with pytest.raises(ValueError, match="state.msgpack: not a readable training state"):
+        ppo.load_state(path, TINY)

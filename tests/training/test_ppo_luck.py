@@ -40,3 +40,31 @@ def test_luck_out_is_a_boolean_and_off_by_default():
     assert ppo.Config().luck_out is False
     with pytest.raises(ValueError, match="luck_out must be True or False, got 1"):
         ppo.Config(luck_out=1)
+
+
+def test_a_hand_objective_takes_out_its_hands_luck_but_not_the_next_deal():
+    """With objective "hand"/"hand-td" a step's luck is its board cards' (every `EVENTS` row of
+    `step_luck` but the deal): the next hand's deal, dealt in the step that ends a hand, is
+    not the ending hand's luck."""
+    hand = ppo.Trainer(ppo.Config.from_dict(dict(CONFIG.to_dict(), objective="hand-td",
+                                                 shaping="icm")))
+    env, B = hand.env, 8
+    states = jax.vmap(env.init)(jax.random.split(jax.random.key(3), B))
+    bot_keys = jax.random.key_data(jax.random.split(jax.random.key(4), B))
+
+    @jax.jit
+    def step(states):
+        action = jax.numpy.where(states.legal_action_mask[:, 0], 0, 1)  # fold, else check
+        events = jax.vmap(lambda s, a, k: LK.step_luck(env, s, a, luck_key(k), True))(
+            states, action, bot_keys)
+        return jax.vmap(hand._luck)(states, action, bot_keys), events, jax.vmap(env.step)(
+            states, action, jax.random.split(jax.random.key(5), B))
+
+    deals = 0
+    for _ in range(6):
+        luck, events, states = step(states)
+        events = np.asarray(events)
+        np.testing.assert_allclose(np.asarray(luck), events.sum(1) - events[:, LK.DEAL_EVENT],
+                                   atol=1e-7)
+        deals += int((np.abs(events[:, LK.DEAL_EVENT]).max(-1) > 1e-4).sum())
+    assert deals > 0  # hands ended and new ones were dealt: the deal row was there to leave out
