@@ -39,6 +39,7 @@ os.environ.setdefault("HOLDEMJAX_COMPILE_CACHE", os.path.join(_ROOT, ".jax_cache
 _LONGEST_FIRST = (  # files, longest first (summed test durations of a full run, 2026-12-03)
     "tests/training/test_exploit_ppo.py", "tests/envs/test_sng_invariants.py",
     "tests/envs/test_go.py", "tests/training/test_lbr.py", "tests/training/test_ppo.py",
+    "tests/training/test_learn.py",
     "tests/training/test_ppo_luck.py", "tests/test_luck_rollout.py",
     "tests/training/test_distill.py", "tests/envs/test_sng.py", "tests/training/test_sharding.py",
     "tests/training/test_policy_search.py", "tests/training/test_evaluate.py",

@@ -1,0 +1,110 @@
+"""The from-scratch learner (`holdemjax.training.learn`, issue 48): its start knows no poker,
+a tiny run of its settings learns a toy spot (calling five all-in bots with good hands only),
+a table whose learner is out starts over with the learner's final score, and the command
+resumes a run."""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from holdemjax import xla
+from holdemjax.poker.tournament import player_scores
+from holdemjax.training import evaluate as ev
+from holdemjax.training import learn, panel, ppo
+
+# The learner's settings at toy size: `certify` (200 chips, the blinds up every hand, 8 hands)
+# against five all-in bots, where a policy that calls with every hand busts and one that calls
+# with good hands only wins. Only the table mix, sizes and learning rate differ from LEARNER.
+TOY = learn.config(3, env_id="certify", num_tables=32, rollout_steps=16, iterations=60,
+                   minibatches=2, learning_rate=2e-3, hidden=(16,), opp_self=0.0,
+                   opp_pool=0.0, opp_baseline=0.0, opp_panel=1.0, panel_bots=("allin",))
+
+
+@pytest.fixture(scope="module")
+def toy(tmp_path_factory):
+    out = tmp_path_factory.mktemp("learn")
+    trainer = ppo.Trainer.of(TOY)
+    params0 = trainer.init_params(jax.random.key(TOY.seed))
+    params, records = ppo.train(TOY, out, init_params=params0, quiet=True)
+    return dict(trainer=trainer, params0=params0, params=params, records=records, out=out)
+
+
+def test_the_learner_starts_from_a_near_uniform_policy(toy):
+    """Knowledge-free start: the fresh network's probabilities are uniform over the legal
+    actions to within 1 % (no prior, no strategy), whatever the cards."""
+    trainer = toy["trainer"]
+    states = jax.vmap(trainer.env.init)(jax.random.split(jax.random.key(0), 64))
+    probs = jax.vmap(ppo.action_probs(TOY), in_axes=(None, 0))(toy["params0"], states)
+    legal = states.legal_action_mask
+    uniform = legal / legal.sum(-1, keepdims=True)
+    assert learn.LEARNER.prior == "uniform"
+    np.testing.assert_allclose(np.asarray(probs), np.asarray(uniform), atol=0.01)
+
+
+def test_a_tiny_run_of_the_learner_beats_its_start_on_a_toy_spot(toy):
+    """Issue 48's CI guard of learning: after 60 tiny iterations the greedy policy scores above
+    its own first policy against five all-in bots, paired on the same unseen deals (z > 3)."""
+    env = ev.make_env("certify")
+    fn = ppo.policy(TOY, greedy=True)
+    opp = panel.opponent("allin", env)
+    before = ev.evaluate(fn, toy["params0"], deals=64, env_id="certify", seed=99, opponent=opp)
+    after = ev.evaluate(fn, toy["params"], deals=64, env_id="certify", seed=99, opponent=opp)
+    diff, se = ev.mean_se(after.per_deal - before.per_deal)
+    assert ev.z_score(diff, se) > 3, (before.mean, after.mean, diff, se)
+    assert sum(r["illegal_actions"] for r in toy["records"]) == 0
+
+
+def test_a_table_whose_learner_is_out_starts_over_with_its_final_score(toy):
+    """``stop_when_out``: where the learner's id is placed and the game goes on, the step is
+    marked truncated, the new game starts, and the learner's reward is its final score - 1/6
+    (what the whole game would have paid it); elsewhere the step is `env.step`'s."""
+    trainer, env = toy["trainer"], toy["trainer"].env
+    B = 64
+    controller = jnp.zeros((B, 6), jnp.int32).at[:, 1:].set(ppo.BASELINE)  # id 0 learns
+
+    @jax.jit
+    def both(states, keys):
+        shove = jnp.where(states.legal_action_mask[:, -1], env.num_actions - 1, 1)
+        cut = jax.vmap(trainer._table_step)(states, shove, keys, controller)
+        # a new game's first state keeps the ended step's flags (auto_reset): play it as live
+        live = states.replace(terminated=jnp.zeros(B, bool), truncated=jnp.zeros(B, bool))
+        plain = jax.vmap(env.step)(live, shove, jax.vmap(lambda k: xla.split_at(k, 0))(keys))
+        return cut, plain
+
+    states = jax.vmap(env.init)(jax.random.split(jax.random.key(1), B))
+    cuts = 0
+    for i in range(12):
+        nxt, plain = both(states, jax.random.split(jax.random.key(100 + i), B))
+        t = jax.vmap(env.tournament)(plain)
+        out = ~jax.vmap(lambda a, s: a[s[0]])(t.alive, t.seat_of)  # id 0 placed
+        over = plain.terminated | plain.truncated
+        cut = np.asarray(out & ~over)
+        scores = np.asarray(jax.vmap(lambda x: player_scores(x, zero_sum=True))(t))[:, 0]
+        np.testing.assert_array_equal(np.asarray(nxt.truncated), cut | np.asarray(plain.truncated))
+        np.testing.assert_array_equal(np.asarray(nxt.rewards[:, 0]),
+                                      np.where(cut, scores, np.asarray(plain.rewards[:, 0])))
+        cuts += int(cut.sum())
+        # the rows that go on are env.step's, and the cut rows are a new game's first state
+        same = ~cut & ~np.asarray(over)
+        np.testing.assert_array_equal(np.asarray(nxt.observation)[same],
+                                      np.asarray(plain.observation)[same])
+        assert (np.asarray(jax.vmap(env.tournament)(nxt).hand)[cut] == 0).all()
+        states = nxt
+    assert cuts > 0  # the shoving tables do bust the learner before the end
+
+
+def test_the_command_resumes_and_refuses_what_it_cannot_do(tmp_path, capsys):
+    """``learn`` resumes from the folder's saved state by default (a saved state of another
+    config is refused by name, exit 2); bad values exit 2 naming them."""
+    assert learn.main(["--out", str(tmp_path), "--iterations", "0"]) == 2
+    assert "iterations must be an int >= 1" in capsys.readouterr().err
+    trainer = ppo.Trainer.of(TOY)
+    leaves = trainer.state_leaves(trainer.init(params=trainer.init_params(jax.random.key(0))))
+    ppo.save_state(tmp_path / "state.msgpack", leaves, TOY, iteration=1, env_steps=1,
+                   train_s=1.0)
+    assert learn.main(["--out", str(tmp_path), "--iterations", "5", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("holdemjax learn: ") and "saved for another config" in err
