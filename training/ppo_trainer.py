@@ -18,6 +18,7 @@ from holdemjax import luck as LK
 from holdemjax.bots import baseline
 from holdemjax.poker.tournament import player_scores
 from holdemjax.training import panel
+from holdemjax.training.gae import per_player_gae
 from holdemjax.training.networks import features, masked_logits
 from holdemjax.training.ppo_config import (
     BASELINE,
@@ -319,36 +320,8 @@ class Trainer:
         return ts._replace(env_state=env_state, setup=setup, key=key), traj
 
     def _advantages(self, traj: Transition):
-        """Per-player GAE over each table's decisions, backwards in time (see module doc)."""
-        c, n = self.config, self.n
-        B = c.num_tables
-        zeros = jnp.zeros((B, n), jnp.float32)
-
-        def back(carry, tr):
-            next_value, next_adv, reward, known = carry
-            d = tr.end[:, None]
-            # An episode ended here (a tournament; a hand with objective "hand"): what follows
-            # in the rollout is another one.
-            next_value = jnp.where(d, 0.0, next_value)
-            # A cut (a hand's end with "hand-td"): the next hand's value bootstraps this one's
-            # return, its advantages do not flow back.
-            next_adv = jnp.where(d | tr.cut[:, None], 0.0, next_adv)
-            reward = jnp.where(d, tr.shaped, reward + tr.shaped)
-            known = known | d
-            mine = (jnp.arange(n) == tr.actor[:, None]) & tr.learn[:, None]  # [B, N]
-            pick = lambda x: (x * mine).sum(1)
-            has_next = (known & mine).any(1)
-            delta = pick(reward) + c.gamma * pick(next_value) - tr.value
-            adv = jnp.where(has_next, delta + c.gamma * c.gae_lambda * pick(next_adv), 0.0)
-            next_value = jnp.where(mine, tr.value[:, None], next_value)
-            next_adv = jnp.where(mine, adv[:, None], next_adv)
-            reward = jnp.where(mine, 0.0, reward)
-            known = known | mine
-            return (next_value, next_adv, reward, known), (adv, tr.learn & has_next)
-
-        init = (zeros, zeros, zeros, jnp.zeros((B, n), bool))
-        _, (adv, train) = jax.lax.scan(back, init, traj, reverse=True)
-        return adv, train
+        """Per-player GAE over each table's decisions (`training.gae.per_player_gae`)."""
+        return per_player_gae(traj, self.config.gamma, self.config.gae_lambda)
 
     # ----------------------------------------------------------------------------- update
     def _loss(self, params, batch):
