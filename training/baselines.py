@@ -65,6 +65,7 @@ def _bot(description: str) -> Entry:
 
 
 REGISTRY: dict[str, Entry] = {
+    "learned": Entry("the policy learned from scratch (training/learn.py, seed 0)", "sng6_learned.msgpack", "benchmarks/results/panel_learned_greedy_vs_sng6_pushfold.json"),  # noqa: E501
     "pushfold": Entry("the shipped push/fold PPO policy", "sng6_pushfold.msgpack", _PANEL),
     "example": Entry("the PPO example run", "sng6_example.msgpack", _panel("sng6_example_greedy"), True, _panel("sng6_example")),  # noqa: E501
     "baseline": _bot("the reference scripted bot (docs/baseline.md)"),

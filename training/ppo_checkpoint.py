@@ -4,6 +4,7 @@ network. Part of `holdemjax.training.ppo`, which re-exports them.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import pathlib
@@ -95,7 +96,11 @@ def load_state(path, config: Config) -> tuple[list, dict]:
         raise ValueError(f"{path}: not a readable training state ({err})") from err
     if not ok:
         raise ValueError(f"{path}: not a {STATE_FORMAT} training state")
-    if saved != config:
+    # A run with a constant learning rate may go on past its planned iterations: nothing it
+    # computes depends on their number, so it continues as a longer run would have.
+    longer = (saved.lr_schedule == "constant" and config.iterations >= info["iteration"]
+              and dataclasses.replace(saved, iterations=config.iterations) == config)
+    if saved != config and not longer:
         diff = sorted(k for k, v in config.to_dict().items() if saved.to_dict()[k] != v)
         raise ValueError(f"{path}: saved for another config (differs in {', '.join(diff)})")
     leaves = payload["leaves"]

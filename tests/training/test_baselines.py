@@ -105,7 +105,7 @@ def test_sampling_draws_from_the_given_key_and_only_legal_actions():
 
 
 def test_unknown_names_and_options_are_refused():
-    with pytest.raises(ValueError, match=r"'pushfold2'.*pushfold, example, baseline"):
+    with pytest.raises(ValueError, match=r"'pushfold2'.*learned, pushfold, example, baseline"):
         baselines.load("pushfold2")
     with pytest.raises(ValueError, match="scripted"):
         baselines.load("random", greedy=True)

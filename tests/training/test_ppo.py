@@ -4,6 +4,7 @@ against a hand-written reference, checkpoints and the CLI."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import jax
@@ -351,6 +352,13 @@ def test_a_saved_state_is_refused_for_another_config_or_damaged(run, tmp_path):
     other = ppo.Config.from_dict(dict(TINY.to_dict(), seed=4, learning_rate=0.1))
     with pytest.raises(ValueError, match="another config .*learning_rate, seed"):
         ppo.load_state(path, other)
+    # a constant learning rate: the run may go on past its planned iterations (not a linear
+    # schedule, whose rate depends on them)
+    assert ppo.load_state(path, dataclasses.replace(TINY, iterations=500))[1]["iteration"] == 0
+    linear = dataclasses.replace(TINY, lr_schedule="linear")
+    ppo.save_state(path, leaves, linear, iteration=0)
+    with pytest.raises(ValueError, match="another config .*iterations"):
+        ppo.load_state(path, dataclasses.replace(linear, iterations=500))
     path.write_bytes(path.read_bytes()[:100])
     with pytest.raises(ValueError, match="state.msgpack: not a readable training state"):
         ppo.load_state(path, TINY)
