@@ -79,7 +79,7 @@ def measure(num_tables: int, repeats: int) -> dict:
         times["rollout"].append(s)
         _, s = _timed(programs["update"], ts, traj)
         times["update"].append(s)
-        ts, s = _timed(whole, ts)
+        (ts, _), s = _timed(whole, ts)
         times["iteration"].append(s)
     med = {k: statistics.median(v) for k, v in times.items()}
     return dict(tables=num_tables, rollout_steps=steps, decisions_per_iteration=decisions,
@@ -111,8 +111,11 @@ def main(argv=None) -> int:
                config=learn.LEARNER.to_dict(), rows=rows,
                notes=["end_to_end: one whole Trainer.step (rollout, GAE, epochs x minibatches "
                       "updates); env_only: the same scan of vmap(env.step) with auto-reset and "
-                      "random legal actions; acting_and_bots = rollout - env; medians of "
-                      "interleaved rounds"])
+                      "random legal actions; acting_and_bots = rollout - env: everything else a "
+                      "rollout step computes on every row (the network's features and both "
+                      "heads, the baseline bot and the seven panel bots, the ICM potential "
+                      "before and after, the table draws); update: GAE and the epochs; medians "
+                      f"of {args.repeats} interleaved rounds"])
     if not args.no_write:
         path = core.results_dir() / "learner_speed.json"
         path.write_text(json.dumps(doc, indent=1) + "\n")

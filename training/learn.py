@@ -34,7 +34,7 @@ __all__ = ["LEARNER", "SAVE_EVERY", "KEEP_EVERY", "config", "main"]
 #: The learner's settings (seed 0); `config` gives another seed. Sized for a 2-core CPU:
 #: 1,024 tables x 32 decisions an iteration, a small network, two PPO epochs.
 LEARNER = ppo.Config(
-    env_id="sng-6", num_tables=1024, rollout_steps=32, iterations=300, epochs=2,
+    env_id="sng-6", num_tables=1024, rollout_steps=32, iterations=600, epochs=2,
     minibatches=4, learning_rate=5e-4, hidden=(64, 64), prior="uniform", entropy_coef=0.01,
     opp_self=0.0, opp_pool=0.0, opp_baseline=0.7, opp_panel=0.3, shaping="icm",
     objective="hand-td", stop_when_out=True)
@@ -58,13 +58,15 @@ def main(argv=None) -> int:
     p.add_argument("--seed", type=int, default=0, help="random seed")
     p.add_argument("--iterations", type=int, default=LEARNER.iterations,
                    help="iterations in all (a resumed run needs the same number)")
+    p.add_argument("--num-tables", type=int, default=LEARNER.num_tables,
+                   help="tables in parallel (a GPU takes 4,096 or more)")
     p.add_argument("--fresh", action="store_true",
                    help="start over even if the folder holds a saved state")
     p.add_argument("--quiet", action="store_true", help="no progress lines")
     args = p.parse_args(argv)
     argv = sys.argv[1:] if argv is None else argv
     try:
-        cfg = config(args.seed, iterations=args.iterations)
+        cfg = config(args.seed, iterations=args.iterations, num_tables=args.num_tables)
     except ValueError as err:
         print(f"holdemjax learn: {err}", file=sys.stderr)
         return 2

@@ -76,23 +76,29 @@ def plot(record: dict, path) -> pathlib.Path:
     import matplotlib.pyplot as plt
 
     names = list(record["references"])
-    fig, axes = plt.subplots(1, 1 + len(names), figsize=(5 * (1 + len(names)), 3.8))
+    fig, axes = plt.subplots(1, 2 + len(names), figsize=(4.6 * (2 + len(names)), 3.8))
     for i, run in enumerate(record["runs"]):
         pts = run["points"]
         x = np.array([p["decisions"] for p in pts], float) / 1e6
         label = f"seed {run['seed']}"
         m, se = np.array([p["mean"] for p in pts]), np.array([p["se"] for p in pts])
         axes[0].errorbar(x, m, yerr=2 * se, color=f"C{i}", marker="o", ms=3, label=label)
-        for ax, name in zip(axes[1:], names, strict=True):
+        minutes = np.array([p["train_s"] for p in pts]) / 60
+        axes[-1].errorbar(minutes, m, yerr=2 * se, color=f"C{i}", marker="o", ms=3,
+                          label=label)
+        for ax, name in zip(axes[1:-1], names, strict=True):
             d = np.array([p["versus"][name]["diff"] for p in pts])
             s = np.array([p["versus"][name]["se"] for p in pts])
             ax.errorbar(x, d, yerr=2 * s, color=f"C{i}", marker="o", ms=3, label=label)
     for name, ref in record["references"].items():
-        axes[0].axhline(ref["mean"], ls="--", lw=0.8, color="k")
-        axes[0].annotate(pathlib.Path(name).stem, (0, ref["mean"]), fontsize=7)
+        for ax in (axes[0], axes[-1]):
+            ax.axhline(ref["mean"], ls="--", lw=0.8, color="k")
+            ax.annotate(pathlib.Path(name).stem, (0, ref["mean"]), fontsize=7)
     axes[0].set(xlabel="training decisions (millions)", ylabel="mean score (±2 SE)",
                 title=f"greedy vs five {record['opponent']} bots")
-    for ax, name in zip(axes[1:], names, strict=True):
+    axes[-1].set(xlabel="training wall time (minutes, compile apart)",
+                 ylabel="mean score (±2 SE)", title="the same, over wall time")
+    for ax, name in zip(axes[1:-1], names, strict=True):
         ax.axhline(0, ls="--", lw=0.8, color="k")
         ax.set(xlabel="training decisions (millions)", ylabel="paired difference (±2 SE)",
                title=f"minus {pathlib.Path(name).stem}, same seat and deals")

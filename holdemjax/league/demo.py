@@ -1,8 +1,8 @@
-"""The demo pool of ``holdemjax league --demo FOLDER``: ten distinct bots from what a checkout
+"""The demo pool of ``holdemjax league --demo FOLDER``: distinct bots from what a checkout
 ships, built into FOLDER so that a league runs on a fresh clone.
 
 The bundled ``baseline`` and ``random`` modules are copied; the shipped PPO checkpoints are
-exported with ``holdemjax export-wasm``, greedy and sampled (eight modules), which needs the C
+exported with ``holdemjax export-wasm``, greedy and sampled (two modules each), which needs the C
 compiler of the ``sdk`` extra (``pip install -e '.[sdk]'``). The league room imports no
 training: the command hands in the checkpoints and their exporter (`Exports`). A module
 already in the folder is kept, so the command is cheap to run again.

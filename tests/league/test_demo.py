@@ -64,8 +64,8 @@ def test_the_command_s_demo_is_every_shipped_checkpoint():
     modules = demo_exports().modules()
     assert len(modules) + len(BUNDLED) >= 6 + 4  # ten distinct bots for a six-seat table
     assert {checkpoint.name for checkpoint, _ in modules.values()} == {
-        "sng6_example.msgpack", "sng6_pushfold.msgpack", "sng6_pushfold_seed1.msgpack",
-        "sng6_pushfold_seed2.msgpack"}
+        "sng6_example.msgpack", "sng6_learned.msgpack", "sng6_pushfold.msgpack",
+        "sng6_pushfold_seed1.msgpack", "sng6_pushfold_seed2.msgpack"}
 
 
 def test_without_the_compiler_the_command_names_the_sdk_extra(tmp_path, capsys, monkeypatch):
@@ -74,7 +74,7 @@ def test_without_the_compiler_the_command_names_the_sdk_extra(tmp_path, capsys, 
     monkeypatch.setitem(sys.modules, "ziglang", None)  # as if the sdk extra were not installed
     assert main(["league", "--demo", str(tmp_path / "bots"), "--out", str(tmp_path / "l")]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and err[0].startswith("holdemjax league: --demo: 8 of the demo's 10 "
+    assert len(err) == 1 and err[0].startswith("holdemjax league: --demo: 10 of the demo's 12 "
                                                "bots cannot be built (sng6_example.wasm, "), err
     assert "no module named ziglang (pip install -e '.[sdk]'" in err[0]
     assert sorted(p.name for p in (tmp_path / "bots").iterdir()) == ["baseline.wasm",
