@@ -108,3 +108,52 @@ def test_the_command_resumes_and_refuses_what_it_cannot_do(tmp_path, capsys):
     assert learn.main(["--out", str(tmp_path), "--iterations", "5", "--quiet"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("holdemjax learn: ") and "saved for another config" in err
+
+
+def _docs_table(marker: str) -> list[str]:
+    import pathlib
+    import re
+
+    doc = (pathlib.Path(__file__).resolve().parents[2] / "docs" / "training.md").read_text()
+    block = re.search(rf"<!-- {marker} -->\n((?:\|.*\n)+)", doc)
+    assert block, marker
+    return block.group(1).splitlines()[2:]
+
+
+def _record(name: str) -> dict:
+    import json
+    import pathlib
+
+    root = pathlib.Path(__file__).resolve().parents[2]
+    return json.loads((root / "benchmarks" / "results" / f"{name}.json").read_text())
+
+
+def test_the_docs_learner_tables_are_the_committed_records():
+    """docs/training.md's tables of the learner's choices and speed are their results files'
+    figures (no number typed by hand)."""
+    choices = _record("learner_choices")
+    assert _docs_table("learner-choices") == [
+        f"| {r['name']} | {r['iteration']} ({r['decisions'] / 1e6:.1f} M) | "
+        f"{r['mean']:.4f} ± {r['se']:.4f} | {r['versus']['diff']:+.5f} ± "
+        f"{r['versus']['se']:.5f} | {r['versus']['z']:+.2f} |" for r in choices["rows"]]
+    speed = _record("learner_speed")
+    assert _docs_table("learner-speed") == [
+        f"| {r['tables']:,} | {r['decisions_per_s']['end_to_end']:,.0f} | "
+        f"{r['decisions_per_s']['env_only']:,.0f} | {r['split_s']['env']:.2f} s / "
+        f"{r['split_s']['acting_and_bots']:.2f} s / {r['split_s']['update']:.2f} s | "
+        f"{r['compile_s']['iteration']:.0f} s |" for r in speed["rows"]]
+    assert speed["config"] == learn.LEARNER.to_dict() | {"iterations": speed["config"][
+        "iterations"]}
+
+
+def test_the_docs_head_to_head_and_lbr_figures_are_the_committed_records():
+    import pathlib
+
+    doc = (pathlib.Path(__file__).resolve().parents[2] / "docs" / "training.md").read_text()
+    h2h = _record("learner_head_to_head")
+    for row in h2h["rows"]:
+        assert f"{row['mean']:.4f} ± {row['se']:.4f}" in doc
+        assert row["illegal"] == 0 and row["tournaments"] == 6 * h2h["deals"]
+    lbr = _record("exploit_sng6_learned")["rows"][0]
+    assert _docs_table("lbr:exploit_sng6_learned") == [
+        f"| `{lbr['policy']}` | {lbr['lbr']['bb_per_100']:+.1f} ± {lbr['lbr']['ci95']:.1f} |"]
