@@ -281,8 +281,9 @@ _HELP = {
     "pool_every": "iterations between snapshots",
     "shaping": "potential-based reward shaping (icm: expected score of the stacks at each hand "
                "start; chips: chip share; none: the tournament score only)",
-    "objective": "where a decision's return stops: tournament (its end: the score) or hand (its "
-                 "hand's end: the hand's change of the shaping potential, e.g. of ICM)",
+    "objective": "where a decision's return stops: tournament (its end: the score), hand (its "
+                 "hand's end: the hand's change of the shaping potential, e.g. of ICM) or "
+                 "hand-td (the hand's change plus the critic's value of the next decision)",
     "stop_when_out": "a table whose learners are all out starts a new tournament at once",
     "luck_out": "the advantages' rewards less each step's luck (AIVAT's chance corrections "
                 "under the tournament's value, holdemjax.luck.step_luck; docs/luck.md)",
