@@ -27,7 +27,6 @@ import dataclasses
 import sys
 
 from holdemjax.training import ppo
-from holdemjax.training.panel import run_header
 
 __all__ = ["LEARNER", "SAVE_EVERY", "KEEP_EVERY", "config", "main"]
 
@@ -64,14 +63,12 @@ def main(argv=None) -> int:
                    help="start over even if the folder holds a saved state")
     p.add_argument("--quiet", action="store_true", help="no progress lines")
     args = p.parse_args(argv)
-    argv = sys.argv[1:] if argv is None else argv
     try:
         cfg = config(args.seed, iterations=args.iterations, num_tables=args.num_tables)
     except ValueError as err:
         print(f"holdemjax learn: {err}", file=sys.stderr)
         return 2
-    info = dict(run_header(), command=" ".join(["python -m holdemjax.training.learn",
-                                                    *argv]))
+    info = ppo.run_info(argv, prog="python -m holdemjax.training.learn")
     try:
         ppo.train(cfg, args.out, log_every=10, checkpoint_every=SAVE_EVERY,
                   keep_every=KEEP_EVERY, resume=not args.fresh, quiet=args.quiet,

@@ -83,7 +83,7 @@ __all__ = ["ENV_IDS", "CHECKPOINT_FORMAT", "LEARNER", "POOL", "BASELINE", "PANEL
            "make_network",
            "Setup", "TrainState",
            "Transition", "Trainer", "train", "plot_metrics", "save_checkpoint",
-           "load_checkpoint", "checkpoint_info", "save_state", "load_state", "policy",
+           "load_checkpoint", "checkpoint_info", "save_state", "load_state", "run_info", "policy",
            "action_probs", "state_value",
            "main"]
 
@@ -331,10 +331,11 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
-def _run_info(argv) -> dict:
-    """The run record stored in its checkpoints: the command, date, machine and versions."""
+def run_info(argv=None, prog: str = "python -m holdemjax.training.ppo") -> dict:
+    """The run record stored in a run's checkpoints: the command (``prog`` and ``argv``, by
+    default this process's arguments), date, machine and versions."""
     argv = sys.argv[1:] if argv is None else argv
-    return dict(run_header(), command=" ".join(["python -m holdemjax.training.ppo", *argv]))
+    return dict(run_header(), command=" ".join([prog, *argv]))
 
 
 def main(argv=None) -> int:
@@ -361,7 +362,7 @@ def main(argv=None) -> int:
     _, records = train(config, args.out, log_every=args.log_every,
                        checkpoint_every=args.checkpoint_every, init_params=init_params,
                        quiet=args.quiet, devices=args.devices, resume=args.resume,
-                       keep_every=args.keep_every, run_info=_run_info(argv))
+                       keep_every=args.keep_every, run_info=run_info(argv))
     if records and not args.quiet:
         total = records[-1]["env_steps"]
         wall = records[-1]["wall_s"]
