@@ -13,7 +13,8 @@ import json
 
 from holdemjax.bench import core
 from holdemjax.training import evaluate as ev
-from holdemjax.training import panel, ppo
+from holdemjax.training import panel
+from holdemjax.training.learning_curve import paired_point
 
 
 def main(argv=None) -> int:
@@ -32,17 +33,14 @@ def main(argv=None) -> int:
     rows = []
     for item in args.runs:
         name, path = item.split("=", 1)
-        params, config = ppo.load_checkpoint(path)
-        info = ppo.checkpoint_info(path)
-        r = ev.evaluate(ppo.policy(config, greedy=True), params, deals=args.deals,
-                        seed=args.seed, opponent=opp)
-        diff, se = ev.mean_se(r.per_deal - ref.per_deal)
-        rows.append(dict(name=name, checkpoint=path, iteration=info.get("iteration"),
-                         decisions=info.get("env_steps"), config=config.to_dict(),
-                         mean=r.mean, se=r.se, versus=dict(diff=diff, se=se,
-                                                           z=ev.z_score(diff, se))))
-        print(f"{name}: {r.mean:.4f} ± {r.se:.4f}; - {args.reference} {diff:+.5f} ± {se:.5f}",
-              flush=True)
+        config, point = paired_point(path, opp, {args.reference: ref}, deals=args.deals,
+                                     seed=args.seed)
+        versus = point["versus"][args.reference]
+        rows.append(dict(name=name, checkpoint=path, iteration=point["iteration"],
+                         decisions=point["decisions"], config=config.to_dict(),
+                         mean=point["mean"], se=point["se"], versus=versus))
+        print(f"{name}: {point['mean']:.4f} ± {point['se']:.4f}; - {args.reference} "
+              f"{versus['diff']:+.5f} ± {versus['se']:.5f}", flush=True)
     doc = dict(core.header("learner_choices", "The learner's design choices, paired"),
                opponent=args.opponent, reference=args.reference,
                reference_mean=ref.mean, deals=args.deals, deal_seed=args.seed, greedy=True,

@@ -18,7 +18,7 @@ import numpy as np
 from holdemjax.training import evaluate as ev
 from holdemjax.training import panel, ppo
 
-__all__ = ["REFERENCES", "kept_checkpoints", "curve", "plot", "main"]
+__all__ = ["REFERENCES", "kept_checkpoints", "paired_point", "curve", "plot", "main"]
 
 #: The references every point is paired with: never putting a chip in, and the shipped policy.
 REFERENCES = ("passive", "training/checkpoints/sng6_pushfold.msgpack")
@@ -32,6 +32,23 @@ def kept_checkpoints(run) -> list[pathlib.Path]:
     if not found:
         raise ValueError(f"{run}: no kept checkpoints (checkpoint-<iteration>.msgpack)")
     return [p for _, p in sorted(found)]
+
+
+def paired_point(path, opponent, references: dict, *, deals: int, seed: int):
+    """``(config, point)``: the checkpoint at ``path`` played greedily against five
+    ``opponent``s (``act(state, key)``) on ``deals`` deals of ``seed``, its mean and SE, and
+    its paired difference to each of ``references`` (name -> `EvalResult` on the same deals);
+    the point carries the checkpoint's iteration, decisions and training seconds."""
+    params, config = ppo.load_checkpoint(path)
+    info = ppo.checkpoint_info(path)
+    r = ev.evaluate(ppo.policy(config, greedy=True), params, deals=deals, seed=seed,
+                    opponent=opponent)
+    point = dict(iteration=info.get("iteration"), decisions=info.get("env_steps"),
+                 train_s=info.get("train_s"), mean=r.mean, se=r.se, versus={})
+    for name, ref in references.items():
+        diff, se = ev.mean_se(r.per_deal - ref.per_deal)
+        point["versus"][name] = dict(diff=diff, se=se, z=ev.z_score(diff, se))
+    return config, point
 
 
 def curve(runs, *, deals: int, seed: int, opponent: str = "baseline", references=REFERENCES,
@@ -50,18 +67,11 @@ def curve(runs, *, deals: int, seed: int, opponent: str = "baseline", references
     for run in runs:
         points = []
         for path in kept_checkpoints(run):
-            params, config = ppo.load_checkpoint(path)
-            info = ppo.checkpoint_info(path)
-            r = ev.evaluate(ppo.policy(config, greedy=True), params, deals=deals, seed=seed,
-                            opponent=opp)
-            point = dict(iteration=info["iteration"], decisions=info["env_steps"],
-                         train_s=info["train_s"], mean=r.mean, se=r.se, versus={})
-            for name, ref in ref_results.items():
-                diff, se = ev.mean_se(r.per_deal - ref.per_deal)
-                point["versus"][name] = dict(diff=diff, se=se, z=ev.z_score(diff, se))
+            config, point = paired_point(path, opp, ref_results, deals=deals, seed=seed)
             points.append(point)
             if progress:
-                progress(f"{run} it {point['iteration']}: {r.mean:.4f} ± {r.se:.4f}")
+                progress(f"{run} it {point['iteration']}: {point['mean']:.4f} ± "
+                         f"{point['se']:.4f}")
         out.append(dict(run=str(run), seed=config.seed, points=points))
     return dict(panel.run_header(), opponent=opponent, deals=deals, deal_seed=seed,
                 greedy=True, references={k: dict(mean=v.mean, se=v.se)
