@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import pathlib
 from collections.abc import Callable
 from typing import NamedTuple
 
@@ -32,7 +31,7 @@ from holdemjax.training import panel, ppo
 
 __all__ = ["Entry", "Baseline", "REGISTRY", "CHECKPOINTS", "names", "available", "load"]
 
-CHECKPOINTS = pathlib.Path(__file__).parent / "checkpoints"
+CHECKPOINTS = ppo.CHECKPOINTS
 
 
 def _panel(stem: str) -> str:
@@ -67,7 +66,7 @@ def _bot(description: str) -> Entry:
 REGISTRY: dict[str, Entry] = {
     "learned": Entry("the policy learned from scratch (training/learn.py, seed 0)", "sng6_learned.msgpack", "benchmarks/results/panel_learned_greedy_vs_sng6_pushfold.json"),  # noqa: E501
     "pushfold": Entry("the shipped push/fold PPO policy", "sng6_pushfold.msgpack", _PANEL),
-    "example": Entry("the PPO example run", "sng6_example.msgpack", _panel("sng6_example_greedy"), True, _panel("sng6_example")),  # noqa: E501
+    "example": Entry("the PPO example run", ppo.TRAINED_BOTS["example"], _panel("sng6_example_greedy"), True, _panel("sng6_example")),  # noqa: E501
     "baseline": _bot("the reference scripted bot (docs/baseline.md)"),
     "random": _bot("a uniform legal action"),
     "passive": _bot("checks when free, else folds (also in the policy's seat: 'versus')"),

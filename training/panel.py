@@ -6,8 +6,9 @@ Opponents by name (`OPPONENTS`): the reference bots ``baseline`` and ``random``,
 (checks when checking is free, else folds: it never puts a chip in voluntarily), ``allin``
 (the menu's all-in whenever it is legal, else check/call), the duplicate reference tiers
 ``beginner``, ``intermediate`` and ``advanced`` as JAX bots (`holdemjax.bots.tiers`: the host
-tiers' decisions, tested), or the path of a PPO checkpoint (a trained policy as opponent,
-sampling). Each line-up's ``z`` is against the fair share 1/6 of six seats.
+tiers' decisions, tested), a shipped trained policy by name (``example``: `TRAINED_BOTS`),
+or the path of a PPO checkpoint (a trained policy as opponent, sampling). Each line-up's
+``z`` is against the fair share 1/6 of six seats.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ import jax.numpy as jnp
 from holdemjax.bots import baseline, random_bot
 from holdemjax.bots import tiers as jax_tiers
 from holdemjax.poker.actions import CHECK_CALL, FOLD
+from holdemjax.training.ppo_config import CHECKPOINTS, TRAINED_BOTS
 
 __all__ = ["OPPONENTS", "Paired", "passive_move", "opponent", "run_panel", "run_versus", "table",
            "record", "run_header", "plot"]
@@ -69,9 +71,11 @@ def opponent(name: str, env) -> Callable:
         return functools.partial(_BOTS[name], env)
     if name in jax_tiers.TIERS:
         return functools.partial(jax_tiers.act, jax_tiers.params_of(name), env)
+    if name in TRAINED_BOTS:  # a shipped trained policy, by name
+        name = str(CHECKPOINTS / TRAINED_BOTS[name])
     if not (name.endswith(".msgpack") or os.path.sep in name or pathlib.Path(name).exists()):
         raise ValueError(f"opponent {name!r} is neither a known opponent "
-                         f"({', '.join(OPPONENTS)}) nor a checkpoint path")
+                         f"({', '.join((*OPPONENTS, *TRAINED_BOTS))}) nor a checkpoint path")
     from holdemjax.training import ppo
 
     params, config = ppo.load_checkpoint(name)

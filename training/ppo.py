@@ -62,6 +62,7 @@ from holdemjax.training.ppo_checkpoint import (
 from holdemjax.training.ppo_config import (
     BASELINE,
     CHECKPOINT_FORMAT,
+    CHECKPOINTS,
     ENV_IDS,
     LEARNER,
     LR_SCHEDULES,
@@ -72,6 +73,7 @@ from holdemjax.training.ppo_config import (
     PRIORS,
     SHAPINGS,
     TABLE_KINDS,
+    TRAINED_BOTS,
     Config,
     make_env,
     make_network,
@@ -79,9 +81,8 @@ from holdemjax.training.ppo_config import (
 from holdemjax.training.ppo_trainer import Setup, Trainer, TrainState, Transition
 
 __all__ = ["ENV_IDS", "CHECKPOINT_FORMAT", "LEARNER", "POOL", "BASELINE", "PANEL", "TABLE_KINDS",
-           "SHAPINGS", "OBJECTIVES", "LR_SCHEDULES", "PRIORS", "PANEL_BOTS", "Config", "make_env",
-           "make_network",
-           "Setup", "TrainState",
+           "SHAPINGS", "OBJECTIVES", "LR_SCHEDULES", "PRIORS", "PANEL_BOTS", "TRAINED_BOTS",
+           "CHECKPOINTS", "Config", "make_env", "make_network", "Setup", "TrainState",
            "Transition", "Trainer", "train", "plot_metrics", "save_checkpoint",
            "load_checkpoint", "checkpoint_info", "save_state", "load_state", "run_info", "policy",
            "action_probs", "state_value",
@@ -303,8 +304,8 @@ def _parser() -> argparse.ArgumentParser:
         if f.name == "hidden":
             p.add_argument(flag, type=int, nargs="+", default=list(value), help=_HELP[f.name])
         elif f.name == "panel_bots":
-            p.add_argument(flag, nargs="+", choices=PANEL_BOTS, default=list(value),
-                           help=_HELP[f.name])
+            p.add_argument(flag, nargs="+", choices=(*PANEL_BOTS, *TRAINED_BOTS),
+                           default=list(value), help=_HELP[f.name])
         elif isinstance(value, bool):
             p.add_argument(flag, action=argparse.BooleanOptionalAction, default=value,
                            help=_HELP[f.name])

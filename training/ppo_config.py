@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import pathlib
 
 import jax.numpy as jnp
 
@@ -16,8 +17,8 @@ from holdemjax.training.networks import ActorCritic
 from holdemjax.validate import is_int, is_real, require_int
 
 __all__ = ["ENV_IDS", "CHECKPOINT_FORMAT", "LEARNER", "POOL", "BASELINE", "PANEL", "TABLE_KINDS",
-           "SHAPINGS", "OBJECTIVES", "LR_SCHEDULES", "PRIORS", "PANEL_BOTS", "Config", "make_env",
-           "make_network", "potential"]
+           "SHAPINGS", "OBJECTIVES", "LR_SCHEDULES", "PRIORS", "PANEL_BOTS", "CHECKPOINTS",
+           "TRAINED_BOTS", "Config", "make_env", "make_network", "potential"]
 
 ENV_IDS = ("sng-6", "sng-6-turbo", "certify")
 CHECKPOINT_FORMAT = "holdemjax-ppo-v1"
@@ -29,6 +30,11 @@ LEARNER, POOL, BASELINE, PANEL = 0, 1, 2, 3
 TABLE_KINDS = ("self", "pool", "baseline", "panel")
 #: The bots a panel table may seat (`holdemjax.training.panel.OPPONENTS` less checkpoints).
 PANEL_BOTS = ("baseline", "random", "passive", "allin", "beginner", "intermediate", "advanced")
+#: The folder of the shipped checkpoints.
+CHECKPOINTS = pathlib.Path(__file__).parent / "checkpoints"
+#: Shipped trained policies a panel table may seat too, by name (their file in `CHECKPOINTS`):
+#: opponents only, sampling, as the evaluation panel plays them.
+TRAINED_BOTS = {"example": "sng6_example.msgpack"}
 SHAPINGS = ("none", "icm", "chips")
 #: What a decision's return runs to: ``tournament`` (the tournament's end: the score, shaped or
 #: not); ``hand``: the end of its hand, each hand an episode whose reward is the change of the
@@ -129,8 +135,9 @@ class Config:
         if self.opp_self + self.opp_pool + self.opp_baseline + self.opp_panel <= 0:
             raise ValueError("opp_self + opp_pool + opp_baseline + opp_panel must be > 0")
         bots = self.panel_bots
-        if isinstance(bots, str) or not bots or any(b not in PANEL_BOTS for b in bots):
-            raise ValueError(f"panel_bots must be a non-empty list of {', '.join(PANEL_BOTS)}; "
+        known = (*PANEL_BOTS, *TRAINED_BOTS)
+        if isinstance(bots, str) or not bots or any(b not in known for b in bots):
+            raise ValueError(f"panel_bots must be a non-empty list of {', '.join(known)}; "
                              f"got {bots!r}")
         object.__setattr__(self, "panel_bots", tuple(bots))
         hidden = tuple(self.hidden)

@@ -6,6 +6,8 @@ fingerprint in test_ppo.py covers that)."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -58,6 +60,23 @@ def test_new_panel_tournaments_draw_their_bot_from_the_list():
     ctrl = np.asarray(draws.controller)
     assert ((ctrl == ppo.LEARNER).sum(1) == CONFIG.learners).all()
     assert ((ctrl == ppo.PANEL).sum(1) == 6 - CONFIG.learners).all()
+
+
+def test_a_shipped_trained_policy_plays_its_panel_tables_by_name():
+    """``panel_bots`` may name a shipped trained policy (``example``: `ppo.TRAINED_BOTS`); at
+    its tables the ids the learner does not control play that checkpoint's sampled action, as
+    the evaluation panel's opponent of the same name does (same state, same key)."""
+    from holdemjax.training import panel
+
+    config = dataclasses.replace(CONFIG, num_tables=16, rollout_steps=1, panel_bots=("example",))
+    trainer = ppo.Trainer(config)
+    ts = trainer.init(jax.random.key(5))
+    _, traj = jax.jit(trainer._rollout)(ts)
+    bot = panel.opponent("example", trainer.env)
+    want = np.asarray(jax.jit(jax.vmap(bot))(ts.env_state, ts.setup.bot_key))
+    others = ~np.asarray(traj.learn)[0]
+    assert others.sum() >= 8  # the learner holds one id of six: most first decisions are bots'
+    np.testing.assert_array_equal(np.asarray(traj.action)[0][others], want[others])
 
 
 @pytest.mark.parametrize("bots", [(), ("passive", "nobody"), "passive"])
