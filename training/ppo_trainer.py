@@ -263,7 +263,7 @@ class Trainer:
         rows = jnp.arange(B)
 
         def one(carry, _):
-            state, setup, key = carry
+            state, setup, key, pot = carry  # pot: the potential of state, from the step before
             key, k_learn, k_pool, k_env, k_setup = jax.random.split(key, 5)
             mask = state.legal_action_mask
             # The features once per decision: the updates reuse them (``method="heads"``).
@@ -300,8 +300,8 @@ class Trainer:
                 fresh, setup))
             # Potential-based shaping: the potential of a finished game is 0, so a tournament's
             # shaped rewards still sum to its score - 1/6 (the potential at the start is 0).
-            shaped = (nxt.rewards + jnp.where(done[:, None], 0.0, self._potential(nxt))
-                      - self._potential(state))
+            pot_next = self._potential(nxt)
+            shaped = nxt.rewards + jnp.where(done[:, None], 0.0, pot_next) - pot
             luck = jnp.zeros_like(shaped)
             if c.luck_out:  # AIVAT: the luck has expectation zero given what came before it
                 luck = jax.vmap(self._luck)(state, action, setup.bot_key)
@@ -312,11 +312,11 @@ class Trainer:
             tr = Transition(feats, mask, action, logp, value, state.current_player,
                             ctrl == LEARNER, nxt.rewards, shaped - luck, luck, done, end, cut,
                             setup.kind, setup.controller)
-            return (nxt, new_setup, key), sh.constrain(tr)
+            return (nxt, new_setup, key, pot_next), sh.constrain(tr)
 
         key, k_roll = jax.random.split(ts.key)
-        (env_state, setup, _), traj = jax.lax.scan(
-            one, (ts.env_state, ts.setup, k_roll), None, length=c.rollout_steps)
+        carry = (ts.env_state, ts.setup, k_roll, self._potential(ts.env_state))
+        (env_state, setup, _, _), traj = jax.lax.scan(one, carry, None, length=c.rollout_steps)
         return ts._replace(env_state=env_state, setup=setup, key=key), traj
 
     def _advantages(self, traj: Transition):
