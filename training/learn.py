@@ -10,7 +10,8 @@ It is PPO (`holdemjax.training.ppo`) with the choices that make the tournament l
   the rest of the tournament's noise; the critic itself learns the whole tournament's value
   (its targets run to the tournament's end), which the ICM of the stacks misses;
 * opponents of every style, drawn per tournament: mostly the baseline bot, the rest every bot
-  of the evaluation panel (docs/training.md says what each mix measured);
+  of the evaluation panel, the shipped aggressive PPO example among them (docs/training.md says
+  what each mix measured);
 * a table whose learner is out starts over at once (``stop_when_out``): its score is final.
 
 ``python -m holdemjax.training.learn --out DIR --seed S`` trains with `config(S)`, saves the
@@ -35,8 +36,9 @@ __all__ = ["LEARNER", "SAVE_EVERY", "KEEP_EVERY", "config", "main"]
 LEARNER = ppo.Config(
     env_id="sng-6", num_tables=1024, rollout_steps=32, iterations=600, epochs=2,
     minibatches=4, learning_rate=5e-4, hidden=(64, 64), prior="uniform", entropy_coef=0.01,
-    opp_self=0.0, opp_pool=0.0, opp_baseline=0.7, opp_panel=0.3, shaping="icm",
-    objective="hand-td", stop_when_out=True)
+    opp_self=0.0, opp_pool=0.0, opp_baseline=0.6, opp_panel=0.4,
+    panel_bots=(*ppo.PANEL_BOTS, *ppo.TRAINED_BOTS), shaping="icm", objective="hand-td",
+    stop_when_out=True)
 SAVE_EVERY = 10  # iterations between saved training states (what a resumed run loses at most)
 KEEP_EVERY = 50  # iterations between kept checkpoints (the learning curve's points)
 
