@@ -27,8 +27,8 @@ import time
 
 from holdemjax.duplicate import match as M
 from holdemjax.duplicate.doors import Refused
+from holdemjax.host.legal import admitted, default_action
 from holdemjax.series import protocol as P
-from holdemjax.series.hand import check_exact, default_action
 
 __all__ = ["LiveLine", "OtherDecision"]
 
@@ -140,7 +140,7 @@ class LiveLine:
 
     def run_out(self, auto: str = "timeout") -> int | None:
         """The line's clock ran out (a simultaneous match): play the rest of its hand, the
-        hero's decisions by the table's rule (`holdemjax.series.hand.default_action`: check
+        hero's decisions by the table's rule (`holdemjax.host.legal.default_action`: check
         when free, else fold; recorded with ``auto``: ``"timeout"``, or ``"away"``), the bots as
         ever, and save it. Returns how many of the hero's decisions the table played; None when
         there was nothing to play out or the line was closed meanwhile."""
@@ -180,8 +180,8 @@ class LiveLine:
         legal = hand.legal_info()
         if action == "check" and not legal["check"]:
             raise ValueError(f"cannot check: {legal['call']} to call")
-        kind, amount = check_exact(P.kind_of(action), amount if action == "raise" else 0, legal,
-                                   f"{self.name!r}")
+        kind, amount = admitted(legal, P.kind_of(action), amount if action == "raise" else 0,
+                                f"{self.name!r}")
         if self.store.refresh(self.match_id, self.now()) != "open":
             return self._status("closed")
         think = round(1000 * (time.monotonic() - (self.offered or time.monotonic())))

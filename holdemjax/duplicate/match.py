@@ -54,10 +54,11 @@ from holdemjax.duplicate.spec import (
     utcnow,
     versions,
 )
+from holdemjax.host.legal import admitted
 from holdemjax.poker import table as tb
 from holdemjax.poker import tournament as tn
 from holdemjax.series import protocol as P
-from holdemjax.series.hand import HostHand, check_exact, lone_start
+from holdemjax.series.hand import HostHand, lone_start
 
 __all__ = ["MIN_SEATS", "MAX_SEATS", "DEAL_DOMAIN", "BOT_DOMAIN", "RANDOM", "MatchSpec",
            "MatchError", "Quit", "tier_names", "bot_names", "commitment", "new_salt", "deck",
@@ -191,8 +192,8 @@ def bot_decide(name: str, view: dict, key: tuple[int, int]) -> tuple[int, int]:
         kind, amount = tiers.decide(name, view, key)
     else:
         raise ValueError(f"unknown bot {name!r}; registered: {', '.join(bot_names())}")
-    return check_exact(int(kind), int(amount), view["legal"],
-                       f"bot {name!r} at hand {view['hand']} seat {view['seat']}")
+    return admitted(view["legal"], int(kind), int(amount),
+                    f"bot {name!r} at hand {view['hand']} seat {view['seat']}")
 
 
 class BotHero:

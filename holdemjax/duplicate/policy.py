@@ -22,8 +22,9 @@ host.
 
 from __future__ import annotations
 
+from holdemjax.host.legal import default_action
 from holdemjax.series import protocol as P
-from holdemjax.series.hand import apply_outcome, default_action
+from holdemjax.series.hand import apply_outcome
 
 __all__ = ["WasmHero"]
 

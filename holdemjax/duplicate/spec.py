@@ -78,7 +78,7 @@ class MatchSpec:
     hand k at the same time, once the field is complete (``participants`` joined, or the field
     closed); hand k+1 opens for all when every line finished hand k, a line that takes longer
     than ``clock`` seconds over a hand having the rest of it played by the table's rule
-    (`holdemjax.series.hand.default_action`: check when free, else fold)."""
+    (`holdemjax.host.legal.default_action`: check when free, else fold)."""
 
     seats: int = 6
     hands: int = 100
@@ -215,14 +215,15 @@ def positions(seats: int, hand: int) -> tuple[int, int, int]:
 # ---------------------------------------------------------------------------------- versions
 #: What a line's play depends on besides the seed, by the package files it is read from: the
 #: rules engine, the bots (tiers and draws, the JAX bots and the tiers' constants, this deal),
-#: and the preflop table the tiers read. A match records their checksums at creation and deals
-#: no line under others (`versions`).
+#: the host's hand driver and its legality check, and the preflop table the tiers read. A
+#: match records their checksums at creation and deals no line under others (`versions`).
 VERSION_SOURCES = {
     "engine": ("holdemjax.poker", None),
     "bots": ("holdemjax.duplicate", ("spec.py", "tiers.py", "draws.py", "match.py",
                                      "policy.py")),
     "jax_bots": ("holdemjax.bots", None),
     "host_driver": ("holdemjax.series", ("hand.py", "protocol.py")),
+    "host": ("holdemjax.host", None),
 }
 
 
@@ -239,7 +240,7 @@ def _digest(package: str, names) -> str:
 
 @functools.cache
 def versions() -> dict:
-    """``{"engine", "bots", "jax_bots", "host_driver", "preflop_table"}``: SHA-256 of the
+    """``{"engine", "bots", "jax_bots", "host_driver", "host", "preflop_table"}``: SHA-256 of the
     sources each part is read from (`VERSION_SOURCES`) and of the preflop data file."""
     from holdemjax.bots import baseline
 

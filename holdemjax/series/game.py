@@ -18,10 +18,11 @@ import time
 import jax
 import numpy as np
 
+from holdemjax.host.legal import default_action
 from holdemjax.poker import table as tb
 from holdemjax.series import protocol as P
 from holdemjax.series.engine import Engine, engine
-from holdemjax.series.hand import HostHand, apply_outcome, default_action
+from holdemjax.series.hand import HostHand, apply_outcome
 from holdemjax.series.luckbook import LuckBook
 from holdemjax.series.results import SlotRecord, rounded
 

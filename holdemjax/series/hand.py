@@ -12,7 +12,6 @@ how it reads a policy's call.
   ``action`` event (read back from the tables before and after the engine's ``act``, so a
   clamped amount is recorded as played; the code is `protocol.code_of`), the ``board`` events
   of newly visible cards, the ``showdown`` and ``result`` events.
-* `is_exact` / `check_exact`: an engine action the table would play as given (no clamping).
 * `apply_outcome` maps one policy call (`wasm.CallResult`) to the protocol's rule (§3-§4):
   the clock's charge, away and sit-in, the fault causes `protocol.FAULTS` and
   ``out_of_compute`` of a notification, the bad-reply kinds and the reply's admitted action.
@@ -31,15 +30,16 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from holdemjax.host.legal import default_action
 from holdemjax.poker import table as tb
 from holdemjax.poker import tournament as tn
 from holdemjax.poker.cards import card_text
 from holdemjax.series import protocol as P
 from holdemjax.series.engine import Layout
-from holdemjax.validate import is_int, require_int
+from holdemjax.validate import require_int
 
-__all__ = ["STREET_OF_BOARD", "HandLog", "HostHand", "lone_start", "lone_hand",
-           "default_action", "is_exact", "check_exact", "Outcome", "apply_outcome"]
+__all__ = ["STREET_OF_BOARD", "HandLog", "HostHand", "lone_start", "lone_hand", "Outcome",
+           "apply_outcome"]
 
 #: Board cards visible -> the street that shows them (the ``street`` of a ``board`` event).
 STREET_OF_BOARD = {3: tb.FLOP, 4: tb.TURN, 5: tb.RIVER}
@@ -254,31 +254,6 @@ def lone_start(hand: int, deck, stacks, *, button: int, blinds=(10, 20, 0)) -> t
 def lone_hand(hand: int, deck, stacks, *, button: int, blinds=(10, 20, 0)) -> HostHand:
     """`HostHand` of a lone hand (`lone_start`)."""
     return HostHand(*lone_start(hand, deck, stacks, button=button, blinds=blinds))
-
-
-# -------------------------------------------------------------------------- exact actions
-def default_action(legal: dict) -> tuple[int, int]:
-    """The table's action for a seat that gave none it may play: check when free, else fold."""
-    return (tb.CHECK_CALL if legal["check"] else tb.FOLD), 0
-
-
-def is_exact(kind, amount, legal: dict) -> bool:
-    """``(kind, amount)`` is an engine action the table plays as given for ``legal`` (a
-    `protocol.legal_info` block): FOLD or CHECK_CALL, or RAISE to an int in the legal range."""
-    if not is_int(kind):
-        return False
-    if kind in (tb.FOLD, tb.CHECK_CALL):
-        return True
-    r = legal["raise"]
-    return kind == tb.RAISE and r is not None and is_int(amount) and r[0] <= amount <= r[1]
-
-
-def check_exact(kind, amount, legal: dict, who: str) -> tuple[int, int]:
-    """`is_exact` or ValueError naming ``who`` and the action; returns ints."""
-    if not is_exact(kind, amount, legal):
-        shown = ", ".join(str(int(x)) if is_int(x) else repr(x) for x in (kind, amount))
-        raise ValueError(f"{who} chose ({shown}), not legal: {legal}")
-    return int(kind), int(amount)
 
 
 # ------------------------------------------------------------------------ policy outcomes

@@ -17,6 +17,7 @@ import unicodedata
 import jax
 import numpy as np
 
+from holdemjax.host.legal import admits
 from holdemjax.poker import table as tb
 from holdemjax.poker.cards import card_text
 from holdemjax.validate import is_int, require_int
@@ -405,15 +406,13 @@ def parse_reply(data: bytes | None, legal: dict | None) -> Reply:
         return refused("illegal_action", "check facing a bet")
     if action == "call" and (legal["check"] or legal["call"] <= 0):
         return refused("illegal_action", "call with nothing to call")
-    if action != "raise":
-        return Reply("ok", kind, 0, say, **side, dropped=drops)
+    amount = obj.get("amount") if action == "raise" else 0
+    if admits(legal, kind, amount):
+        return Reply("ok", kind, int(amount), say, **side, dropped=drops)
     if legal["raise"] is None:
         return refused("illegal_action", "raise when raising is closed")
     lo, hi = legal["raise"]
-    amount = obj.get("amount")
-    if amount is None or not lo <= amount <= hi:
-        return refused("bad_amount", f"raise to {amount!r} outside {lo}..{hi}")
-    return Reply("ok", kind, int(amount), say, **side, dropped=drops)
+    return refused("bad_amount", f"raise to {amount!r} outside {lo}..{hi}")
 
 
 def _talk(obj: dict) -> tuple[str, ...]:

@@ -1,7 +1,8 @@
 """The host hand driver (holdemjax/series/hand.py): a policy call's outcome mapped to the
-protocol's rule (PROTOCOL.md §3-§4), exact-action legality, the board events. The series,
-duplicate matches and seat rotation all go through it (tests/series/test_golden_series.py and
-tests/duplicate/test_golden_lines.py replay recorded lines through each)."""
+protocol's rule (PROTOCOL.md §3-§4), the board events (exact-action legality:
+tests/host/test_legal.py). The series, duplicate matches and seat rotation all go through it
+(tests/series/test_golden_series.py and tests/duplicate/test_golden_lines.py replay recorded
+lines through each)."""
 
 from __future__ import annotations
 
@@ -17,9 +18,6 @@ from holdemjax.series.hand import (
     STREET_OF_BOARD,
     HandLog,
     apply_outcome,
-    check_exact,
-    default_action,
-    is_exact,
 )
 from holdemjax.series.protocol import FAULTS
 from holdemjax.series.wasm import CallResult
@@ -87,18 +85,6 @@ def test_a_notification_out_of_compute_is_a_fault_and_its_chat_is_read():
     assert chat.fault is None and chat.reply.emote == "gg"
     assert apply_outcome(CallResult("no_reply", None, 1), notify="hand_end") == \
         type(chat)()  # nothing to do
-
-
-def test_exact_actions_are_those_the_table_plays_as_given():
-    assert default_action(FACING) == (tb.FOLD, 0) and default_action(FREE) == (tb.CHECK_CALL, 0)
-    assert is_exact(tb.FOLD, 0, FACING) and is_exact(tb.CHECK_CALL, 0, FREE)
-    assert is_exact(tb.RAISE, 40, FACING) and is_exact(np.int32(tb.RAISE), 1000, FACING)
-    assert not is_exact(tb.RAISE, 39, FACING) and not is_exact(tb.RAISE, 1001, FACING)
-    assert not is_exact(tb.RAISE, 40, FREE)  # raising closed
-    assert not is_exact(True, 0, FACING) and not is_exact(tb.RAISE, 40.0, FACING)
-    assert not is_exact(3, 0, FACING)
-    with pytest.raises(ValueError, match=r"bot 'x' chose \(2, 39\), not legal"):
-        check_exact(tb.RAISE, 39, FACING, "bot 'x'")
 
 
 def test_board_events_show_each_street_once_with_its_cards():
