@@ -25,8 +25,8 @@ from __future__ import annotations
 
 import time
 
-from holdemjax.duplicate import match as M
 from holdemjax.duplicate.doors import Refused
+from holdemjax.duplicate.spec import parse_time, utcnow
 from holdemjax.host.legal import admitted, default_action
 from holdemjax.series import protocol as P
 
@@ -41,7 +41,7 @@ class OtherDecision(Refused):
 class LiveLine:
     """``name``'s line in ``match_id``, opened with its key (MatchError otherwise)."""
 
-    def __init__(self, store, match_id: str, name: str, key: str | None, *, now=M.utcnow,
+    def __init__(self, store, match_id: str, name: str, key: str | None, *, now=utcnow,
                  seat=None):
         self.store, self.match_id, self.name, self.now = store, match_id, name, now
         self.seat = store.seat(match_id, name, key) if seat is None else seat
@@ -131,7 +131,7 @@ class LiveLine:
         """Whether the match takes actions: open and before its deadline (read, not closed)."""
         m = self.store.match(self.match_id)
         return m.state == "open" and (m.spec.deadline is None
-                                      or self.now() < M.parse_time(m.spec.deadline))
+                                      or self.now() < parse_time(m.spec.deadline))
 
     def waiting(self) -> dict | None:
         """The ``"waiting"`` answer when the line's next hand is not open to every line yet (a

@@ -56,7 +56,7 @@ class WasmHero:
         self._seen = 0
 
     def begin(self, spec, seed: int, match_id: str) -> None:
-        from holdemjax.duplicate.match import bot_key
+        from holdemjax.duplicate.spec import bot_key
         from holdemjax.series.wasm import load_policy
 
         self.policy = load_policy(self.path)
