@@ -19,6 +19,7 @@ import jax
 import numpy as np
 
 from holdemjax.host.legal import default_action
+from holdemjax.host.loop import play_hand
 from holdemjax.poker import table as tb
 from holdemjax.series import protocol as P
 from holdemjax.series.engine import Engine, engine
@@ -243,33 +244,20 @@ class Game:
                              "stacks": np.asarray(state.table.stacks).astype(int).tolist()})
         self._current = (state, replay, self._buf)
         cut = False
-        hand_index = -1
-        hand = drv = None
+        hand = None
         while not bool(state.finished):
-            if int(state.hand) != hand_index:
-                hand_index = int(state.hand)
-                if hand is not None:
-                    self.hands_played += 1
-                    if progress is not None:
-                        progress({"tournament": t, "hands": self.hands_played})
-                if hand is not None and self._stop_now(deadline, t, len(replay["hands"])):
+            if hand is not None:
+                self.hands_played += 1
+                if progress is not None:
+                    progress({"tournament": t, "hands": self.hands_played})
+                if self._stop_now(deadline, t, len(replay["hands"])):
                     state, legal = self._boundary(stop=True)
                     replay["stopped_early"] = cut = True
                     break
-                hand, drv = self._start_hand(state, legal, replay)
-            slot = player_at[drv.to_act]
-            kind, amount, auto = self._decide(drv, slot, hand)
-            event = drv.apply(kind, amount, auto)
-            hand["actions"].append({**event, "used_ns": self._last_used})
-            self._public(event, hand)
-            self._after_action(hand)
-            for e in drv.board():
-                self._public(e, hand)
-            if drv.over:
-                self._end_hand(drv, hand)
-                state, legal = self._next_hands(drv.state, hand, replay, progress, t)
-            else:  # nothing to advance inside a hand: the host reads only the table
-                state, legal = drv.state, drv.legal
+            hand, drv = self._start_hand(state, legal, replay)
+            self._play_hand(drv, hand)
+            self._end_hand(drv, hand)
+            state, legal = self._next_hands(drv.state, hand, replay, progress, t)
         if not cut:
             self.hands_played += 1
         if progress is not None:
@@ -277,6 +265,22 @@ class Game:
         self._end_tournament(state, replay, hand)
         self._current = None
         return replay, cut
+
+    def _play_hand(self, drv: HostHand, hand: dict) -> None:
+        """One hand through the one loop (`loop.play_hand`), every seat's policy in it; each
+        decision recorded and published as it is played."""
+        players = {seat: self._player(slot, hand) for seat, slot in enumerate(self.player_at)}
+        for step in play_hand(drv, players):
+            event = step.played
+            hand["actions"].append({**event, "used_ns": self._last_used})
+            self._public(event, hand)
+            self._after_action(hand)
+            for e in drv.board():
+                self._public(e, hand)
+
+    def _player(self, slot: int, hand: dict):
+        """The loop's player of ``slot``: its policy's turn (`_decide`)."""
+        return lambda drv: self._decide(drv, slot, hand)
 
     def _stop_now(self, deadline, t: int, hands: int) -> bool:
         """At a hand boundary of tournament ``t`` after ``hands`` recorded hands: stop the
