@@ -242,3 +242,44 @@ def test_one_wire_code_to_engine_kind_map():
     assert wire_kind_maps() == [f"holdemjax/series/protocol.py:{line}"]
     assert [P.kind_of(w) for w in P.ACTIONS] == [P.kind_of(c) for c in P.Code] == \
         [tb.FOLD, tb.CHECK_CALL, tb.CHECK_CALL, tb.RAISE]
+
+
+# ------------------------------------------------------------------- one hand loop (issue 53)
+#: Where a hand is stepped (``.apply(...)``, `HostHand.apply`): the one loop, and the duplicate
+#: line's `Hand.apply`, an override that hands on to the driver's.
+HAND_STEPPERS = ["holdemjax/duplicate/match.py::Hand.apply",
+                 "holdemjax/host/loop.py::play_hand"]
+#: The host tables that play hands: each goes through the one loop.
+LOOP_USERS = ("holdemjax/series/game.py", "holdemjax/duplicate/match.py",
+              "holdemjax/duplicate/live.py", "holdemjax/duplicate/verify.py",
+              "holdemjax/duplicate/rotation.py")
+
+
+def hand_steps(root=ROOT) -> list[str]:
+    """``file::scope`` of every call of a method called ``apply`` in holdemjax/."""
+    found = set()
+
+    def visit(node, scope: str, rel: str) -> None:
+        for child in ast.iter_child_nodes(node):
+            inner = scope
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                inner = f"{scope}.{child.name}" if scope else child.name
+            if isinstance(child, ast.Call) and isinstance(child.func, ast.Attribute) \
+                    and child.func.attr == "apply":
+                found.add(f"{rel}::{scope}")
+            visit(child, inner, rel)
+
+    for path in sorted((root / "holdemjax").rglob("*.py")):
+        visit(ast.parse(path.read_text()), "", str(path.relative_to(root)))
+    return sorted(found)
+
+
+def test_one_hand_loop():
+    """Issue 53: the hand driver is stepped by `loop.play_hand` alone (and the duplicate line's
+    override of the step, which hands on to it), and every host table that plays hands (the
+    series, duplicate and reference lines, browser lines, verification, seat rotation's host
+    loop) imports the loop."""
+    assert hand_steps() == HAND_STEPPERS
+    for rel in LOOP_USERS:
+        names = _aliases(ast.parse((ROOT / rel).read_text()))
+        assert "holdemjax.host.loop.play_hand" in names.values(), rel

@@ -34,6 +34,7 @@ from flax import struct
 from holdemjax import luck as LK
 from holdemjax.bots import baseline, random_bot
 from holdemjax.host import legal as host_legal
+from holdemjax.host.loop import play_hand
 from holdemjax.poker import table as tb
 from holdemjax.poker import tournament as tn
 from holdemjax.poker.actions import Menu
@@ -308,23 +309,29 @@ def play_host_hand(players, key, hand: int, *, stack=2000, blinds=(10, 20, 0),
     h = host_hand(key, hand, seats=len(players), stack=stack, blinds=blinds)
     faults = []
     saw_flop = np.zeros(len(players), bool)
-    while not h.over:
-        view = h.view()
-        seat = view["seat"]
-        try:
-            kind, amount = players[seat](view, h.decision())
-            ok = host_legal.admits(view["legal"], kind, amount)
-        except Exception as exc:  # a host player must not stop the table
-            ok, kind, amount = False, None, repr(exc)
-        if not ok or len(h.history) >= max_decisions:
-            faults.append((seat, f"{kind!r}, {amount!r}"))
-            kind, amount = host_legal.default_action(view["legal"])
-        preflop = int(h.table.street) == tb.PREFLOP
-        h.apply(int(kind), int(amount))
+
+    def checked(player):  # the loop's player: an action that is not admitted is replaced
+        def play(h):
+            view = h.view()
+            try:
+                kind, amount = player(view, h.decision())
+                ok = host_legal.admits(view["legal"], kind, amount)
+            except Exception as exc:  # a host player must not stop the table
+                ok, kind, amount = False, None, repr(exc)
+            if not ok or len(h.history) >= max_decisions:
+                faults.append((view["seat"], f"{kind!r}, {amount!r}"))
+                kind, amount = host_legal.default_action(view["legal"])
+            return int(kind), int(amount), None
+
+        return play
+
+    street = int(h.table.street)  # before each decision
+    for _ in play_hand(h, {seat: checked(p) for seat, p in enumerate(players)}):
         new = h.table
-        if preflop and (int(new.street) >= tb.FLOP and not bool(new.hand_over)
-                        or bool(new.showdown)):
+        if street == tb.PREFLOP and (int(new.street) >= tb.FLOP and not bool(new.hand_over)
+                                     or bool(new.showdown)):
             saw_flop = np.asarray(new.in_hand & ~new.folded)
+        street = int(new.street)
     t = h.table
     live = np.asarray(t.in_hand & ~t.folded)
     net = np.asarray(t.stacks, np.int64) - np.asarray(t.start_stacks, np.int64)
