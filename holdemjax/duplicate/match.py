@@ -13,7 +13,7 @@ Every participant plays the hero seat of the same hand sequence:
   street, decision rank), so a line that adds a decision elsewhere never shifts them;
 * a wasm policy in the hero seat gets the hero seat's key words as its ``seed``.
 
-`Hand` is one hand of a line on the host hand driver (`holdemjax.series.hand.HostHand`: the one
+`Hand` is one hand of a line on the host hand driver (`holdemjax.host.hand.HostHand`: the one
 rules engine with exact amounts, jitted once per process; the protocol's history, events and
 ``act`` message of `holdemjax.series.protocol`), with what the line stores of it. `play_line`
 plays or resumes one participant's line through its `seat.Seat` (the store deals it; the seed
@@ -54,12 +54,12 @@ from holdemjax.duplicate.spec import (
     utcnow,
     versions,
 )
+from holdemjax.host.hand import HostHand, lone_start
 from holdemjax.host.legal import admitted
 from holdemjax.host.loop import Waiting, next_step, play_hand
 from holdemjax.poker import table as tb
 from holdemjax.poker import tournament as tn
 from holdemjax.series import protocol as P
-from holdemjax.series.hand import HostHand, lone_start
 
 __all__ = ["MIN_SEATS", "MAX_SEATS", "DEAL_DOMAIN", "BOT_DOMAIN", "RANDOM", "MatchSpec",
            "MatchError", "Quit", "tier_names", "bot_names", "commitment", "new_salt", "deck",
@@ -91,7 +91,7 @@ def jax_bot_decide(name: str, view: tn.Decision, key) -> tuple[int, int]:
 # ------------------------------------------------------------------------------- one hand
 class Hand(HostHand):
     """One hand of a line, driven through the engine by the host hand driver
-    (`holdemjax.series.hand.HostHand` on a lone hand), with what the line stores: ``actions``
+    (`holdemjax.host.hand.HostHand` on a lone hand), with what the line stores: ``actions``
     are ``[street, seat, code, to, added, auto]`` (codes of PROTOCOL §5, ``auto`` why the table
     acted, or None); ``events`` what the hero has seen (its own hole cards)."""
 

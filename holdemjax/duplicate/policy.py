@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from holdemjax.host.legal import default_action
 from holdemjax.series import protocol as P
-from holdemjax.series.hand import apply_outcome
+from holdemjax.series.turn import apply_outcome
 
 __all__ = ["WasmHero"]
 
@@ -91,7 +91,7 @@ class WasmHero:
 
     def decide(self, hand):
         """(kind, amount, auto) for the hero's decision: the policy's admitted action, or the
-        default (check if free, else fold) with the reason as ``auto`` (`hand.apply_outcome`,
+        default (check if free, else fold) with the reason as ``auto`` (`turn.apply_outcome`,
         the series host's rule)."""
         legal = hand.legal_info()
         if self.fault:

@@ -1,7 +1,7 @@
 """Seat rotation: every deal played once with the tested policy in every seat, on single hands
 with stacks reset every hand, in JAX (``jit(vmap(...))`` with a ``lax.while_loop`` over the
 decisions); and a small host-side hand loop (`host_hand`, `play_host_hand`, on the host hand
-driver `holdemjax.series.hand.HostHand`) for host bots such as the tiers of
+driver `holdemjax.host.hand.HostHand`) for host bots such as the tiers of
 `holdemjax.duplicate.tiers`.
 
 **Deals.** Deal ``d`` deals ``cards.hand_deck(key, d)`` (the permutation of ``fold_in(key, d)``)
@@ -34,12 +34,12 @@ from flax import struct
 from holdemjax import luck as LK
 from holdemjax.bots import baseline, random_bot
 from holdemjax.host import legal as host_legal
+from holdemjax.host.hand import HostHand, lone_hand
 from holdemjax.host.loop import play_hand
 from holdemjax.poker import table as tb
 from holdemjax.poker import tournament as tn
 from holdemjax.poker.actions import Menu
 from holdemjax.poker.cards import hand_deck
-from holdemjax.series.hand import HostHand, lone_hand
 
 __all__ = ["SeatView", "seat_view", "from_menu_bot", "BASELINE", "RANDOM", "BOT_KEY_DATUM",
            "play_rotations", "evaluate", "host_hand", "play_host_hand", "host_player"]
@@ -278,7 +278,7 @@ _deck_jit = jax.jit(hand_deck)
 def host_hand(key, hand: int, *, seats: int = 6, stack=2000, blinds=(10, 20, 0),
               button: int | None = None, deck=None) -> HostHand:
     """One hand to play decision by decision from the host, on the host hand driver
-    (`holdemjax.series.hand.HostHand` of a lone hand): deck ``hand_deck(key, hand)`` (or
+    (`holdemjax.host.hand.HostHand` of a lone hand): deck ``hand_deck(key, hand)`` (or
     ``deck``, 52 card ids), button ``hand % seats`` (or ``button``), every stack at ``stack``
     (an int, or one per seat), ``blinds`` = (small, big, ante)."""
     button = hand % seats if button is None else button

@@ -234,7 +234,7 @@ VERSION_SOURCES = {
     "bots": ("holdemjax.duplicate", ("spec.py", "tiers.py", "draws.py", "match.py",
                                      "policy.py")),
     "jax_bots": ("holdemjax.bots", None),
-    "host_driver": ("holdemjax.series", ("hand.py", "protocol.py")),
+    "host_driver": ("holdemjax.series", ("turn.py", "protocol.py")),
     "host": ("holdemjax.host", None),
 }
 

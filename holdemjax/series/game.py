@@ -2,10 +2,11 @@
 
 Per decision: the tournament engine (`holdemjax.series.engine`: the jitted steps of
 `holdemjax.poker.tournament` on a packed device state, one call and one read per step, exact
-amounts) says who acts; the host hand driver (`hand.HostHand`) builds the seat's ``act``
-message from the decision's view; the policy runs on its fuel budget; `hand.apply_outcome` turns
-the call into the protocol's rule; the driver plays the action through the engine and records
-it, and the public events go to every seat that is not faulted. Between hands this module
+amounts) says who acts; the one hand loop (`holdemjax.host.loop.play_hand`) asks the seat's
+policy: the host hand driver (`holdemjax.host.hand.HostHand`) builds its ``act`` message, the
+policy runs on its fuel budget, `turn.apply_outcome` turns the call into the protocol's rule;
+the driver plays the action through the engine and records it, and the public events go to
+every seat that is not faulted. Between hands this module
 drives the tournament's boundaries itself (`tournament.advance_one` as the engine's programs).
 No JAX runs inside a policy call, and nothing a policy does can stop the series.
 """
@@ -18,14 +19,15 @@ import time
 import jax
 import numpy as np
 
+from holdemjax.host.hand import HostHand
 from holdemjax.host.legal import default_action
 from holdemjax.host.loop import play_hand
 from holdemjax.poker import table as tb
 from holdemjax.series import protocol as P
 from holdemjax.series.engine import Engine, engine
-from holdemjax.series.hand import HostHand, apply_outcome
 from holdemjax.series.luckbook import LuckBook
 from holdemjax.series.results import SlotRecord, rounded
+from holdemjax.series.turn import apply_outcome
 
 __all__ = ["Engine", "engine", "Seat", "Game"]
 
@@ -118,7 +120,7 @@ class Game:
         return views
 
     def _act(self, kind: int, amount: int):
-        """The engine's decision step of the hand driver (`hand.HostHand`): `tournament.act`
+        """The engine's decision step of the hand driver (`HostHand`): `tournament.act`
         (the decision recorded for the tournament's luck first)."""
         if self.luck is not None:
             self.luck.note(self._buf, kind, amount)

@@ -7,7 +7,7 @@ bank, benching and away state carry over), into a `results.Series`. The research
 fresh instances loaded again from the files, run here or in worker processes with the same
 results; the results say so (``options.block``, ``blocks``). The tournaments themselves are
 played by `holdemjax.series.game.Game` (per decision: the tournament engine, the ``act``
-message, the policy on its fuel budget, `hand.apply_outcome`, the public events); the variants,
+message, the policy on its fuel budget, `turn.apply_outcome`, the public events); the variants,
 aliases and avatars are in `holdemjax.series.variants`.
 
 Determinism: the deck and seating of tournament ``t`` come from ``fold_in(key(seed), t)``

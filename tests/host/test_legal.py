@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 
 from holdemjax.host import legal as L
+from holdemjax.host.hand import lone_hand
 from holdemjax.poker import table as tb
 from holdemjax.series import protocol as P
-from holdemjax.series.hand import lone_hand
 
 FACING = {"fold": True, "check": False, "call": 20, "raise": [40, 1000]}
 FREE = {"fold": True, "check": True, "call": 0, "raise": None}

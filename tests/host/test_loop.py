@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from holdemjax.host.hand import lone_hand
 from holdemjax.host.legal import default_action
 from holdemjax.host.loop import Played, Waiting, next_step, play_hand
 from holdemjax.poker import table as tb
 from holdemjax.series import protocol as P
-from holdemjax.series.hand import lone_hand
 
 
 def _hand():
