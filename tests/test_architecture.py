@@ -288,3 +288,23 @@ def test_one_hand_loop():
     for rel in LOOP_USERS:
         names = _aliases(ast.parse((ROOT / rel).read_text()))
         assert "holdemjax.host.loop.play_hand" in names.values(), rel
+
+
+def calls_of(name: str, root=ROOT) -> list[str]:
+    """``file`` of every call of a function called ``name`` in holdemjax/ (bare or dotted)."""
+    found = set()
+    for path in sorted((root / "holdemjax").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Call) and name in (getattr(node.func, "id", None),
+                                                       getattr(node.func, "attr", None)):
+                found.add(str(path.relative_to(root)))
+    return sorted(found)
+
+
+def test_one_policy_turn():
+    """Issue 53: a wasm seat's decision and notifications are one policy turn
+    (`turn.decision_turn`, `turn.notify_turn`) for the series and a duplicate wasm hero; the
+    rule for a call's outcome is applied there alone."""
+    assert calls_of("apply_outcome") == ["holdemjax/series/turn.py"]
+    users = ["holdemjax/duplicate/policy.py", "holdemjax/series/game.py"]
+    assert calls_of("decision_turn") == calls_of("notify_turn") == users

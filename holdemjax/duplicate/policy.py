@@ -22,9 +22,8 @@ host.
 
 from __future__ import annotations
 
-from holdemjax.host.legal import default_action
 from holdemjax.series import protocol as P
-from holdemjax.series.turn import apply_outcome
+from holdemjax.series.turn import decision_turn, notify_turn
 
 __all__ = ["WasmHero"]
 
@@ -89,18 +88,17 @@ class WasmHero:
     def _count(self, outcome: str) -> None:
         self.counts[outcome] = self.counts.get(outcome, 0) + 1
 
+    def _call(self, message: dict, budget: int):
+        return self.policy.call(P.encode(message), budget)
+
     def decide(self, hand):
         """(kind, amount, auto) for the hero's decision: the policy's admitted action, or the
-        default (check if free, else fold) with the reason as ``auto`` (`turn.apply_outcome`,
-        the series host's rule)."""
-        legal = hand.legal_info()
+        default (check if free, else fold) with the reason as ``auto`` (the series host's
+        policy turn, `turn.decision_turn`)."""
         if self.fault:
-            return (*default_action(legal), "fault")
-        clock = self.clock
-        budget = clock.decision_budget()
-        msg = hand.view(events=self._events(hand), budget_ns=budget, bank_ns=clock.bank_ns,
-                        away=clock.away)
-        out = apply_outcome(self.policy.call(P.encode(msg), budget), legal, clock)
+            out, _ = decision_turn(hand, self.clock, self._call, benched=True)
+            return out.kind, out.amount, out.auto
+        out, _ = decision_turn(hand, self.clock, self._call, events=self._events(hand))
         if out.fault:
             self.fault = out.fault
         if out.recorded is not None:  # every decision's outcome, faults included
@@ -114,8 +112,7 @@ class WasmHero:
             return
         msg = {"type": "hand_end", "events": self._events(hand), "tournament": 0,
                "hand": hand.index}
-        out = apply_outcome(self.policy.call(P.encode(msg), P.NOTIFY_NS), clock=self.clock,
-                            notify="hand_end")  # its sit_in brings an away seat back
+        out = notify_turn(self._call, msg, self.clock)  # its sit_in brings an away seat back
         if out.fault:
             self.fault = out.fault
 

@@ -20,14 +20,13 @@ import jax
 import numpy as np
 
 from holdemjax.host.hand import HostHand
-from holdemjax.host.legal import default_action
 from holdemjax.host.loop import play_hand
 from holdemjax.poker import table as tb
 from holdemjax.series import protocol as P
 from holdemjax.series.engine import Engine, engine
 from holdemjax.series.luckbook import LuckBook
 from holdemjax.series.results import SlotRecord, rounded
-from holdemjax.series.turn import apply_outcome
+from holdemjax.series.turn import decision_turn, notify_turn
 
 __all__ = ["Engine", "engine", "Seat", "Game"]
 
@@ -208,8 +207,7 @@ class Game:
                 continue
             msg = {"type": message_type, "events": s.events, "tournament": self.t, **extra}
             s.events = []
-            out = apply_outcome(self._call(slot, msg, P.NOTIFY_NS), clock=s.clock,
-                                notify=message_type)
+            out = notify_turn(self._caller(slot), msg, s.clock)
             if out.fault:
                 self._fault(slot, out.fault, hand)
             elif out.reply is not None:
@@ -341,22 +339,20 @@ class Game:
                 s.record.away_hands += 1
         return hand, drv
 
+    def _caller(self, slot: int):
+        """``call(message, budget)`` of the slot's policy for a policy turn (`_call`)."""
+        return lambda message, budget: self._call(slot, message, budget)
+
     def _decide(self, drv: HostHand, slot: int, hand):
-        """(kind, amount, auto) for the slot to act, running its policy when it may."""
+        """(kind, amount, auto) for the slot to act: its policy's turn (`turn.decision_turn`),
+        then what the table publishes and counts of it."""
         s = self.seats[slot]
-        lg = P.legal_info(drv.legal)
-        self._last_used = 0
+        out, self._last_used = decision_turn(drv, s.clock, self._caller(slot), events=s.events,
+                                             tournament=self.t, benched=s.faulted)
         if s.faulted:
-            return (*default_action(lg), "fault")
-        budget = s.clock.decision_budget()
-        away = s.clock.away
-        msg = drv.view(tournament=self.t, events=s.events, budget_ns=budget,
-                       bank_ns=s.clock.bank_ns, away=away)
+            return out.kind, out.amount, out.auto
         s.events = []
-        result = self._call(slot, msg, budget)
-        self._last_used = int(result.used_ns)
-        out = apply_outcome(result, lg, s.clock)
-        if away:
+        if out.auto == "away":
             if out.fault:
                 self._fault(slot, out.fault, hand)
             elif out.reply is not None:  # the seat acts, so it is in the hand: no emote

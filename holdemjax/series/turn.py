@@ -1,7 +1,8 @@
 """A wasm seat's policy call mapped to the protocol's rule (PROTOCOL.md §3-§4): `apply_outcome`
 turns one call's `wasm.CallResult` into the action the table plays, the clock's charge, away
-and sit-in, the fault that benches the policy and the reply whose chat may be read. Callers
-decide only what they publish (events, chat) and count.
+and sit-in, the fault that benches the policy and the reply whose chat may be read; one policy
+turn (`decision_turn`, `notify_turn`: the message, the call, its rule) serves the series and a
+duplicate wasm hero. Callers decide only what they publish (events, chat) and count.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import dataclasses
 from holdemjax.host.legal import default_action
 from holdemjax.series import protocol as P
 
-__all__ = ["Outcome", "apply_outcome"]
+__all__ = ["Outcome", "apply_outcome", "decision_turn", "notify_turn"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -97,3 +98,28 @@ def apply_outcome(result, legal: dict | None = None, clock: P.Clock | None = Non
         return Outcome(kind, amount, "bad_reply", reply.outcome, reply=reply,
                        went_away=went_away)
     return Outcome(reply.kind, reply.amount, None, "ok", reply=reply, went_away=went_away)
+
+
+# ----------------------------------------------------------------------- one policy turn
+def decision_turn(hand, clock: P.Clock, call, *, events=(), tournament: int = 0,
+                  benched: bool = False) -> tuple[Outcome, int]:
+    """One decision of a wasm seat, for the series and a duplicate wasm hero alike: the
+    ``act`` message of the seat to act in ``hand`` (`HostHand.view`) with the clock's budget
+    and the seat's pending ``events``, the policy's call (``call(message, budget) ->
+    CallResult``) and the rule for its outcome (`apply_outcome`). A ``benched`` seat is not
+    called: the table's default action, ``auto`` "fault". Returns the outcome and the fuel the
+    call used (0 without a call); the caller hands the action on to the hand loop."""
+    legal = P.legal_info(hand.legal)
+    if benched:
+        return Outcome(*default_action(legal), "fault"), 0
+    budget = clock.decision_budget()
+    message = hand.view(tournament=tournament, events=events, budget_ns=budget,
+                        bank_ns=clock.bank_ns, away=clock.away)
+    result = call(message, budget)
+    return apply_outcome(result, legal, clock), int(result.used_ns)
+
+
+def notify_turn(call, message: dict, clock: P.Clock) -> Outcome:
+    """A notification to a wasm seat (``message``: ``hand_end`` or ``tournament_end``) on its
+    fixed budget (`protocol.NOTIFY_NS`), and the rule for its outcome (`apply_outcome`)."""
+    return apply_outcome(call(message, P.NOTIFY_NS), clock=clock, notify=message["type"])

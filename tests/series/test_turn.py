@@ -87,3 +87,37 @@ def test_wire_codes_and_words_map_to_engine_kinds_in_one_place():
             P.kind_of(bad)
     assert [P.code_of(True, False, 0), P.code_of(False, True, 40), P.code_of(False, False, 20),
             P.code_of(False, False, 0)] == [P.FOLD, P.RAISE, P.CALL, P.CHECK]
+
+
+class _Hand:
+    """The part of a `HostHand` a policy turn reads: its legal view (read through
+    `protocol.legal_info`, patched below) and its ``act`` message."""
+
+    legal = None
+
+    def view(self, **fields):
+        return {"type": "act", **fields}
+
+
+def test_one_policy_turn_builds_the_message_calls_and_applies_the_rule(monkeypatch):
+    from holdemjax.series import turn
+
+    monkeypatch.setattr(P, "legal_info", lambda legal: FACING)
+    calls = []
+
+    def call(message, budget):
+        calls.append((message, budget))
+        return _ok({"action": "raise", "amount": 60}, 25 * P.MS)
+
+    clock = P.Clock()
+    out, used = turn.decision_turn(_Hand(), clock, call, events=["e"], tournament=3)
+    assert (out.kind, out.amount, out.auto, used) == (tb.RAISE, 60, None, 25 * P.MS)
+    (message, budget), = calls
+    assert budget == P.DECISION_MAX_NS and message["events"] == ["e"]
+    assert (message["tournament"], message["away"]) == (3, False)
+    assert clock.bank_ns == P.BANK_NS - 5 * P.MS
+    benched, used = turn.decision_turn(_Hand(), clock, call, benched=True)
+    assert (benched.kind, benched.auto, used, len(calls)) == (tb.FOLD, "fault", 0, 1)
+    note = turn.notify_turn(lambda m, b: CallResult("timeout", None, b),
+                            {"type": "hand_end"}, clock)
+    assert note.fault == f"out_of_compute: hand_end used its {P.NOTIFY_NS} ns"
