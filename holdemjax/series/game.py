@@ -24,6 +24,7 @@ from holdemjax.host.loop import play_hand
 from holdemjax.poker import table as tb
 from holdemjax.series import protocol as P
 from holdemjax.series.engine import Engine, engine
+from holdemjax.series.event_text import EventText
 from holdemjax.series.luckbook import LuckBook
 from holdemjax.series.results import SlotRecord, rounded
 from holdemjax.series.turn import decision_turn, notify_turn
@@ -44,40 +45,6 @@ class Seat:
     @property
     def faulted(self) -> bool:
         return self.record.faulted_at is not None
-
-
-#: the events' place in `EventText`'s head (no other message holds it): ``"events":"\u0000"``
-_PLACEHOLDER = P.encode({"events": "\x00"})[1:-1]
-
-
-class EventText:
-    """`protocol.encode` of messages whose ``events`` share event dicts (a public event goes
-    to every seat): each event's canonical JSON is made once and spliced in, so the bytes are
-    exactly `protocol.encode`'s. An event is cached by identity and held with its bytes (its id
-    is not reused while cached); it must not change once sent. `clear` empties the cache."""
-
-    def __init__(self):
-        self._bytes: dict[int, tuple[dict, bytes]] = {}
-
-    def clear(self) -> None:
-        self._bytes.clear()
-
-    def _of(self, event: dict) -> bytes:
-        hit = self._bytes.get(id(event))
-        if hit is None:
-            hit = self._bytes[id(event)] = (event, P.encode(event))
-        return hit[1]
-
-    def encode(self, message: dict) -> bytes:
-        events = message.get("events")
-        if not events:
-            return P.encode(message)
-        # a placeholder no message holds elsewhere (table talk has its control characters
-        # removed), in the events' place: keys stay sorted
-        head = P.encode({**message, "events": "\x00"})
-        cut = head.index(_PLACEHOLDER)
-        return b"".join((head[:cut], b'"events":[', b",".join([self._of(e) for e in events]),
-                         b"]", head[cut + len(_PLACEHOLDER):]))
 
 
 class Game:
