@@ -29,10 +29,10 @@ from holdemjax.series.luckbook import LuckBook
 from holdemjax.series.results import SlotRecord, rounded
 from holdemjax.series.turn import decision_turn, notify_turn
 
-__all__ = ["Engine", "engine", "Seat", "Game"]
+__all__ = ["Engine", "engine", "Slot", "Game"]
 
 
-class Seat:
+class Slot:
     """A slot's live status during the series."""
 
     def __init__(self, policy, clock: P.Clock, record: SlotRecord):
