@@ -199,6 +199,7 @@ class LiveLine:
         if self.store.refresh(self.match_id, self.now()) != "open":
             return self._status("closed")
         think = round(1000 * (time.monotonic() - (self.offered or time.monotonic())))
+        next_step(self.turns)  # the loop waits for the hero (asked again if it already did)
         step = next_step(self.turns, (kind, amount, None))  # its event goes back: the page logs it
         self.offered = None
         self.made += 1
