@@ -1,8 +1,8 @@
 """The player protocol's messages (PROTOCOL.md next to this file is the contract): the numbers
 of the sandbox and the clock, the start message, canonical encoding, and reading a policy's
-reply into one deterministic outcome. The rules half that the table says to the seat to act
-(wire codes, the ``legal`` block, the ``act`` message) lives in `holdemjax.host.protocol` and
-is re-exported here, so this module stays the protocol's one namespace.
+The rules half, what the table says to the seat to act and reads from its reply (wire codes,
+the ``legal`` block, the ``act`` message, reply parsing), lives in `holdemjax.host.protocol`
+and is re-exported here, so this module stays the protocol's one namespace.
 
 Host side only: numpy and plain Python, no JAX computation (states are read with
 ``jax.device_get``). Everything here is a pure function of its arguments, so a series replays
@@ -11,32 +11,37 @@ byte for byte.
 
 from __future__ import annotations
 
-import dataclasses
 import json
-import unicodedata
 
 import jax
 import numpy as np
 
-from holdemjax.host.legal import admits
 from holdemjax.host.protocol import (
     ACTIONS,
     BANK_NS,
     CALL,
+    CHAT_CHARS,
+    CHAT_DROPS,
+    CHAT_LINES_PER_HAND,
     CHECK,
     DECISION_MAX_NS,
+    EMOTES,
     FOLD,
     KIND_OF,
     MS,
     RAISE,
+    REPLY_MAX_BYTES,
     SHOT_NS,
     Code,
+    Reply,
     act_message,
+    clean_line,
     code_of,
     kind_of,
     legal_info,
+    parse_reply,
 )
-from holdemjax.validate import is_int, require_int
+from holdemjax.validate import require_int
 
 __all__ = ["PROTOCOL_VERSION", "ABI_VERSION", "Clock", "OUTCOMES", "FAULTS", "TRAP", "MEMORY",
            "WALL_CLOCK", "SeriesVoid", "MACHINE_PER_VIRTUAL", "MACHINE_PER_CALL_S",
@@ -52,8 +57,8 @@ PROTOCOL_VERSION = 1
 ABI_VERSION = PROTOCOL_VERSION  # holdem_abi_version() must return this
 
 # ------------------------------------------------------------------ the numbers of PROTOCOL.md
-# Every number the protocol quotes lives here (the wasm host imports them), but the clock's
-# of the act message: `holdemjax.host.protocol` (re-exported here).
+# Every number the protocol quotes lives here (the wasm host imports them), but those of the
+# act message and of a reply (its size, table talk): `holdemjax.host.protocol`, re-exported.
 NOTIFY_NS = 5 * MS  # hand_end / tournament_end
 START_NS = 1_000 * MS  # instantiation, _initialize, holdem_start and the start message together
 AWAY_NS = SHOT_NS  # an away seat's decision: the shot clock, no bank
@@ -83,14 +88,10 @@ MACHINE_PER_VIRTUAL = 10.0
 MACHINE_PER_CALL_S = 0.0002
 MACHINE_PER_IMPORT_S = 0.0001
 MACHINE_SLACK_S = 0.5
-REPLY_MAX_BYTES = 4_096
 LOG_LINE_BYTES = 1_024
 LOG_LINES_PER_TOURNAMENT = 256
 START_LOG_CHARS = 200  # of the last start-phase log line, quoted by a failure to start (§4)
 MAX_MODULE_BYTES = 16 * 2**20  # a bigger file is refused before compiling (compile time, memory)
-CHAT_CHARS = 140
-CHAT_LINES_PER_HAND = 2
-EMOTES = ("applause", "facepalm", "gg", "laugh", "sigh", "thumbs_up", "tip_hat", "wave")
 
 #: Outcomes of a call that bench the policy for the rest of the series.
 FAULTS = ("trap", "memory", "wall_clock")
@@ -228,112 +229,3 @@ def start_message(fmt: dict, *, slot: int, alias: str, seed: tuple[int, int], va
         "emotes": list(EMOTES),
         "seed": [int(seed[0]), int(seed[1])],
     }
-
-
-# ------------------------------------------------------------------------------------- replies
-@dataclasses.dataclass(frozen=True)
-class Reply:
-    """A policy's reply read into the table's terms.
-
-    ``kind``/``amount``: the engine action (`table.FOLD`/`CHECK_CALL`/`RAISE`, raise-to), or
-    ``None`` when the table must take the default action. ``outcome``: "ok" or the recorded
-    reason of the default (PROTOCOL §4). ``say`` is kept only when the action is admitted.
-    ``dropped``: one reason (`CHAT_DROPS`) per table-talk line the reply carried that cannot be
-    shown: a line empty after cleaning, an unknown emote, a say line with an action that was
-    not admitted, every line of a bad reply. The host counts them; a wrong-typed or unreadable
-    reply has none it can count.
-    """
-
-    outcome: str
-    kind: int | None = None
-    amount: int = 0
-    say: str | None = None
-    chat: tuple[str, ...] = ()
-    emote: str | None = None
-    sit_in: bool = False
-    detail: str = ""
-    dropped: tuple[str, ...] = ()
-
-
-#: Why a table-talk line was not shown (counted per slot in the results, ``chat_dropped_by``).
-CHAT_DROPS = ("empty", "unknown_emote", "say_not_admitted", "bad_reply", "lines_per_hand",
-              "emote_in_hand")
-
-_FIELDS = {"action": str, "amount": int, "say": str, "chat": list, "emote": str, "sit_in": bool}
-
-
-def clean_line(text: str) -> str:
-    """A table-talk line: control characters removed, cut to `CHAT_CHARS` code points."""
-    kept = "".join(ch for ch in text if unicodedata.category(ch) not in ("Cc", "Cf", "Cs"))
-    return kept.strip()[:CHAT_CHARS]
-
-
-def parse_reply(data: bytes | None, legal: dict | None) -> Reply:
-    """Read reply bytes at a decision (``legal`` = its `legal_info`) or after a notification /
-    away decision (``legal=None``: only chat, emote and sit_in are read). Never raises."""
-    if data is None or len(data) == 0:
-        return Reply("no_reply")
-    if len(data) > REPLY_MAX_BYTES:
-        return Reply("reply_too_long", detail=f"{len(data)} bytes > {REPLY_MAX_BYTES}")
-    try:
-        obj = json.loads(bytes(data).decode("utf-8"))
-    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
-        return Reply("bad_reply", detail=f"not JSON: {type(exc).__name__}")
-    if not isinstance(obj, dict):
-        return Reply("bad_reply", detail=f"not an object: {type(obj).__name__}")
-    for name, typ in _FIELDS.items():
-        if name not in obj or (name == "sit_in" and obj[name] is False):
-            continue
-        value = obj[name]
-        ok = is_int(value) if typ is int else isinstance(value, typ)
-        if name == "sit_in":
-            ok = value is True
-        if name == "chat":
-            ok = ok and all(isinstance(x, str) for x in value)
-        if not ok:
-            return Reply("bad_reply", detail=f"field {name!r} has the wrong type",
-                         dropped=_talk(obj))
-    cleaned = [clean_line(x) for x in obj.get("chat", ())]
-    lines = tuple(line for line in cleaned if line)
-    emote = obj.get("emote")
-    drops = ("empty",) * (len(cleaned) - len(lines))
-    if emote is not None and emote not in EMOTES:
-        drops += ("unknown_emote",)
-    side = dict(chat=lines, emote=emote if emote in EMOTES else None,
-                sit_in=obj.get("sit_in") is True)
-    if legal is None:  # a notification or an away decision: no action, so no say line
-        said = isinstance(obj.get("say"), str) and clean_line(obj["say"]) != ""
-        return Reply("ok", **side, dropped=drops + ("say_not_admitted",) * said)
-    action = obj.get("action")
-    if action not in ACTIONS:
-        return Reply("bad_reply", detail=f"action {action!r} is not one of {ACTIONS}",
-                     dropped=_talk(obj))
-    say = clean_line(obj["say"]) if "say" in obj else None
-    if say == "":
-        drops += ("empty",)
-    say = say or None
-
-    def refused(outcome: str, detail: str) -> Reply:  # the action is not admitted: nor its say
-        return Reply(outcome, detail=detail, **side,
-                     dropped=drops + ("say_not_admitted",) * (say is not None))
-
-    kind = kind_of(action)
-    if action == "check" and not legal["check"]:
-        return refused("illegal_action", "check facing a bet")
-    if action == "call" and (legal["check"] or legal["call"] <= 0):
-        return refused("illegal_action", "call with nothing to call")
-    amount = obj.get("amount") if action == "raise" else 0
-    if admits(legal, kind, amount):
-        return Reply("ok", kind, int(amount), say, **side, dropped=drops)
-    if legal["raise"] is None:
-        return refused("illegal_action", "raise when raising is closed")
-    lo, hi = legal["raise"]
-    return refused("bad_amount", f"raise to {amount!r} outside {lo}..{hi}")
-
-
-def _talk(obj: dict) -> tuple[str, ...]:
-    """``bad_reply`` for each table-talk line of a well-formed reply refused as a whole."""
-    chat = obj.get("chat", ())
-    n = len(chat) if isinstance(chat, list) else 0
-    n += sum(isinstance(obj.get(k), str) for k in ("say", "emote"))
-    return ("bad_reply",) * n
