@@ -125,7 +125,9 @@ DRIVER_USERS = ("holdemjax/series/game.py", "holdemjax/duplicate/match.py",
 WIRE_CODES = ("FOLD", "CHECK", "CALL", "RAISE")  # protocol.Code
 WIRE_WORDS = ("fold", "check", "call", "raise")  # protocol.ACTIONS
 ENGINE_KINDS = ("FOLD", "CHECK_CALL", "RAISE")  # table.Kind
-PROTOCOL, TABLE = "holdemjax.series.protocol", "holdemjax.poker.table"
+#: The protocol's two modules: the contract's namespace and its rules half (which defines the
+#: codes and their map; the first re-exports them).
+PROTOCOLS, TABLE = ("holdemjax.series.protocol", "holdemjax.host.protocol"), "holdemjax.poker.table"
 
 
 def _package_files(root=ROOT):
@@ -163,9 +165,12 @@ def _refers(node: ast.AST, names: dict, module: str, attrs, enum: str) -> bool:
     return False
 
 
+def _code(node, names) -> bool:
+    return any(_refers(node, names, module, WIRE_CODES, "Code") for module in PROTOCOLS)
+
+
 def _wire(node, names) -> bool:
-    return (isinstance(node, ast.Constant) and node.value in WIRE_WORDS) or _refers(
-        node, names, PROTOCOL, WIRE_CODES, "Code")
+    return (isinstance(node, ast.Constant) and node.value in WIRE_WORDS) or _code(node, names)
 
 
 def _kind(node, names) -> bool:
@@ -195,9 +200,9 @@ def wire_kind_maps(root=ROOT) -> list[str]:
                     and any(_kind(v, names) for v in node.values):
                 found.append(f"{rel}:{node.lineno}")
             elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) \
-                    and names["__module__"] != PROTOCOL:
+                    and names["__module__"] not in PROTOCOLS:
                 inner = list(ast.walk(node))
-                if any(_refers(n, names, PROTOCOL, WIRE_CODES, "Code") for n in inner) and any(
+                if any(_code(n, names) for n in inner) and any(
                         _refers(n, names, TABLE, ("CHECK_CALL",), "Kind") for n in inner):
                     found.append(f"{rel}:{node.lineno}")
     return found
@@ -220,15 +225,15 @@ def hand_log_builders(root=ROOT) -> list[str]:
 
 
 def test_one_host_hand_driver():
-    """Issue 35: one host hand driver (`holdemjax.series.hand.HostHand`). No other class or
+    """Issue 35: one host hand driver (`holdemjax.host.hand.HostHand`). No other class or
     function builds the record of a hand it drives through the engine, and the series, the
     duplicate lines (reference lines included) and seat rotation import the driver."""
-    assert hand_log_builders() == ["holdemjax/series/hand.py::HostHand"]
+    assert hand_log_builders() == ["holdemjax/host/hand.py::HostHand"]
     for rel in DRIVER_USERS:
         names = _aliases(ast.parse((ROOT / rel).read_text()))
-        used = {v for v in names.values() if v.startswith("holdemjax.series.hand.")}
-        assert used & {"holdemjax.series.hand.HostHand", "holdemjax.series.hand.lone_hand",
-                       "holdemjax.series.hand.lone_start"}, (rel, used)
+        used = {v for v in names.values() if v.startswith("holdemjax.host.hand.")}
+        assert used & {"holdemjax.host.hand.HostHand", "holdemjax.host.hand.lone_hand",
+                       "holdemjax.host.hand.lone_start"}, (rel, used)
 
 
 def test_one_wire_code_to_engine_kind_map():
@@ -237,8 +242,69 @@ def test_one_wire_code_to_engine_kind_map():
     from holdemjax.poker import table as tb
     from holdemjax.series import protocol as P
 
-    line = next(i for i, text in enumerate((ROOT / "holdemjax/series/protocol.py").read_text()
+    line = next(i for i, text in enumerate((ROOT / "holdemjax/host/protocol.py").read_text()
                                            .splitlines(), 1) if text.startswith("KIND_OF = "))
-    assert wire_kind_maps() == [f"holdemjax/series/protocol.py:{line}"]
+    assert wire_kind_maps() == [f"holdemjax/host/protocol.py:{line}"]
     assert [P.kind_of(w) for w in P.ACTIONS] == [P.kind_of(c) for c in P.Code] == \
         [tb.FOLD, tb.CHECK_CALL, tb.CHECK_CALL, tb.RAISE]
+
+
+# ------------------------------------------------------------------- one hand loop (issue 53)
+#: Where a hand is stepped (``.apply(...)``, `HostHand.apply`): the one loop, and the duplicate
+#: line's `Hand.apply`, an override that hands on to the driver's.
+HAND_STEPPERS = ["holdemjax/duplicate/match.py::Hand.apply",
+                 "holdemjax/host/loop.py::play_hand"]
+#: The host tables that play hands: each goes through the one loop.
+LOOP_USERS = ("holdemjax/series/game.py", "holdemjax/duplicate/match.py",
+              "holdemjax/duplicate/live.py", "holdemjax/duplicate/verify.py",
+              "holdemjax/duplicate/rotation.py")
+
+
+def hand_steps(root=ROOT) -> list[str]:
+    """``file::scope`` of every call of a method called ``apply`` in holdemjax/."""
+    found = set()
+
+    def visit(node, scope: str, rel: str) -> None:
+        for child in ast.iter_child_nodes(node):
+            inner = scope
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                inner = f"{scope}.{child.name}" if scope else child.name
+            if isinstance(child, ast.Call) and isinstance(child.func, ast.Attribute) \
+                    and child.func.attr == "apply":
+                found.add(f"{rel}::{scope}")
+            visit(child, inner, rel)
+
+    for path in sorted((root / "holdemjax").rglob("*.py")):
+        visit(ast.parse(path.read_text()), "", str(path.relative_to(root)))
+    return sorted(found)
+
+
+def test_one_hand_loop():
+    """Issue 53: the hand driver is stepped by `loop.play_hand` alone (and the duplicate line's
+    override of the step, which hands on to it), and every host table that plays hands (the
+    series, duplicate and reference lines, browser lines, verification, seat rotation's host
+    loop) imports the loop."""
+    assert hand_steps() == HAND_STEPPERS
+    for rel in LOOP_USERS:
+        names = _aliases(ast.parse((ROOT / rel).read_text()))
+        assert "holdemjax.host.loop.play_hand" in names.values(), rel
+
+
+def calls_of(name: str, root=ROOT) -> list[str]:
+    """``file`` of every call of a function called ``name`` in holdemjax/ (bare or dotted)."""
+    found = set()
+    for path in sorted((root / "holdemjax").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Call) and name in (getattr(node.func, "id", None),
+                                                       getattr(node.func, "attr", None)):
+                found.add(str(path.relative_to(root)))
+    return sorted(found)
+
+
+def test_one_policy_turn():
+    """Issue 53: a wasm seat's decision and notifications are one policy turn
+    (`turn.decision_turn`, `turn.notify_turn`) for the series and a duplicate wasm hero; the
+    rule for a call's outcome is applied there alone."""
+    assert calls_of("apply_outcome") == ["holdemjax/series/turn.py"]
+    users = ["holdemjax/duplicate/policy.py", "holdemjax/series/game.py"]
+    assert calls_of("decision_turn") == calls_of("notify_turn") == users

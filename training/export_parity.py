@@ -29,10 +29,10 @@ import numpy as np
 
 import holdemjax
 from holdemjax.bots import baseline, random_bot
+from holdemjax.host.hand import HandLog
 from holdemjax.poker import table as tb
 from holdemjax.poker.actions import CHECK_CALL, FOLD
 from holdemjax.series import protocol as P
-from holdemjax.series.hand import HandLog
 from holdemjax.training import act_features, ppo
 from holdemjax.training.networks import features, masked_logits
 

@@ -60,7 +60,7 @@ def _deadline(text: str | None) -> str | None:
         return None
     rel = re.fullmatch(r"\+(\d+)([mhd])", text.strip())
     if rel:
-        from holdemjax.duplicate.match import utcnow
+        from holdemjax.duplicate.spec import utcnow
 
         unit = {"m": "minutes", "h": "hours", "d": "days"}[rel.group(2)]
         return (utcnow() + dt.timedelta(**{unit: int(rel.group(1))})).isoformat()
@@ -68,7 +68,7 @@ def _deadline(text: str | None) -> str | None:
 
 
 def _create(args, store, con) -> int:
-    from holdemjax.duplicate.match import MatchSpec
+    from holdemjax.duplicate.spec import MatchSpec
 
     bots = tuple(b.strip() for b in args.bots.split(",")) if args.bots else ()
     if len(bots) == 1 and args.seats > 2:
@@ -337,7 +337,7 @@ def _references(store, match_id: str) -> None:
 
 
 def _dispatch(args) -> int:
-    from holdemjax.duplicate.match import MatchError
+    from holdemjax.duplicate.spec import MatchError
     from holdemjax.duplicate.store import Sealed, Store
 
     con = _console()

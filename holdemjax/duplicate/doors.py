@@ -13,24 +13,24 @@ import datetime as dt
 import hashlib
 import secrets
 
-from holdemjax.duplicate import spec as M
 from holdemjax.duplicate.names import normal
+from holdemjax.duplicate.spec import MatchError
 from holdemjax.validate import require_int
 
 __all__ = ["Doors", "key_hash", "Unknown", "WrongKey", "Refused"]
 
 
-class Refused(M.MatchError):
+class Refused(MatchError):
     """The match refuses the request: closed, full, field closed, a name taken, a door used
     (the service: 409)."""
 
 
-class Unknown(M.MatchError):
+class Unknown(MatchError):
     """No match by that id (the service: 404). The message names the id asked for and nothing
     else: not the store's path, not the other matches."""
 
 
-class WrongKey(M.MatchError):
+class WrongKey(MatchError):
     """A line's key check failed (the service: 403). One message for every failure, whatever
     the line's state (playing, paused, never opened, finished), whatever the name and whether
     it exists, so that nobody learns who is playing by trying keys: `WrongKey.of`."""

@@ -36,7 +36,7 @@ def line_key(store, match_id: str, name: str) -> str | None:
         return kept_key(store, match_id, name, new=True)
     key = kept_key(store, match_id, name)
     if key is None:
-        from holdemjax.duplicate.match import MatchError
+        from holdemjax.duplicate.spec import MatchError
 
         raise MatchError(f"{name!r} joined match {match_id} from elsewhere: its key is not in "
                          f"{keys_path(store)}")

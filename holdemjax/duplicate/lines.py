@@ -25,11 +25,11 @@ import hmac
 import threading
 import time
 
-from holdemjax.duplicate import match as M
 from holdemjax.duplicate import references
 from holdemjax.duplicate.doors import Refused, WrongKey
 from holdemjax.duplicate.entrants import HeroLoaders, play_entrant
 from holdemjax.duplicate.live import LiveLine
+from holdemjax.duplicate.spec import MatchError, MatchSpec
 from holdemjax.series import protocol as P
 from holdemjax.validate import require_int
 
@@ -48,7 +48,7 @@ class Busy(Refused):
     """``max_lines`` lines are being played (the service: 503)."""
 
 
-class Preparing(M.MatchError):
+class Preparing(MatchError):
     """The match's reference lines are still being played (the service: 503)."""
 
 
@@ -178,7 +178,7 @@ class LineService:
         return state
 
     # --------------------------------------------------------------------------- matches
-    def create(self, spec: M.MatchSpec, seed: int | None, share_cap: int | None = None) -> tuple:
+    def create(self, spec: MatchSpec, seed: int | None, share_cap: int | None = None) -> tuple:
         """A new match and its share token (admitting ``share_cap`` joins; None: the match's
         participants, else `SHARE_CAP`); its reference lines start in the background."""
         if share_cap is not None:

@@ -25,10 +25,11 @@ from __future__ import annotations
 
 import time
 
-from holdemjax.duplicate import match as M
 from holdemjax.duplicate.doors import Refused
+from holdemjax.duplicate.spec import parse_time, utcnow
+from holdemjax.host.legal import admitted, default_action
+from holdemjax.host.loop import Played, Waiting, next_step, play_hand
 from holdemjax.series import protocol as P
-from holdemjax.series.hand import check_exact, default_action
 
 __all__ = ["LiveLine", "OtherDecision"]
 
@@ -41,13 +42,14 @@ class OtherDecision(Refused):
 class LiveLine:
     """``name``'s line in ``match_id``, opened with its key (MatchError otherwise)."""
 
-    def __init__(self, store, match_id: str, name: str, key: str | None, *, now=M.utcnow,
+    def __init__(self, store, match_id: str, name: str, key: str | None, *, now=utcnow,
                  seat=None):
         self.store, self.match_id, self.name, self.now = store, match_id, name, now
         self.seat = store.seat(match_id, name, key) if seat is None else seat
         self.seat.check_versions()
         self.spec = self.seat.spec
         self.hand = None
+        self.turns = None  # the current hand in the one loop (`loop.play_hand`)
         self.shown = 0  # events of the current hand already sent
         self.offered: float | None = None
         self.pending: list = []  # events of finished hands not yet sent
@@ -80,15 +82,14 @@ class LiveLine:
                 waiting = self._gate()
                 if waiting is not None:
                     return waiting
-                self.hand, self.shown = self.seat.hand(), 0
-                if self.hand is None:
+                if not self._deal():
                     return self._status("finished")
             hand = self.hand
-            while not hand.over and hand.to_act != self.spec.hero:
-                kind, amount = self.seat.bot_action(hand)
-                action = hand.apply(kind, amount)
-                if not self.seat.add_action(hand.index, len(hand.actions) - 1, action):
+            step = next_step(self.turns)  # the bots play up to the hero's decision
+            while isinstance(step, Played):
+                if not self._save(step):
                     return self._status("closed")
+                step = next_step(self.turns)
             if not hand.over:
                 if self.offered is None:
                     self.offered = time.monotonic()
@@ -101,6 +102,20 @@ class LiveLine:
                 return self._status("closed")
             if hand.index == self.spec.hands - 1:
                 return self._status("finished")
+
+    def _deal(self) -> bool:
+        """The line's next hand, in the loop with the bots (the hero waits for `act`); False
+        when the line has played every hand."""
+        self.hand, self.shown = self.seat.hand(), 0
+        if self.hand is None:
+            return False
+        self.turns = play_hand(self.hand, self.seat.players())
+        return True
+
+    def _save(self, step: Played, think: int | None = None) -> bool:
+        """Save a decision the loop played (False: the line was closed meanwhile)."""
+        return self.seat.add_action(self.hand.index, len(self.hand.actions) - 1, step.played,
+                                    think)
 
     def _gate(self) -> dict | None:
         """In a simultaneous match, the ``"waiting"`` answer while the line's next hand is not
@@ -131,7 +146,7 @@ class LiveLine:
         """Whether the match takes actions: open and before its deadline (read, not closed)."""
         m = self.store.match(self.match_id)
         return m.state == "open" and (m.spec.deadline is None
-                                      or self.now() < M.parse_time(m.spec.deadline))
+                                      or self.now() < parse_time(m.spec.deadline))
 
     def waiting(self) -> dict | None:
         """The ``"waiting"`` answer when the line's next hand is not open to every line yet (a
@@ -140,24 +155,23 @@ class LiveLine:
 
     def run_out(self, auto: str = "timeout") -> int | None:
         """The line's clock ran out (a simultaneous match): play the rest of its hand, the
-        hero's decisions by the table's rule (`holdemjax.series.hand.default_action`: check
+        hero's decisions by the table's rule (`holdemjax.host.legal.default_action`: check
         when free, else fold; recorded with ``auto``: ``"timeout"``, or ``"away"``), the bots as
         ever, and save it. Returns how many of the hero's decisions the table played; None when
         there was nothing to play out or the line was closed meanwhile."""
         if self.hand is None:
             if self.seat.progress()[0] >= self.spec.hands:
                 return None
-            self.hand, self.shown = self.seat.hand(), 0
+            self._deal()
         hand, made = self.hand, self.made
-        while not hand.over:
-            if hand.to_act == self.spec.hero:
-                kind, amount = default_action(hand.legal_info())
-                played = hand.apply(kind, amount, auto)
+        step = next_step(self.turns)
+        while step is not None:
+            if isinstance(step, Waiting):  # the hero's decision, by the table's rule
+                step = next_step(self.turns, (*default_action(hand.legal_info()), auto))
                 self.made, self.offered = self.made + 1, None
-            else:
-                played = hand.apply(*self.seat.bot_action(hand))
-            if not self.seat.add_action(hand.index, len(hand.actions) - 1, played):
+            if not self._save(step):
                 return None
+            step = next_step(self.turns)
         return self.made - made if self._finish(hand) else None
 
     def act(self, action: str, amount: int = 0, decision: int | None = None) -> dict:
@@ -180,15 +194,16 @@ class LiveLine:
         legal = hand.legal_info()
         if action == "check" and not legal["check"]:
             raise ValueError(f"cannot check: {legal['call']} to call")
-        kind, amount = check_exact(P.kind_of(action), amount if action == "raise" else 0, legal,
-                                   f"{self.name!r}")
+        kind, amount = admitted(legal, P.kind_of(action), amount if action == "raise" else 0,
+                                f"{self.name!r}")
         if self.store.refresh(self.match_id, self.now()) != "open":
             return self._status("closed")
         think = round(1000 * (time.monotonic() - (self.offered or time.monotonic())))
-        played = hand.apply(kind, amount)  # its event goes back too: the page logs it
+        next_step(self.turns)  # the loop waits for the hero (asked again if it already did)
+        step = next_step(self.turns, (kind, amount, None))  # its event goes back: the page logs it
         self.offered = None
         self.made += 1
-        if not self.seat.add_action(hand.index, len(hand.actions) - 1, played, think):
+        if not self._save(step, think):
             return self._status("closed")
         out = self.state()
         if out["status"] == "finished":  # the last line done: the match closes (complete)

@@ -13,7 +13,7 @@ Every participant plays the hero seat of the same hand sequence:
   street, decision rank), so a line that adds a decision elsewhere never shifts them;
 * a wasm policy in the hero seat gets the hero seat's key words as its ``seed``.
 
-`Hand` is one hand of a line on the host hand driver (`holdemjax.series.hand.HostHand`: the one
+`Hand` is one hand of a line on the host hand driver (`holdemjax.host.hand.HostHand`: the one
 rules engine with exact amounts, jitted once per process; the protocol's history, events and
 ``act`` message of `holdemjax.series.protocol`), with what the line stores of it. `play_line`
 plays or resumes one participant's line through its `seat.Seat` (the store deals it; the seed
@@ -54,14 +54,16 @@ from holdemjax.duplicate.spec import (
     utcnow,
     versions,
 )
+from holdemjax.host.hand import HostHand, lone_start
+from holdemjax.host.legal import admitted
+from holdemjax.host.loop import Waiting, next_step, play_hand
 from holdemjax.poker import table as tb
 from holdemjax.poker import tournament as tn
 from holdemjax.series import protocol as P
-from holdemjax.series.hand import HostHand, check_exact, lone_start
 
 __all__ = ["MIN_SEATS", "MAX_SEATS", "DEAL_DOMAIN", "BOT_DOMAIN", "RANDOM", "MatchSpec",
            "MatchError", "Quit", "tier_names", "bot_names", "commitment", "new_salt", "deck",
-           "bot_key", "positions", "Hand", "bot_decide", "BotHero", "play_line", "utcnow",
+           "bot_key", "positions", "Hand", "replay", "bot_decide", "BotHero", "play_line", "utcnow",
            "JAX_BOTS", "jax_bot_decide", "parse_time", "SEED_LIMIT", "new_seed", "root_key",
            "versions"]
 
@@ -89,7 +91,7 @@ def jax_bot_decide(name: str, view: tn.Decision, key) -> tuple[int, int]:
 # ------------------------------------------------------------------------------- one hand
 class Hand(HostHand):
     """One hand of a line, driven through the engine by the host hand driver
-    (`holdemjax.series.hand.HostHand` on a lone hand), with what the line stores: ``actions``
+    (`holdemjax.host.hand.HostHand` on a lone hand), with what the line stores: ``actions``
     are ``[street, seat, code, to, added, auto]`` (codes of PROTOCOL §5, ``auto`` why the table
     acted, or None); ``events`` what the hero has seen (its own hole cards)."""
 
@@ -127,15 +129,19 @@ class Hand(HostHand):
         self._after_change()
         return action
 
-    def replay(self, action) -> None:
-        """Apply a stored action again (resuming a line); refuses one that does not fit."""
+    def stored_action(self, action) -> tuple[int, int, str | None]:
+        """The engine action ``(kind, amount, auto)`` of a stored action, to play again at the
+        decision to act now (`replay`); MatchError when it was stored for another one."""
         street, seat, code, to = (int(x) for x in action[:4])
         if self.over or (street, seat) != (int(self.table.street), self.to_act):
             raise MatchError(f"stored line does not replay: hand {self.index} action "
                              f"{len(self.actions)} is {list(action[:4])}, but the engine waits "
                              f"for street {int(self.table.street)} seat {self.to_act}")
-        got = self.apply(P.kind_of(code), to, action[5] if len(action) > 5 else None)
-        if got[:4] != [street, seat, code, to]:
+        return P.kind_of(code), to, action[5] if len(action) > 5 else None
+
+    def check_replayed(self, action, got: list) -> None:
+        """MatchError when a stored action played again (``got``) differs from the stored."""
+        if got[:4] != [int(x) for x in action[:4]]:
             raise MatchError(f"stored line does not replay: hand {self.index} action "
                              f"{list(action[:4])} plays as {got[:4]}")
 
@@ -157,6 +163,16 @@ class Hand(HostHand):
                 "actions": [list(a) for a in self.actions], "net": net, "hero_net": net[hero],
                 "showdown": bool(t.showdown), "revealed": int(t.revealed),
                 "hero_folded_on": folded_on, "hero_allin": bool(t.allin[hero])}
+
+
+def replay(hand: Hand, stored) -> None:
+    """Play a line's ``stored`` actions of ``hand`` again through the one loop (resuming a
+    line), every seat waiting for its stored action; MatchError for one that does not fit."""
+    turns = play_hand(hand, {})
+    for action in stored:
+        next_step(turns)  # on to the decision to act now (None: the hand is over)
+        played = next_step(turns, hand.stored_action(action))
+        hand.check_replayed(action, played.played)
 
 
 # ------------------------------------------------------------------------------------ bots
@@ -191,8 +207,8 @@ def bot_decide(name: str, view: dict, key: tuple[int, int]) -> tuple[int, int]:
         kind, amount = tiers.decide(name, view, key)
     else:
         raise ValueError(f"unknown bot {name!r}; registered: {', '.join(bot_names())}")
-    return check_exact(int(kind), int(amount), view["legal"],
-                       f"bot {name!r} at hand {view['hand']} seat {view['seat']}")
+    return admitted(view["legal"], int(kind), int(amount),
+                    f"bot {name!r} at hand {view['hand']} seat {view['seat']}")
 
 
 class BotHero:
@@ -285,19 +301,19 @@ def play_line(store, match_id: str, name: str, hero, *, key: str | None = None,
         while (hand := seat.hand()) is not None:
             h = hand.index
             hero.new_hand(hand)
-            while not hand.over:
-                think = None
-                if hand.to_act == spec.hero:
+            turns = play_hand(hand, seat.players())  # the hero waits: it is timed here
+            think = None
+            while (step := next_step(turns)) is not None:
+                if isinstance(step, Waiting):
                     if not reference and store.refresh(match_id, now()) != "open":
                         return "closed"
                     t0 = time.monotonic()
-                    k, amount, auto = hero.decide(hand)
+                    action = hero.decide(hand)
                     think = round(1000 * (time.monotonic() - t0))
-                else:
-                    (k, amount), auto = seat.bot_action(hand), None
-                action = hand.apply(k, amount, auto)
-                if not seat.add_action(h, len(hand.actions) - 1, action, think):
+                    step = next_step(turns, action)
+                if not seat.add_action(h, len(hand.actions) - 1, step.played, think):
                     return "closed"  # closed by another process: the line stays as it was
+                think = None
             record = hand.record()
             if not seat.finish_hand(record, last=h == spec.hands - 1, now=now()):
                 return "closed"

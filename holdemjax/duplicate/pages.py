@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import importlib.resources
 
-from holdemjax.duplicate import match as M
 from holdemjax.duplicate import report, scores, style
 from holdemjax.duplicate import review as RV
 from holdemjax.duplicate.doors import Unknown
+from holdemjax.duplicate.spec import MatchError, tier_names
 from holdemjax.series.html import environment
 
 __all__ = ["home", "status_page", "join_page", "play_page", "error_page", "results",
@@ -38,7 +38,7 @@ def _render(template: str, title: str, data: dict | None = None, **values) -> st
 
 
 def home(matches: list) -> str:
-    return _render("home.html", "matches", matches=matches, tiers=M.tier_names())
+    return _render("home.html", "matches", matches=matches, tiers=tier_names())
 
 
 def status_page(st: dict) -> str:
@@ -92,7 +92,7 @@ def results(store, match_id: str, what: str, a: str | None = None, b: str | None
     field = scores.field_of(lines)[0]
     if a is None or b is None:
         if len(field) < 2:
-            raise M.MatchError("only one line: nothing to review")
+            raise MatchError("only one line: nothing to review")
         a, b = field[0].name, field[1].name
     return RV.review(m.spec, lines, a, b)
 

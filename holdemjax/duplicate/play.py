@@ -27,6 +27,7 @@ from rich.table import Table
 
 from holdemjax.duplicate import match as M
 from holdemjax.duplicate.review import action_text, seat_label
+from holdemjax.host.legal import admits
 from holdemjax.poker import table as tb
 
 __all__ = ["HELP", "PersonHero", "parse_command", "play"]
@@ -69,7 +70,7 @@ def parse_command(text: str, legal: dict) -> tuple[int, int]:
         if len(args) != 1 or not args[0].isdigit():
             raise ValueError(f"raise needs an amount: r AMOUNT with AMOUNT in {lo}..{hi}")
         amount = int(args[0])
-        if not lo <= amount <= hi:
+        if not admits(legal, tb.RAISE, amount):
             raise ValueError(f"raise to {amount} is outside {lo}..{hi} (your total on this "
                              f"street; {hi} is all-in)")
         return tb.RAISE, amount

@@ -23,7 +23,7 @@ host.
 from __future__ import annotations
 
 from holdemjax.series import protocol as P
-from holdemjax.series.hand import apply_outcome, default_action
+from holdemjax.series.turn import decision_turn, notify_turn
 
 __all__ = ["WasmHero"]
 
@@ -55,7 +55,7 @@ class WasmHero:
         self._seen = 0
 
     def begin(self, spec, seed: int, match_id: str) -> None:
-        from holdemjax.duplicate.match import bot_key
+        from holdemjax.duplicate.spec import bot_key
         from holdemjax.series.wasm import load_policy
 
         self.policy = load_policy(self.path)
@@ -88,18 +88,17 @@ class WasmHero:
     def _count(self, outcome: str) -> None:
         self.counts[outcome] = self.counts.get(outcome, 0) + 1
 
+    def _call(self, message: dict, budget: int):
+        return self.policy.call(P.encode(message), budget)
+
     def decide(self, hand):
         """(kind, amount, auto) for the hero's decision: the policy's admitted action, or the
-        default (check if free, else fold) with the reason as ``auto`` (`hand.apply_outcome`,
-        the series host's rule)."""
-        legal = hand.legal_info()
+        default (check if free, else fold) with the reason as ``auto`` (the series host's
+        policy turn, `turn.decision_turn`)."""
         if self.fault:
-            return (*default_action(legal), "fault")
-        clock = self.clock
-        budget = clock.decision_budget()
-        msg = hand.view(events=self._events(hand), budget_ns=budget, bank_ns=clock.bank_ns,
-                        away=clock.away)
-        out = apply_outcome(self.policy.call(P.encode(msg), budget), legal, clock)
+            out, _ = decision_turn(hand, self.clock, self._call, benched=True)
+            return out.kind, out.amount, out.auto
+        out, _ = decision_turn(hand, self.clock, self._call, events=self._events(hand))
         if out.fault:
             self.fault = out.fault
         if out.recorded is not None:  # every decision's outcome, faults included
@@ -113,8 +112,7 @@ class WasmHero:
             return
         msg = {"type": "hand_end", "events": self._events(hand), "tournament": 0,
                "hand": hand.index}
-        out = apply_outcome(self.policy.call(P.encode(msg), P.NOTIFY_NS), clock=self.clock,
-                            notify="hand_end")  # its sit_in brings an away seat back
+        out = notify_turn(self._call, msg, self.clock)  # its sit_in brings an away seat back
         if out.fault:
             self.fault = out.fault
 

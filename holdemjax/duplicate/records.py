@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import dataclasses
 
-from holdemjax.duplicate import spec as M
+from holdemjax.duplicate.spec import MatchError, MatchSpec
 
 __all__ = ["MatchRecord", "Participant", "Line", "Round", "Sealed", "JOINED", "sealed_until"]
 
 JOINED = "joined"  # the status every participant shows while the match is open
 
 
-class Sealed(M.MatchError):
+class Sealed(MatchError):
     """Results, histories and progress of an open match are sealed."""
 
 
@@ -23,7 +23,7 @@ class MatchRecord:
 
     id: str
     created_at: str
-    spec: M.MatchSpec
+    spec: MatchSpec
     seed: int | None
     salt: str | None
     commitment: str

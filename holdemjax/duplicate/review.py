@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from holdemjax.duplicate import scores
-from holdemjax.duplicate.match import MatchError
+from holdemjax.duplicate.spec import MatchError
 from holdemjax.series import protocol as P
 
 __all__ = ["STREETS", "action_text", "decided_on", "review"]

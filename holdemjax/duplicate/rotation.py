@@ -1,7 +1,7 @@
 """Seat rotation: every deal played once with the tested policy in every seat, on single hands
 with stacks reset every hand, in JAX (``jit(vmap(...))`` with a ``lax.while_loop`` over the
 decisions); and a small host-side hand loop (`host_hand`, `play_host_hand`, on the host hand
-driver `holdemjax.series.hand.HostHand`) for host bots such as the tiers of
+driver `holdemjax.host.hand.HostHand`) for host bots such as the tiers of
 `holdemjax.duplicate.tiers`.
 
 **Deals.** Deal ``d`` deals ``cards.hand_deck(key, d)`` (the permutation of ``fold_in(key, d)``)
@@ -33,11 +33,13 @@ from flax import struct
 
 from holdemjax import luck as LK
 from holdemjax.bots import baseline, random_bot
+from holdemjax.host import legal as host_legal
+from holdemjax.host.hand import HostHand, lone_hand
+from holdemjax.host.loop import play_hand
 from holdemjax.poker import table as tb
 from holdemjax.poker import tournament as tn
 from holdemjax.poker.actions import Menu
 from holdemjax.poker.cards import hand_deck
-from holdemjax.series.hand import HostHand, default_action, is_exact, lone_hand
 
 __all__ = ["SeatView", "seat_view", "from_menu_bot", "BASELINE", "RANDOM", "BOT_KEY_DATUM",
            "play_rotations", "evaluate", "host_hand", "play_host_hand", "host_player"]
@@ -95,12 +97,6 @@ BASELINE = from_menu_bot(baseline.decide)
 RANDOM = from_menu_bot(random_bot.decide)
 
 
-def _exactly_legal(kind, amount, lg: tb.Legal):
-    """The engine would play ``(kind, amount)`` as given (no clamping)."""
-    raise_ok = lg.can_raise & (amount >= lg.min_raise_to) & (amount <= lg.max_raise_to)
-    return (kind == tb.FOLD) | (kind == tb.CHECK_CALL) | ((kind == tb.RAISE) & raise_ok)
-
-
 def _policy_actions(policies, view, key):
     """``# [P]`` kinds and amounts of every policy (each is evaluated: under vmap a switch
     would run them all anyway)."""
@@ -143,7 +139,10 @@ def _rotations(policies, seats, batch, max_decisions, key, first_deal, tested, o
             view = seat_view(t.table, deal, t.decisions, t.street_raises)
             kinds, amounts = _policy_actions(policies, view, bot_key)
             live = ~t.table.hand_over
-            illegal = illegal + (~_exactly_legal(kinds, amounts, view.legal) & live)
+            lg = view.legal
+            exact = host_legal.exact(kinds, amounts, lg.can_raise, lg.min_raise_to,
+                                     lg.max_raise_to)
+            illegal = illegal + (~exact & live)
             who = jnp.where(view.seat == rotation, tested, opponent)
             nxt = tn.act(t, kinds[who], amounts[who])
             if with_luck:
@@ -279,7 +278,7 @@ _deck_jit = jax.jit(hand_deck)
 def host_hand(key, hand: int, *, seats: int = 6, stack=2000, blinds=(10, 20, 0),
               button: int | None = None, deck=None) -> HostHand:
     """One hand to play decision by decision from the host, on the host hand driver
-    (`holdemjax.series.hand.HostHand` of a lone hand): deck ``hand_deck(key, hand)`` (or
+    (`holdemjax.host.hand.HostHand` of a lone hand): deck ``hand_deck(key, hand)`` (or
     ``deck``, 52 card ids), button ``hand % seats`` (or ``button``), every stack at ``stack``
     (an int, or one per seat), ``blinds`` = (small, big, ante)."""
     button = hand % seats if button is None else button
@@ -306,27 +305,33 @@ def play_host_hand(players, key, hand: int, *, stack=2000, blinds=(10, 20, 0),
     """Play one hand with ``players[seat](view, decision) -> (kind, amount)`` (host callables;
     ``view`` is the protocol's ``act`` dict, ``decision`` the `tournament.Decision` it was built
     from). A player that raises, returns something that is not an exactly legal action
-    (`hand.is_exact`), or runs past ``max_decisions`` gets check-or-fold, recorded."""
+    (`holdemjax.host.legal.admits`), or runs past ``max_decisions`` gets check-or-fold, recorded."""
     h = host_hand(key, hand, seats=len(players), stack=stack, blinds=blinds)
     faults = []
     saw_flop = np.zeros(len(players), bool)
-    while not h.over:
-        view = h.view()
-        seat = view["seat"]
-        try:
-            kind, amount = players[seat](view, h.decision())
-            ok = is_exact(kind, amount, view["legal"])
-        except Exception as exc:  # a host player must not stop the table
-            ok, kind, amount = False, None, repr(exc)
-        if not ok or len(h.history) >= max_decisions:
-            faults.append((seat, f"{kind!r}, {amount!r}"))
-            kind, amount = default_action(view["legal"])
-        preflop = int(h.table.street) == tb.PREFLOP
-        h.apply(int(kind), int(amount))
+
+    def checked(player):  # the loop's player: an action that is not admitted is replaced
+        def play(h):
+            view = h.view()
+            try:
+                kind, amount = player(view, h.decision())
+                ok = host_legal.admits(view["legal"], kind, amount)
+            except Exception as exc:  # a host player must not stop the table
+                ok, kind, amount = False, None, repr(exc)
+            if not ok or len(h.history) >= max_decisions:
+                faults.append((view["seat"], f"{kind!r}, {amount!r}"))
+                kind, amount = host_legal.default_action(view["legal"])
+            return int(kind), int(amount), None
+
+        return play
+
+    street = int(h.table.street)  # before each decision
+    for _ in play_hand(h, {seat: checked(p) for seat, p in enumerate(players)}):
         new = h.table
-        if preflop and (int(new.street) >= tb.FLOP and not bool(new.hand_over)
-                        or bool(new.showdown)):
+        if street == tb.PREFLOP and (int(new.street) >= tb.FLOP and not bool(new.hand_over)
+                                     or bool(new.showdown)):
             saw_flop = np.asarray(new.in_hand & ~new.folded)
+        street = int(new.street)
     t = h.table
     live = np.asarray(t.in_hand & ~t.folded)
     net = np.asarray(t.stacks, np.int64) - np.asarray(t.start_stacks, np.int64)

@@ -16,10 +16,10 @@ from fastapi import APIRouter, Body, Depends, HTTPException, Request, Response
 from fastapi.responses import HTMLResponse
 from pydantic import BaseModel, ConfigDict
 
-from holdemjax.duplicate import match as M
 from holdemjax.duplicate import names, pages
 from holdemjax.duplicate.doors import Refused
 from holdemjax.duplicate.lines import LineService
+from holdemjax.duplicate.spec import MatchSpec, utcnow
 
 __all__ = ["api", "web", "CreateBody", "InviteBody", "JoinBody", "ActBody"]
 
@@ -31,7 +31,7 @@ class _Body(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
 
 
-_SPEC = {f.name: f.default for f in dataclasses.fields(M.MatchSpec)}  # its defaults, once
+_SPEC = {f.name: f.default for f in dataclasses.fields(MatchSpec)}  # its defaults, once
 
 
 class CreateBody(_Body):
@@ -101,7 +101,7 @@ web = APIRouter(default_response_class=HTMLResponse)
 @api.post("", dependencies=[Operator])
 def create(body: CreateBody, svc: LineService = Service):
     spec = body.model_dump(exclude={"seed", "share_cap"}, exclude_unset=True)
-    m, share = svc.create(M.MatchSpec.from_dict(spec), body.seed, body.share_cap)
+    m, share = svc.create(MatchSpec.from_dict(spec), body.seed, body.share_cap)
     return {"match": m.id, "commitment": m.commitment, "share": share,
             "share_url": f"/join/{m.id}/{share}"}
 
@@ -152,7 +152,7 @@ def join(match_id: str, body: JoinBody, request: Request, response: Response,
         raise Refused(f"this browser already joined match {match_id} as {before!r}: one line "
                       f"per person (yours: {_play_url(match_id, before)})")
     key = svc.store.join_by_door(match_id, body.token, name,
-                                 "person" if body.browser else "api", "http", M.utcnow())
+                                 "person" if body.browser else "api", "http", utcnow())
     if body.browser:  # the page's join: this browser has its line now
         response.set_cookie(_joined_cookie(match_id), svc.join_mark(match_id, name),
                             max_age=365 * 86400, httponly=True, samesite="lax")

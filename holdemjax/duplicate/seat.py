@@ -59,15 +59,14 @@ class Seat:
     def hand(self):
         """The line's next unfinished hand (`match.Hand`), with its stored actions replayed;
         None when the line has played every hand."""
-        from holdemjax.duplicate.match import Hand
+        from holdemjax.duplicate.match import Hand, replay
 
         self.check_versions()
         start, stored = self.progress()
         if start >= self.spec.hands:
             return None
         hand = Hand(self.spec, self._seed, start)
-        for action in stored:
-            hand.replay(action)
+        replay(hand, stored)
         return hand
 
     def bot_action(self, hand) -> tuple[int, int]:
@@ -78,6 +77,16 @@ class Seat:
         if seat == self.spec.hero:
             raise ValueError(f"seat {seat} is the hero's: no bot acts there")
         return bot_decide(self.spec.tier_at(seat), hand.view(), S.bot_key(self._seed, seat))
+
+    def players(self, hero=None) -> dict:
+        """The seats' players for the one hand loop (`holdemjax.host.loop.play_hand`): the bots
+        in every seat but the hero's, whose player is ``hero`` (None: it waits for the caller).
+        """
+        bots = {s: self._bot for s in range(self.spec.seats) if s != self.spec.hero}
+        return {**bots, self.spec.hero: hero}
+
+    def _bot(self, hand) -> tuple[int, int, None]:
+        return (*self.bot_action(hand), None)
 
     def begin_hero(self, hero) -> None:
         """``hero.begin(spec, seed, match_id)``: an in-process hero (bot, wasm host, checkpoint)

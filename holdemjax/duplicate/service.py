@@ -63,11 +63,11 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from holdemjax.duplicate import match as M
 from holdemjax.duplicate import pages, routes
 from holdemjax.duplicate.doors import Refused, Unknown, WrongKey
 from holdemjax.duplicate.entrants import HeroLoaders
 from holdemjax.duplicate.lines import IDLE_S, TICK_S, Busy, LineService, Preparing
+from holdemjax.duplicate.spec import MatchError
 from holdemjax.duplicate.store import Sealed, Store
 from holdemjax.series.protocol import MAX_MODULE_BYTES
 from holdemjax.series.wasm import PolicyLoadError
@@ -154,7 +154,7 @@ def _malformed(request, exc):
 #: its text).
 ERRORS = {Sealed: _sealed, WrongKey: _refusal(403), Unknown: _refusal(404),
           Busy: _refusal(503), Preparing: _refusal(503), Refused: _refusal(409),
-          M.MatchError: _refusal(409), ValueError: _refusal(422),  # names.BadName among them
+          MatchError: _refusal(409), ValueError: _refusal(422),  # names.BadName among them
           PolicyLoadError: _not_loaded, RequestValidationError: _malformed,
           StarletteHTTPException: _http}
 

@@ -11,16 +11,14 @@ import functools
 import hashlib
 import secrets
 
-import jax
 import numpy as np
 
-from holdemjax.poker import cards
 from holdemjax.validate import require_int
 
 __all__ = ["MIN_SEATS", "MAX_SEATS", "DEAL_DOMAIN", "BOT_DOMAIN", "RANDOM", "SEED_LIMIT",
            "JAX_BOTS", "MatchSpec", "MatchError", "Quit", "tier_names", "bot_names",
            "commitment", "new_salt", "deck", "bot_key", "positions", "utcnow", "parse_time",
-           "root_key", "new_seed", "versions", "LEGACY_SEED_LIMIT"]
+           "root_key", "new_seed", "match_seed", "versions", "LEGACY_SEED_LIMIT"]
 
 MIN_SEATS, MAX_SEATS = 2, 9
 DEAL_DOMAIN, BOT_DOMAIN = 0, 1  # fold_in(key(seed), domain): decks and bot keys never share keys
@@ -78,7 +76,7 @@ class MatchSpec:
     hand k at the same time, once the field is complete (``participants`` joined, or the field
     closed); hand k+1 opens for all when every line finished hand k, a line that takes longer
     than ``clock`` seconds over a hand having the rest of it played by the table's rule
-    (`holdemjax.series.hand.default_action`: check when free, else fold)."""
+    (`holdemjax.host.legal.default_action`: check when free, else fold)."""
 
     seats: int = 6
     hands: int = 100
@@ -151,19 +149,34 @@ def new_salt() -> str:
 
 
 # ----------------------------------------------------------------------- keys, decks, seats
-def _deck_fn(root, hand):
-    key = jax.random.wrap_key_data(root, impl="threefry2x32")
-    return cards.hand_deck(jax.random.fold_in(key, DEAL_DOMAIN), hand)
+@functools.cache
+def _programs():
+    """The deck and bot-key programs, jitted at first use: importing the spec (as the store
+    does) loads no JAX."""
+    import jax
 
+    from holdemjax.poker import cards
 
-def _bot_key_fn(root, seat):
-    key = jax.random.wrap_key_data(root, impl="threefry2x32")
-    return jax.random.key_data(jax.random.fold_in(jax.random.fold_in(key, BOT_DOMAIN), seat))
+    def deck_of(root, hand):
+        key = jax.random.wrap_key_data(root, impl="threefry2x32")
+        return cards.hand_deck(jax.random.fold_in(key, DEAL_DOMAIN), hand)
+
+    def bot_key_of(root, seat):
+        key = jax.random.wrap_key_data(root, impl="threefry2x32")
+        return jax.random.key_data(jax.random.fold_in(jax.random.fold_in(key, BOT_DOMAIN), seat))
+
+    return jax.jit(deck_of), jax.jit(bot_key_of)
 
 
 def new_seed() -> int:
     """A fresh 128-bit seed (`secrets`)."""
     return secrets.randbits(128)
+
+
+def match_seed(seed: int | None) -> int:
+    """The seed a new match deals from: ``seed`` checked (an int below `SEED_LIMIT`), or a
+    fresh one (`new_seed`) for None."""
+    return new_seed() if seed is None else require_int("seed", seed, 0, SEED_LIMIT - 1)
 
 
 @functools.lru_cache(maxsize=256)
@@ -187,19 +200,18 @@ def root_key(seed: int) -> tuple[int, int]:
     return key
 
 
-_deck_jit, _bot_key_jit = jax.jit(_deck_fn), jax.jit(_bot_key_fn)  # compiled at first use
-
-
 def deck(seed: int, hand: int) -> np.ndarray:
     """``# [52] int32``: the permutation hand ``hand`` of the match with ``seed`` deals from."""
-    return np.asarray(_deck_jit(np.asarray(root_key(seed), np.uint32), np.int32(hand)))
+    deck_of, _ = _programs()
+    return np.asarray(deck_of(np.asarray(root_key(seed), np.uint32), np.int32(hand)))
 
 
 @functools.lru_cache(maxsize=1024)
 def bot_key(seed: int, seat: int) -> tuple[int, int]:
     """The two uint32 key words of the bot in ``seat`` (and of a wasm policy in the hero seat)."""
     root = np.asarray(root_key(seed), np.uint32)
-    w0, w1 = np.asarray(_bot_key_jit(root, np.int32(seat)), np.uint32).tolist()
+    _, bot_key_of = _programs()
+    w0, w1 = np.asarray(bot_key_of(root, np.int32(seat)), np.uint32).tolist()
     return int(w0), int(w1)
 
 
@@ -215,14 +227,15 @@ def positions(seats: int, hand: int) -> tuple[int, int, int]:
 # ---------------------------------------------------------------------------------- versions
 #: What a line's play depends on besides the seed, by the package files it is read from: the
 #: rules engine, the bots (tiers and draws, the JAX bots and the tiers' constants, this deal),
-#: and the preflop table the tiers read. A match records their checksums at creation and deals
-#: no line under others (`versions`).
+#: the host's hand driver and its legality check, and the preflop table the tiers read. A
+#: match records their checksums at creation and deals no line under others (`versions`).
 VERSION_SOURCES = {
     "engine": ("holdemjax.poker", None),
     "bots": ("holdemjax.duplicate", ("spec.py", "tiers.py", "draws.py", "match.py",
                                      "policy.py")),
     "jax_bots": ("holdemjax.bots", None),
-    "host_driver": ("holdemjax.series", ("hand.py", "protocol.py")),
+    "host_driver": ("holdemjax.series", ("turn.py", "protocol.py")),
+    "host": ("holdemjax.host", None),
 }
 
 
@@ -239,7 +252,7 @@ def _digest(package: str, names) -> str:
 
 @functools.cache
 def versions() -> dict:
-    """``{"engine", "bots", "jax_bots", "host_driver", "preflop_table"}``: SHA-256 of the
+    """``{"engine", "bots", "jax_bots", "host_driver", "host", "preflop_table"}``: SHA-256 of the
     sources each part is read from (`VERSION_SOURCES`) and of the preflop data file."""
     from holdemjax.bots import baseline
 

@@ -32,15 +32,14 @@ import secrets
 import sqlite3
 import threading
 
-from holdemjax.duplicate import match as M
 from holdemjax.duplicate import records
+from holdemjax.duplicate import spec as match_spec
 from holdemjax.duplicate.doors import Doors, Refused, Unknown, WrongKey
 from holdemjax.duplicate.doors import key_hash as _key_hash
 from holdemjax.duplicate.names import fold, require_participant
 from holdemjax.duplicate.records import JOINED, Line, MatchRecord, Participant, Round, Sealed
 from holdemjax.duplicate.schema import create_private, install, private_companions
 from holdemjax.duplicate.seat import Seat
-from holdemjax.validate import require_int
 
 __all__ = ["SCHEMA_VERSION", "Store", "LineRows", "MatchRecord", "Participant", "Line", "Sealed",
            "JOINED", "Round"]
@@ -120,15 +119,15 @@ class Store(Doors):
         return None if row is None else row[0]
 
     # ------------------------------------------------------------------------ matches
-    def create_match(self, spec: M.MatchSpec, seed: int | None = None,
+    def create_match(self, spec: match_spec.MatchSpec, seed: int | None = None,
                      now: dt.datetime | None = None) -> MatchRecord:
         """A new open match under this process's `spec.versions`; ``seed`` None draws a
         128-bit one. Returns its public record (id and commitment; no seed)."""
-        seed = M.new_seed() if seed is None else require_int("seed", seed, 0, M.SEED_LIMIT - 1)
-        now = now or M.utcnow()
-        if spec.deadline is not None and M.parse_time(spec.deadline) <= now:
+        seed = match_spec.match_seed(seed)
+        now = now or match_spec.utcnow()
+        if spec.deadline is not None and match_spec.parse_time(spec.deadline) <= now:
             raise ValueError(f"deadline {spec.deadline} is not in the future")
-        salt = M.new_salt()
+        salt = match_spec.new_salt()
         with self._tx() as db:
             while True:
                 match_id = secrets.token_hex(4)
@@ -136,7 +135,7 @@ class Store(Doors):
                     break
             db.execute("INSERT INTO matches VALUES (?, ?, ?, ?, ?, ?, 'open', NULL, NULL, ?, 0)",
                        (match_id, now.isoformat(), json.dumps(spec.as_dict()), str(seed), salt,
-                        M.commitment(seed, salt), json.dumps(M.versions())))
+                        match_spec.commitment(seed, salt), json.dumps(match_spec.versions())))
         return self.match(match_id)
 
     def _row(self, match_id: str):
@@ -150,7 +149,7 @@ class Store(Doors):
     def _record(self, match_id: str, *, reveal: bool) -> MatchRecord:
         r = self._row(match_id)
         shown = reveal or r[6] == "closed"
-        return MatchRecord(r[0], r[1], M.MatchSpec.from_dict(json.loads(r[2])),
+        return MatchRecord(r[0], r[1], match_spec.MatchSpec.from_dict(json.loads(r[2])),
                            int(r[3]) if shown else None, r[4] if shown else None, r[5], r[6],
                            r[7], r[8], json.loads(r[9]), bool(r[10]))
 
@@ -356,8 +355,8 @@ class Store(Doors):
         m = self.match(match_id)
         if m.state != "open":
             return m.state
-        now = now or M.utcnow()
-        if m.spec.deadline is not None and now >= M.parse_time(m.spec.deadline):
+        now = now or match_spec.utcnow()
+        if m.spec.deadline is not None and now >= match_spec.parse_time(m.spec.deadline):
             self.close_match(match_id, "deadline", now)
             return "closed"
         parts = [p for p in self._participants(match_id) if p.kind != "reference"]
@@ -379,7 +378,7 @@ class Store(Doors):
         """Close the match (idempotent): unfinished lines are closed as played so far (kept,
         status "unfinished") and the seed is revealed. The reference lines are the caller's
         (`references.play`): the store plays nothing."""
-        now = now or M.utcnow()
+        now = now or match_spec.utcnow()
         with self._tx() as db:
             if self.match(match_id).state == "open":
                 db.execute("UPDATE participants SET status = 'unfinished', finished_at = ? "

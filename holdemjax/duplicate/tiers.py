@@ -38,9 +38,10 @@ from holdemjax.bots.tier_params import (
     Params,
 )
 from holdemjax.duplicate import draws
+from holdemjax.host import legal as host_legal
 from holdemjax.poker import evaluator as ev
 from holdemjax.poker.cards import card_id
-from holdemjax.poker.table import CHECK_CALL, FOLD, RAISE
+from holdemjax.poker.table import CHECK_CALL, RAISE
 
 __all__ = ["TIERS", "Params", "PARAMS", "decide", "draw", "features", "hand_strength",
            "NOTHING", "WEAK", "MEDIUM", "GOOD", "STRONG", "MONSTER"]
@@ -332,14 +333,15 @@ def _postflop(p: Params, f: dict, u: int) -> tuple[int, int]:
 def _exact(intent: int, target: int, legal: dict) -> tuple[int, int]:
     """An exact legal action for an intent: a raise is clamped to [min, max] of
     ``legal["raise"]`` and goes all-in when it would leave less than a third of the chips
-    (a call when raising is closed); a fold is a check when checking is free."""
+    (a call when raising is closed); a fold is the table's default (`legal.default_action`:
+    a check when checking is free)."""
     r = legal["raise"]
     if intent == _RAISE and r is not None:
         lo, hi = int(r[0]), int(r[1])
         amount = min(max(int(target), lo), hi)
         return RAISE, hi if 3 * amount >= 2 * hi else amount
-    if intent == _FOLD and not legal["check"]:
-        return FOLD, 0
+    if intent == _FOLD:
+        return host_legal.default_action(legal)
     return CHECK_CALL, 0
 
 

@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 from holdemjax.duplicate import match as M
+from holdemjax.host.loop import Waiting, next_step, play_hand
 from holdemjax.poker.cards import BOARD_OFFSET, BOARD_SIZE, card_text
 
 __all__ = ["verify", "replay_hand"]
@@ -23,28 +24,38 @@ def replay_hand(spec, seed: int, record: dict, hero_tier: str | None = None) -> 
     """Replay one stored hand; None when it reproduces, else what differs. ``hero_tier``: the
     hero seat is that tier (a reference line) and is decided again too."""
     hand = M.Hand(spec, seed, record["hand"])
-    for i, stored in enumerate(record["actions"]):
-        if hand.over:
-            return f"the hand is over after {i} of {len(record['actions'])} stored actions"
-        seat = hand.to_act
-        if seat == spec.hero and hero_tier is None:
+    actions = record["actions"]
+    tiers = {s: hero_tier if s == spec.hero else spec.tier_at(s) for s in range(spec.seats)}
+    players = {s: _bot(tier, M.bot_key(seed, s)) for s, tier in tiers.items() if tier is not None}
+    turns = play_hand(hand, players)  # a participant's hero waits for its stored actions
+    for i, stored in enumerate(actions):
+        step = next_step(turns)
+        if step is None:
+            return f"the hand is over after {i} of {len(actions)} stored actions"
+        if isinstance(step, Waiting):
             try:
-                hand.replay(stored)
+                hand.check_replayed(stored, next_step(turns, hand.stored_action(stored)).played)
             except M.MatchError as exc:
                 return str(exc)
             continue
-        tier = hero_tier if seat == spec.hero else spec.tier_at(seat)
-        kind, amount = M.bot_decide(tier, hand.view(), M.bot_key(seed, seat))
-        got = hand.apply(kind, amount)
+        got = step.played
         if got[:5] != [int(x) for x in stored[:5]]:
-            return (f"action {i}: seat {seat} ({tier}) decides {got[:5]} from the seed, the "
-                    f"stored line has {list(stored[:5])}")
+            return (f"action {i}: seat {step.seat} ({tiers[step.seat]}) decides {got[:5]} from "
+                    f"the seed, the stored line has {list(stored[:5])}")
     if not hand.over:
-        return f"the stored actions end before the hand does ({len(record['actions'])} actions)"
+        return f"the stored actions end before the hand does ({len(actions)} actions)"
     net = hand.record()["net"]
     if net != record["net"]:
         return f"replayed chips {net} differ from the stored {record['net']}"
     return None
+
+
+def _bot(tier: str, key):
+    """The loop's player of a reference seat: ``tier`` decided again from the seed's key."""
+    def player(hand):
+        return (*M.bot_decide(tier, hand.view(), key), None)
+
+    return player
 
 
 def verify(m, lines: dict, commitment: str | None = None) -> dict:

@@ -2,10 +2,11 @@
 
 Per decision: the tournament engine (`holdemjax.series.engine`: the jitted steps of
 `holdemjax.poker.tournament` on a packed device state, one call and one read per step, exact
-amounts) says who acts; the host hand driver (`hand.HostHand`) builds the seat's ``act``
-message from the decision's view; the policy runs on its fuel budget; `hand.apply_outcome` turns
-the call into the protocol's rule; the driver plays the action through the engine and records
-it, and the public events go to every seat that is not faulted. Between hands this module
+amounts) says who acts; the one hand loop (`holdemjax.host.loop.play_hand`) asks the seat's
+policy: the host hand driver (`holdemjax.host.hand.HostHand`) builds its ``act`` message, the
+policy runs on its fuel budget, `turn.apply_outcome` turns the call into the protocol's rule;
+the driver plays the action through the engine and records it, and the public events go to
+every seat that is not faulted. Between hands this module
 drives the tournament's boundaries itself (`tournament.advance_one` as the engine's programs).
 No JAX runs inside a policy call, and nothing a policy does can stop the series.
 """
@@ -18,17 +19,20 @@ import time
 import jax
 import numpy as np
 
+from holdemjax.host.hand import HostHand
+from holdemjax.host.loop import play_hand
 from holdemjax.poker import table as tb
 from holdemjax.series import protocol as P
 from holdemjax.series.engine import Engine, engine
-from holdemjax.series.hand import HostHand, apply_outcome, default_action
+from holdemjax.series.event_text import EventText
 from holdemjax.series.luckbook import LuckBook
 from holdemjax.series.results import SlotRecord, rounded
+from holdemjax.series.turn import decision_turn, notify_turn
 
-__all__ = ["Engine", "engine", "Seat", "Game"]
+__all__ = ["Engine", "engine", "Slot", "Game"]
 
 
-class Seat:
+class Slot:
     """A slot's live status during the series."""
 
     def __init__(self, policy, clock: P.Clock, record: SlotRecord):
@@ -41,40 +45,6 @@ class Seat:
     @property
     def faulted(self) -> bool:
         return self.record.faulted_at is not None
-
-
-#: the events' place in `EventText`'s head (no other message holds it): ``"events":"\u0000"``
-_PLACEHOLDER = P.encode({"events": "\x00"})[1:-1]
-
-
-class EventText:
-    """`protocol.encode` of messages whose ``events`` share event dicts (a public event goes
-    to every seat): each event's canonical JSON is made once and spliced in, so the bytes are
-    exactly `protocol.encode`'s. An event is cached by identity and held with its bytes (its id
-    is not reused while cached); it must not change once sent. `clear` empties the cache."""
-
-    def __init__(self):
-        self._bytes: dict[int, tuple[dict, bytes]] = {}
-
-    def clear(self) -> None:
-        self._bytes.clear()
-
-    def _of(self, event: dict) -> bytes:
-        hit = self._bytes.get(id(event))
-        if hit is None:
-            hit = self._bytes[id(event)] = (event, P.encode(event))
-        return hit[1]
-
-    def encode(self, message: dict) -> bytes:
-        events = message.get("events")
-        if not events:
-            return P.encode(message)
-        # a placeholder no message holds elsewhere (table talk has its control characters
-        # removed), in the events' place: keys stay sorted
-        head = P.encode({**message, "events": "\x00"})
-        cut = head.index(_PLACEHOLDER)
-        return b"".join((head[:cut], b'"events":[', b",".join([self._of(e) for e in events]),
-                         b"]", head[cut + len(_PLACEHOLDER):]))
 
 
 class Game:
@@ -116,7 +86,7 @@ class Game:
         return views
 
     def _act(self, kind: int, amount: int):
-        """The engine's decision step of the hand driver (`hand.HostHand`): `tournament.act`
+        """The engine's decision step of the hand driver (`HostHand`): `tournament.act`
         (the decision recorded for the tournament's luck first)."""
         if self.luck is not None:
             self.luck.note(self._buf, kind, amount)
@@ -204,8 +174,7 @@ class Game:
                 continue
             msg = {"type": message_type, "events": s.events, "tournament": self.t, **extra}
             s.events = []
-            out = apply_outcome(self._call(slot, msg, P.NOTIFY_NS), clock=s.clock,
-                                notify=message_type)
+            out = notify_turn(self._caller(slot), msg, s.clock)
             if out.fault:
                 self._fault(slot, out.fault, hand)
             elif out.reply is not None:
@@ -242,33 +211,20 @@ class Game:
                              "stacks": np.asarray(state.table.stacks).astype(int).tolist()})
         self._current = (state, replay, self._buf)
         cut = False
-        hand_index = -1
-        hand = drv = None
+        hand = None
         while not bool(state.finished):
-            if int(state.hand) != hand_index:
-                hand_index = int(state.hand)
-                if hand is not None:
-                    self.hands_played += 1
-                    if progress is not None:
-                        progress({"tournament": t, "hands": self.hands_played})
-                if hand is not None and self._stop_now(deadline, t, len(replay["hands"])):
+            if hand is not None:
+                self.hands_played += 1
+                if progress is not None:
+                    progress({"tournament": t, "hands": self.hands_played})
+                if self._stop_now(deadline, t, len(replay["hands"])):
                     state, legal = self._boundary(stop=True)
                     replay["stopped_early"] = cut = True
                     break
-                hand, drv = self._start_hand(state, legal, replay)
-            slot = player_at[drv.to_act]
-            kind, amount, auto = self._decide(drv, slot, hand)
-            event = drv.apply(kind, amount, auto)
-            hand["actions"].append({**event, "used_ns": self._last_used})
-            self._public(event, hand)
-            self._after_action(hand)
-            for e in drv.board():
-                self._public(e, hand)
-            if drv.over:
-                self._end_hand(drv, hand)
-                state, legal = self._next_hands(drv.state, hand, replay, progress, t)
-            else:  # nothing to advance inside a hand: the host reads only the table
-                state, legal = drv.state, drv.legal
+            hand, drv = self._start_hand(state, legal, replay)
+            self._play_hand(drv, hand)
+            self._end_hand(drv, hand)
+            state, legal = self._next_hands(drv.state, hand, replay, progress, t)
         if not cut:
             self.hands_played += 1
         if progress is not None:
@@ -276,6 +232,22 @@ class Game:
         self._end_tournament(state, replay, hand)
         self._current = None
         return replay, cut
+
+    def _play_hand(self, drv: HostHand, hand: dict) -> None:
+        """One hand through the one loop (`loop.play_hand`), every seat's policy in it; each
+        decision recorded and published as it is played."""
+        players = {seat: self._player(slot, hand) for seat, slot in enumerate(self.player_at)}
+        for step in play_hand(drv, players):
+            event = step.played
+            hand["actions"].append({**event, "used_ns": self._last_used})
+            self._public(event, hand)
+            self._after_action(hand)
+            for e in drv.board():
+                self._public(e, hand)
+
+    def _player(self, slot: int, hand: dict):
+        """The loop's player of ``slot``: its policy's turn (`_decide`)."""
+        return lambda drv: self._decide(drv, slot, hand)
 
     def _stop_now(self, deadline, t: int, hands: int) -> bool:
         """At a hand boundary of tournament ``t`` after ``hands`` recorded hands: stop the
@@ -334,22 +306,20 @@ class Game:
                 s.record.away_hands += 1
         return hand, drv
 
+    def _caller(self, slot: int):
+        """``call(message, budget)`` of the slot's policy for a policy turn (`_call`)."""
+        return lambda message, budget: self._call(slot, message, budget)
+
     def _decide(self, drv: HostHand, slot: int, hand):
-        """(kind, amount, auto) for the slot to act, running its policy when it may."""
+        """(kind, amount, auto) for the slot to act: its policy's turn (`turn.decision_turn`),
+        then what the table publishes and counts of it."""
         s = self.seats[slot]
-        lg = P.legal_info(drv.legal)
-        self._last_used = 0
+        out, self._last_used = decision_turn(drv, s.clock, self._caller(slot), events=s.events,
+                                             tournament=self.t, benched=s.faulted)
         if s.faulted:
-            return (*default_action(lg), "fault")
-        budget = s.clock.decision_budget()
-        away = s.clock.away
-        msg = drv.view(tournament=self.t, events=s.events, budget_ns=budget,
-                       bank_ns=s.clock.bank_ns, away=away)
+            return out.kind, out.amount, out.auto
         s.events = []
-        result = self._call(slot, msg, budget)
-        self._last_used = int(result.used_ns)
-        out = apply_outcome(result, lg, s.clock)
-        if away:
+        if out.auto == "away":
             if out.fault:
                 self._fault(slot, out.fault, hand)
             elif out.reply is not None:  # the seat acts, so it is in the hand: no emote

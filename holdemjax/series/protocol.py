@@ -1,6 +1,8 @@
-"""The player protocol's messages (PROTOCOL.md next to this file is the contract): building the
-host's messages from engine states, canonical encoding, and reading a policy's reply into one
-deterministic outcome.
+"""The player protocol's messages (PROTOCOL.md next to this file is the contract): the numbers
+of the sandbox and the clock, the start message, canonical encoding, and reading a policy's
+The rules half, what the table says to the seat to act and reads from its reply (wire codes,
+the ``legal`` block, the ``act`` message, reply parsing), lives in `holdemjax.host.protocol`
+and is re-exported here, so this module stays the protocol's one namespace.
 
 Host side only: numpy and plain Python, no JAX computation (states are read with
 ``jax.device_get``). Everything here is a pure function of its arguments, so a series replays
@@ -9,17 +11,37 @@ byte for byte.
 
 from __future__ import annotations
 
-import dataclasses
-import enum
 import json
-import unicodedata
 
 import jax
 import numpy as np
 
-from holdemjax.poker import table as tb
-from holdemjax.poker.cards import card_text
-from holdemjax.validate import is_int, require_int
+from holdemjax.host.protocol import (
+    ACTIONS,
+    BANK_NS,
+    CALL,
+    CHAT_CHARS,
+    CHAT_DROPS,
+    CHAT_LINES_PER_HAND,
+    CHECK,
+    DECISION_MAX_NS,
+    EMOTES,
+    FOLD,
+    KIND_OF,
+    MS,
+    RAISE,
+    REPLY_MAX_BYTES,
+    SHOT_NS,
+    Code,
+    Reply,
+    act_message,
+    clean_line,
+    code_of,
+    kind_of,
+    legal_info,
+    parse_reply,
+)
+from holdemjax.validate import require_int
 
 __all__ = ["PROTOCOL_VERSION", "ABI_VERSION", "Clock", "OUTCOMES", "FAULTS", "TRAP", "MEMORY",
            "WALL_CLOCK", "SeriesVoid", "MACHINE_PER_VIRTUAL", "MACHINE_PER_CALL_S",
@@ -35,11 +57,8 @@ PROTOCOL_VERSION = 1
 ABI_VERSION = PROTOCOL_VERSION  # holdem_abi_version() must return this
 
 # ------------------------------------------------------------------ the numbers of PROTOCOL.md
-# Every number the protocol quotes lives here (the wasm host imports them).
-MS = 1_000_000  # virtual nanoseconds (fuel units) per virtual millisecond
-SHOT_NS = 20 * MS  # a decision's shot clock
-BANK_NS = 1_000 * MS  # the time bank, refilled at the start of every tournament
-DECISION_MAX_NS = 200 * MS  # a decision never gets more than this, bank or not
+# Every number the protocol quotes lives here (the wasm host imports them), but those of the
+# act message and of a reply (its size, table talk): `holdemjax.host.protocol`, re-exported.
 NOTIFY_NS = 5 * MS  # hand_end / tournament_end
 START_NS = 1_000 * MS  # instantiation, _initialize, holdem_start and the start message together
 AWAY_NS = SHOT_NS  # an away seat's decision: the shot clock, no bank
@@ -69,14 +88,10 @@ MACHINE_PER_VIRTUAL = 10.0
 MACHINE_PER_CALL_S = 0.0002
 MACHINE_PER_IMPORT_S = 0.0001
 MACHINE_SLACK_S = 0.5
-REPLY_MAX_BYTES = 4_096
 LOG_LINE_BYTES = 1_024
 LOG_LINES_PER_TOURNAMENT = 256
 START_LOG_CHARS = 200  # of the last start-phase log line, quoted by a failure to start (§4)
 MAX_MODULE_BYTES = 16 * 2**20  # a bigger file is refused before compiling (compile time, memory)
-CHAT_CHARS = 140
-CHAT_LINES_PER_HAND = 2
-EMOTES = ("applause", "facepalm", "gg", "laugh", "sigh", "thumbs_up", "tip_hat", "wave")
 
 #: Outcomes of a call that bench the policy for the rest of the series.
 FAULTS = ("trap", "memory", "wall_clock")
@@ -166,42 +181,6 @@ class Clock:
                 "notify_ns": NOTIFY_NS, "start_ns": START_NS}
 
 
-class Code(enum.IntEnum):
-    """The wire codes of decisions (``history`` entries and ``action`` events, PROTOCOL §5);
-    ``ACTIONS[code]`` is the reply's ``action`` word."""
-
-    FOLD = 0
-    CHECK = 1
-    CALL = 2
-    RAISE = 3
-
-
-FOLD, CHECK, CALL, RAISE = Code
-ACTIONS = tuple(c.name.lower() for c in Code)  # ("fold", "check", "call", "raise")
-
-#: The one map between the wire and the engine: the engine's `table.Kind` each wire code is
-#: played as (a check and a call are both CHECK_CALL; `code_of` goes the other way).
-KIND_OF = {FOLD: tb.FOLD, CHECK: tb.CHECK_CALL, CALL: tb.CHECK_CALL, RAISE: tb.RAISE}
-
-
-def kind_of(action) -> int:
-    """The engine kind (`KIND_OF`) of a wire code (``0..3``) or a reply's ``action`` word
-    (`ACTIONS`); ValueError for anything else, naming it."""
-    if isinstance(action, str) and action in ACTIONS:
-        return KIND_OF[Code(ACTIONS.index(action))]
-    if is_int(action) and action in KIND_OF:
-        return KIND_OF[Code(int(action))]
-    raise ValueError(f"not a wire code or action word: {action!r}; expected one of "
-                     f"{', '.join(ACTIONS)} or 0..{len(Code) - 1}")
-
-
-def code_of(folded: bool, raised: bool, added: int) -> Code:
-    """The wire code of a decision the engine played (`KIND_OF` backwards, read from what
-    happened): FOLD when the seat folded, RAISE when it bet or raised, else CALL when it put
-    chips in and CHECK when it did not."""
-    return FOLD if folded else RAISE if raised else CALL if added > 0 else CHECK
-
-
 def encode(message: dict) -> bytes:
     """Canonical JSON: keys sorted, no whitespace, ASCII."""
     return json.dumps(message, sort_keys=True, separators=(",", ":"), ensure_ascii=True,
@@ -250,175 +229,3 @@ def start_message(fmt: dict, *, slot: int, alias: str, seed: tuple[int, int], va
         "emotes": list(EMOTES),
         "seed": [int(seed[0]), int(seed[1])],
     }
-
-
-_legal = jax.jit(tb.legal)
-
-
-def legal_info(table_or_legal) -> dict:
-    """The `legal` block for the seat to act: from a `table.Legal` (host or device arrays), or
-    computed (jitted) from an unbatched `table.Table`."""
-    lg = table_or_legal
-    if not isinstance(lg, tb.Legal):
-        lg = jax.device_get(_legal(lg))
-    return {
-        "fold": bool(lg.can_fold),
-        "check": bool(lg.can_check),
-        "call": int(lg.call_amount),
-        "raise": [int(lg.min_raise_to), int(lg.max_raise_to)] if bool(lg.can_raise) else None,
-    }
-
-
-def act_message(view, *, tournament: int, history=(), events=(),
-                budget_ns: int = min(SHOT_NS + BANK_NS, DECISION_MAX_NS), bank_ns: int = BANK_NS,
-                away: bool = False) -> dict:
-    """The `act` message (PROTOCOL §5) for the seat to act in ``view``, the decision's
-    `holdemjax.poker.tournament.Decision` (host numpy arrays are fastest).
-
-    ``history`` is this hand's decisions so far (``[street, seat, code, to]`` each),
-    ``events`` the seat's pending events.
-    """
-    t = view.table
-    seat = int(t.to_act)
-    if seat < 0:
-        raise ValueError("act_message: nobody is to act in this state (the game is over)")
-    pot = int(np.asarray(t.contrib).sum()) + int(t.dead)
-    visible = int(t.revealed)
-    return {
-        "type": "act",
-        "events": list(events),
-        "tournament": int(tournament),
-        "hand": int(view.hand),
-        "street": int(t.street),
-        "seat": seat,
-        "decision": int(view.decisions[seat]),
-        "button": int(t.button),
-        "sb": int(t.sb),
-        "bb": int(t.bb),
-        "blinds": [int(t.small_blind), int(t.big_blind), int(t.ante)],
-        "stacks": np.asarray(t.stacks).astype(int).tolist(),
-        "bets": np.asarray(t.bets).astype(int).tolist(),
-        "contrib": np.asarray(t.contrib).astype(int).tolist(),
-        "in_hand": np.asarray(t.in_hand).astype(bool).tolist(),
-        "folded": np.asarray(t.folded).astype(bool).tolist(),
-        "allin": np.asarray(t.allin).astype(bool).tolist(),
-        "alive": np.asarray(view.alive).astype(bool).tolist(),
-        "hole": [card_text(int(c)) for c in np.asarray(t.hole[seat])],
-        "board": [card_text(int(c)) for c in np.asarray(t.board)[:visible]],
-        "pot": pot,
-        "history": [list(map(int, h)) for h in history],
-        "legal": legal_info(view.legal),
-        "clock": {"budget_ns": int(budget_ns), "bank_ns": int(bank_ns)},
-        "away": bool(away),
-    }
-
-
-# ------------------------------------------------------------------------------------- replies
-@dataclasses.dataclass(frozen=True)
-class Reply:
-    """A policy's reply read into the table's terms.
-
-    ``kind``/``amount``: the engine action (`table.FOLD`/`CHECK_CALL`/`RAISE`, raise-to), or
-    ``None`` when the table must take the default action. ``outcome``: "ok" or the recorded
-    reason of the default (PROTOCOL §4). ``say`` is kept only when the action is admitted.
-    ``dropped``: one reason (`CHAT_DROPS`) per table-talk line the reply carried that cannot be
-    shown: a line empty after cleaning, an unknown emote, a say line with an action that was
-    not admitted, every line of a bad reply. The host counts them; a wrong-typed or unreadable
-    reply has none it can count.
-    """
-
-    outcome: str
-    kind: int | None = None
-    amount: int = 0
-    say: str | None = None
-    chat: tuple[str, ...] = ()
-    emote: str | None = None
-    sit_in: bool = False
-    detail: str = ""
-    dropped: tuple[str, ...] = ()
-
-
-#: Why a table-talk line was not shown (counted per slot in the results, ``chat_dropped_by``).
-CHAT_DROPS = ("empty", "unknown_emote", "say_not_admitted", "bad_reply", "lines_per_hand",
-              "emote_in_hand")
-
-_FIELDS = {"action": str, "amount": int, "say": str, "chat": list, "emote": str, "sit_in": bool}
-
-
-def clean_line(text: str) -> str:
-    """A table-talk line: control characters removed, cut to `CHAT_CHARS` code points."""
-    kept = "".join(ch for ch in text if unicodedata.category(ch) not in ("Cc", "Cf", "Cs"))
-    return kept.strip()[:CHAT_CHARS]
-
-
-def parse_reply(data: bytes | None, legal: dict | None) -> Reply:
-    """Read reply bytes at a decision (``legal`` = its `legal_info`) or after a notification /
-    away decision (``legal=None``: only chat, emote and sit_in are read). Never raises."""
-    if data is None or len(data) == 0:
-        return Reply("no_reply")
-    if len(data) > REPLY_MAX_BYTES:
-        return Reply("reply_too_long", detail=f"{len(data)} bytes > {REPLY_MAX_BYTES}")
-    try:
-        obj = json.loads(bytes(data).decode("utf-8"))
-    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
-        return Reply("bad_reply", detail=f"not JSON: {type(exc).__name__}")
-    if not isinstance(obj, dict):
-        return Reply("bad_reply", detail=f"not an object: {type(obj).__name__}")
-    for name, typ in _FIELDS.items():
-        if name not in obj or (name == "sit_in" and obj[name] is False):
-            continue
-        value = obj[name]
-        ok = is_int(value) if typ is int else isinstance(value, typ)
-        if name == "sit_in":
-            ok = value is True
-        if name == "chat":
-            ok = ok and all(isinstance(x, str) for x in value)
-        if not ok:
-            return Reply("bad_reply", detail=f"field {name!r} has the wrong type",
-                         dropped=_talk(obj))
-    cleaned = [clean_line(x) for x in obj.get("chat", ())]
-    lines = tuple(line for line in cleaned if line)
-    emote = obj.get("emote")
-    drops = ("empty",) * (len(cleaned) - len(lines))
-    if emote is not None and emote not in EMOTES:
-        drops += ("unknown_emote",)
-    side = dict(chat=lines, emote=emote if emote in EMOTES else None,
-                sit_in=obj.get("sit_in") is True)
-    if legal is None:  # a notification or an away decision: no action, so no say line
-        said = isinstance(obj.get("say"), str) and clean_line(obj["say"]) != ""
-        return Reply("ok", **side, dropped=drops + ("say_not_admitted",) * said)
-    action = obj.get("action")
-    if action not in ACTIONS:
-        return Reply("bad_reply", detail=f"action {action!r} is not one of {ACTIONS}",
-                     dropped=_talk(obj))
-    say = clean_line(obj["say"]) if "say" in obj else None
-    if say == "":
-        drops += ("empty",)
-    say = say or None
-
-    def refused(outcome: str, detail: str) -> Reply:  # the action is not admitted: nor its say
-        return Reply(outcome, detail=detail, **side,
-                     dropped=drops + ("say_not_admitted",) * (say is not None))
-
-    kind = kind_of(action)
-    if action == "check" and not legal["check"]:
-        return refused("illegal_action", "check facing a bet")
-    if action == "call" and (legal["check"] or legal["call"] <= 0):
-        return refused("illegal_action", "call with nothing to call")
-    if action != "raise":
-        return Reply("ok", kind, 0, say, **side, dropped=drops)
-    if legal["raise"] is None:
-        return refused("illegal_action", "raise when raising is closed")
-    lo, hi = legal["raise"]
-    amount = obj.get("amount")
-    if amount is None or not lo <= amount <= hi:
-        return refused("bad_amount", f"raise to {amount!r} outside {lo}..{hi}")
-    return Reply("ok", kind, int(amount), say, **side, dropped=drops)
-
-
-def _talk(obj: dict) -> tuple[str, ...]:
-    """``bad_reply`` for each table-talk line of a well-formed reply refused as a whole."""
-    chat = obj.get("chat", ())
-    n = len(chat) if isinstance(chat, list) else 0
-    n += sum(isinstance(obj.get(k), str) for k in ("say", "emote"))
-    return ("bad_reply",) * n

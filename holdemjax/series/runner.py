@@ -7,7 +7,7 @@ bank, benching and away state carry over), into a `results.Series`. The research
 fresh instances loaded again from the files, run here or in worker processes with the same
 results; the results say so (``options.block``, ``blocks``). The tournaments themselves are
 played by `holdemjax.series.game.Game` (per decision: the tournament engine, the ``act``
-message, the policy on its fuel budget, `hand.apply_outcome`, the public events); the variants,
+message, the policy on its fuel budget, `turn.apply_outcome`, the public events); the variants,
 aliases and avatars are in `holdemjax.series.variants`.
 
 Determinism: the deck and seating of tournament ``t`` come from ``fold_in(key(seed), t)``
@@ -24,7 +24,7 @@ import time
 from collections.abc import Callable, Sequence
 
 from holdemjax.series import protocol as P
-from holdemjax.series.game import Game, Seat, engine
+from holdemjax.series.game import Game, Slot, engine
 from holdemjax.series.results import Series, SlotRecord
 from holdemjax.series.variants import ALIASES, AVATARS, VARIANTS, Variant, identities
 from holdemjax.validate import require_int
@@ -208,7 +208,7 @@ def _run_block(policies, block: range, *, variant, seed, count, shot_ns, bank_ns
     built_s = time.perf_counter() - t0
     aliases, avatars = identities(seed, spec.seats)
     deadline = None if until is None else time.perf_counter() + (until - time.time())
-    seats = [Seat(p, spec.clock(shot_ns, bank_ns), SlotRecord(
+    seats = [Slot(p, spec.clock(shot_ns, bank_ns), SlotRecord(
         aliases[i], avatars[i], getattr(p, "path", None) or getattr(p, "name", f"slot{i}"),
         getattr(p, "sha256", ""), luck=[] if luck else None))
         for i, p in enumerate(policies)]

@@ -90,10 +90,10 @@ def test_hand_records_exact_actions():
     assert [e["type"] for e in hand.events][-5:] == ["board", "board", "board", "showdown",
                                                      "result"]
     again = M.Hand(spec, 5, 0)
-    for a in hand.actions[:2]:
-        again.replay(a)
+    M.replay(again, hand.actions[:2])  # through the one loop
+    assert again.actions == hand.actions[:2]
     with pytest.raises(M.MatchError, match="does not replay"):
-        again.replay([0, 0, P.CALL, 1000, 960, None])  # seat 5 is to act, not seat 0
+        M.replay(again, [[0, 0, P.CALL, 1000, 960, None]])  # seat 5 is to act, not seat 0
 
 
 def _view(legal, hand=0, seat=1, street=0, decision=0):

@@ -190,7 +190,7 @@ def test_idle_lines_free_their_place(field):
 def test_simultaneous_play_hand_by_hand_with_the_clock(field):
     """Point 6: nobody is dealt hand k+1 before every line finished hand k; nothing is dealt
     before the field is complete; a line whose clock ran out has the rest of its hand played by
-    the table's rule (check, else fold: `series.hand.default_action`, recorded "timeout"), and
+    the table's rule (check, else fold: `host.legal.default_action`, recorded "timeout"), and
     after two such hands in a row it is away (the series' `protocol.Clock`): its next hand is
     played as soon as it opens, recorded "away"."""
     field.cookies.clear()

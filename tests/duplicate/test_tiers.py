@@ -435,7 +435,10 @@ def test_the_intermediate_tier_is_tied_to_the_baselines_constants_and_vocabulary
     from holdemjax.poker import table as tb
 
     assert tiers._FOLD is baseline.Intent.FOLD and tiers._RAISE is baseline.Intent.RAISE
-    assert tiers.FOLD is tb.Kind.FOLD and tiers.RAISE is tb.Kind.RAISE
+    assert tiers.CHECK_CALL is tb.Kind.CHECK_CALL and tiers.RAISE is tb.Kind.RAISE
+    # a fold intent is the table's default action (the host's one legality module)
+    facing = {"fold": True, "check": False, "call": 20, "raise": None}
+    assert tiers._exact(tiers._FOLD, 0, facing)[0] is tb.Kind.FOLD
     p = tiers.PARAMS["intermediate"]
     b = baseline
     assert p.open_top == b.OPEN_TOP and p.hu_bonus == b.HEADS_UP_BONUS

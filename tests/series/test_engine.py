@@ -6,9 +6,10 @@ from __future__ import annotations
 import jax
 import numpy as np
 
+from holdemjax.host.packing import CHUNK_WORDS
 from holdemjax.poker import table as tb
 from holdemjax.poker import tournament as tn
-from holdemjax.series.engine import CHUNK_WORDS, engine
+from holdemjax.series.engine import engine
 
 
 def test_a_packed_state_reads_back_leaf_for_leaf():

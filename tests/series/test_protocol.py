@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 
 import holdemjax
+from holdemjax.host.hand import HandLog
 from holdemjax.poker import table as tb
 from holdemjax.poker.cards import parse_cards
 from holdemjax.series import protocol as P
-from holdemjax.series.hand import HandLog
 
 
 @pytest.fixture(scope="module")

@@ -294,14 +294,15 @@ def test_bad_arguments():
 
 
 def test_the_shared_event_text_is_the_canonical_encoding(monkeypatch):
-    """`game.EventText` splices each public event's JSON, made once, into every seat's message:
-    the bytes must be `protocol.encode`'s exactly (PROTOCOL §2: canonical JSON), with table talk
-    that looks like the splice point, non-ASCII text and events shared by many messages."""
-    from holdemjax.series import game
+    """`event_text.EventText` splices each public event's JSON, made once, into every seat's
+    message: the bytes must be `protocol.encode`'s exactly (PROTOCOL §2: canonical JSON), with
+    table talk that looks like the splice point, non-ASCII text and events shared by many
+    messages."""
+    from holdemjax.series import event_text
 
     events = [{"type": "chat", "seat": 1, "text": '"events":"\\u0000" é', "say": False},
               {"type": "board", "street": 1, "cards": ["2c", "5c", "3d"]}]
-    text = game.EventText()
+    text = event_text.EventText()
     for message in ({"type": "act", "alive": [True], "clock": {"bank_ns": 1}, "events": events,
                      "hole": ["As"], "tournament": 0},
                     {"type": "hand_end", "events": events[::-1], "hand": 3, "tournament": 0},
@@ -316,8 +317,8 @@ def test_the_shared_event_text_is_the_canonical_encoding(monkeypatch):
         seen.append(message["type"])
         return out
 
-    original = game.EventText.encode
-    monkeypatch.setattr(game.EventText, "encode", checked)
+    original = event_text.EventText.encode
+    monkeypatch.setattr(event_text.EventText, "encode", checked)
 
     def chatty(msg):
         if msg["type"] != "act":

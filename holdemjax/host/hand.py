@@ -1,22 +1,17 @@
 """The one host hand driver: what every host-side table (a series, a duplicate line, a reference
-line, seat rotation's host loop) does to play a hand through the rules engine and record it, and
-how it reads a policy's call.
+line, seat rotation's host loop) uses to play a hand through the rules engine and record it.
 
 * `HostHand` drives one hand decision by decision through the engine's ``act`` (the series'
-  compiled `engine.Engine`, or the lone-hand programs of `lone_hand` for duplicate deals and
-  seat rotation) on host copies of its `tournament.Tournament` state: the decision's view
-  (`tournament.Decision`, whose per-hand counters the engine keeps), the protocol's ``act``
-  message, and every decision recorded by `HandLog`.
+  compiled `holdemjax.series.engine.Engine`, or the lone-hand programs of `lone_hand` for
+  duplicate deals and seat rotation) on host copies of its `tournament.Tournament` state: the
+  decision's view (`tournament.Decision`, whose per-hand counters the engine keeps), the
+  protocol's ``act`` message, and every decision recorded by `HandLog`. It is stepped by the
+  one hand loop alone (`loop.play_hand`).
 * `HandLog` turns engine tables into the protocol's record of a hand (PROTOCOL.md §5): the
   ``hand_start`` event, each decision's history entry ``[street, seat, code, to]`` and public
   ``action`` event (read back from the tables before and after the engine's ``act``, so a
   clamped amount is recorded as played; the code is `protocol.code_of`), the ``board`` events
   of newly visible cards, the ``showdown`` and ``result`` events.
-* `is_exact` / `check_exact`: an engine action the table would play as given (no clamping).
-* `apply_outcome` maps one policy call (`wasm.CallResult`) to the protocol's rule (§3-§4):
-  the clock's charge, away and sit-in, the fault causes `protocol.FAULTS` and
-  ``out_of_compute`` of a notification, the bad-reply kinds and the reply's admitted action.
-  Callers decide only what they publish (events, chat) and count.
 
 Host side: numpy and plain Python on host copies of the engine's states; JAX runs only in the
 engine's programs.
@@ -24,22 +19,20 @@ engine's programs.
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
+from holdemjax.host import protocol
+from holdemjax.host.packing import Layout
 from holdemjax.poker import table as tb
 from holdemjax.poker import tournament as tn
 from holdemjax.poker.cards import card_text
-from holdemjax.series import protocol as P
-from holdemjax.series.engine import Layout
-from holdemjax.validate import is_int, require_int
+from holdemjax.validate import require_int
 
-__all__ = ["STREET_OF_BOARD", "HandLog", "HostHand", "lone_start", "lone_hand",
-           "default_action", "is_exact", "check_exact", "Outcome", "apply_outcome"]
+__all__ = ["STREET_OF_BOARD", "HandLog", "HostHand", "lone_start", "lone_hand"]
 
 #: Board cards visible -> the street that shows them (the ``street`` of a ``board`` event).
 STREET_OF_BOARD = {3: tb.FLOP, 4: tb.TURN, 5: tb.RIVER}
@@ -84,7 +77,7 @@ class HandLog:
         added += int(after.winnings[seat]) if bool(after.hand_over) else 0
         raised = int(kind) == tb.RAISE and bool(legal.can_raise)
         folded = bool(after.folded[seat]) and not bool(before.folded[seat])
-        code = P.code_of(folded, raised, added)
+        code = protocol.code_of(folded, raised, added)
         to = int(before.bets[seat]) + added
         self.history.append([street, seat, code, to])
         return {"type": "action", "street": street, "seat": seat, "code": code, "to": to,
@@ -174,8 +167,8 @@ class HostHand:
     def view(self, *, tournament: int = 0, events=(), **clock) -> dict:
         """The protocol's ``act`` message of the seat to act (PROTOCOL §5); ``clock`` takes
         ``budget_ns``, ``bank_ns``, ``away``."""
-        return P.act_message(self.decision(), tournament=tournament, history=self.log.history,
-                             events=events, **clock)
+        return protocol.act_message(self.decision(), tournament=tournament,
+                                    history=self.log.history, events=events, **clock)
 
     def apply(self, kind: int, amount: int = 0, auto: str | None = None) -> dict:
         """Play one engine action of the seat to act (engine rules: a closed raise is a
@@ -200,7 +193,7 @@ class HostHand:
 @functools.cache
 def _lone_programs(seats: int):
     """(layout, start, act): the lone-hand programs at ``seats`` seats, jitted once per process,
-    on packed states (`engine.Layout`: one read of a few chunks per step)."""
+    on packed states (`packing.Layout`: one read of a few chunks per step)."""
     def dealt(stacks, button, small, big, ante, deck, hand):
         alive = jnp.ones(seats, bool)
         b, sb, bb, sb_posts = tb.first_positions(alive, button)
@@ -254,114 +247,3 @@ def lone_start(hand: int, deck, stacks, *, button: int, blinds=(10, 20, 0)) -> t
 def lone_hand(hand: int, deck, stacks, *, button: int, blinds=(10, 20, 0)) -> HostHand:
     """`HostHand` of a lone hand (`lone_start`)."""
     return HostHand(*lone_start(hand, deck, stacks, button=button, blinds=blinds))
-
-
-# -------------------------------------------------------------------------- exact actions
-def default_action(legal: dict) -> tuple[int, int]:
-    """The table's action for a seat that gave none it may play: check when free, else fold."""
-    return (tb.CHECK_CALL if legal["check"] else tb.FOLD), 0
-
-
-def is_exact(kind, amount, legal: dict) -> bool:
-    """``(kind, amount)`` is an engine action the table plays as given for ``legal`` (a
-    `protocol.legal_info` block): FOLD or CHECK_CALL, or RAISE to an int in the legal range."""
-    if not is_int(kind):
-        return False
-    if kind in (tb.FOLD, tb.CHECK_CALL):
-        return True
-    r = legal["raise"]
-    return kind == tb.RAISE and r is not None and is_int(amount) and r[0] <= amount <= r[1]
-
-
-def check_exact(kind, amount, legal: dict, who: str) -> tuple[int, int]:
-    """`is_exact` or ValueError naming ``who`` and the action; returns ints."""
-    if not is_exact(kind, amount, legal):
-        shown = ", ".join(str(int(x)) if is_int(x) else repr(x) for x in (kind, amount))
-        raise ValueError(f"{who} chose ({shown}), not legal: {legal}")
-    return int(kind), int(amount)
-
-
-# ------------------------------------------------------------------------ policy outcomes
-@dataclasses.dataclass(frozen=True)
-class Outcome:
-    """What one policy call comes to (PROTOCOL §3-§4).
-
-    ``kind``/``amount``: the engine action to play (the reply's, or `default_action`);
-    ``auto``: why the table acted for the seat (None: the reply's action was admitted;
-    "timeout", "fault", "bad_reply", "away"); ``recorded``: the outcome of a decision's call
-    (``ok``, ``timeout``, a fault, a transport outcome or the reply's ``bad_reply`` /
-    ``illegal_action`` / ``bad_amount``), None for away calls and notifications; ``fault``:
-    the cause when the policy must be benched; ``reply``: the parsed reply when its chat may be
-    read; ``went_away``: this decision made the seat away; ``sat_in``: an away seat came back.
-    """
-
-    kind: int | None = None
-    amount: int = 0
-    auto: str | None = None
-    recorded: str | None = None
-    fault: str | None = None
-    reply: P.Reply | None = None
-    went_away: bool = False
-    sat_in: bool = False
-
-
-def _cause(name: str, detail: str) -> str:
-    return f"{name}: {detail}" if detail else name
-
-
-def apply_outcome(result, legal: dict | None = None, clock: P.Clock | None = None, *,
-                  notify: str | None = None) -> Outcome:
-    """The rule for one call's `wasm.CallResult` (or an object with ``outcome``, ``reply``,
-    ``used_ns``, ``detail``).
-
-    * A notification (``notify`` = its message type): a fault (`protocol.FAULTS`) benches the
-      policy, so does running out of its budget (``out_of_compute``); an "ok" reply's chat may
-      be read, and its ``sit_in`` brings an away seat back (when ``clock`` is given). ``legal``
-      is unused.
-    * A decision of an away seat (``clock.away``): nothing is charged; a fault benches; an "ok"
-      reply may carry chat and ``sit_in`` (the clock is told). The table checks or folds.
-    * A decision: the clock is charged (`Clock.record_decision`: two timeouts in a row make the
-      seat away); a timeout, a fault or a transport failure takes the default action; an "ok"
-      reply is read against ``legal`` (`protocol.parse_reply`) and its action admitted or
-      replaced by the default (recorded as the reply's outcome).
-
-    ``reply`` is the parsed reply whenever one was read, a refused one included (its shown
-    lines are empty, its ``dropped`` reasons are to be counted).
-    """
-    o = result.outcome
-    if notify is not None:
-        if o in P.FAULTS:
-            return Outcome(fault=_cause(o, result.detail))
-        if o == "timeout":
-            return Outcome(fault=_cause("out_of_compute", f"{notify} used its {P.NOTIFY_NS} ns"))
-        if o == "ok":
-            reply = P.parse_reply(result.reply, None)
-            back = (reply.outcome == "ok" and reply.sit_in and clock is not None
-                    and clock.away)
-            if back:
-                clock.sit_in()
-            return Outcome(reply=reply, sat_in=back)
-        return Outcome()
-    kind, amount = default_action(legal)
-    if clock.away:
-        if o in P.FAULTS:
-            return Outcome(kind, amount, "away", fault=_cause(o, result.detail))
-        if o == "ok":
-            reply = P.parse_reply(result.reply, None)
-            back = reply.outcome == "ok" and reply.sit_in
-            if back:
-                clock.sit_in()
-            return Outcome(kind, amount, "away", reply=reply, sat_in=back)
-        return Outcome(kind, amount, "away")
-    went_away = clock.record_decision(o, result.used_ns)  # charges the bank
-    if o == "timeout":
-        return Outcome(kind, amount, "timeout", "timeout", went_away=went_away)
-    if o in P.FAULTS:
-        return Outcome(kind, amount, "fault", o, _cause(o, result.detail), went_away=went_away)
-    if o != "ok":  # no_reply, bad_alloc, bad_pointer, reply_too_long
-        return Outcome(kind, amount, "bad_reply", o, went_away=went_away)
-    reply = P.parse_reply(result.reply, legal)
-    if reply.kind is None:
-        return Outcome(kind, amount, "bad_reply", reply.outcome, reply=reply,
-                       went_away=went_away)
-    return Outcome(reply.kind, reply.amount, None, "ok", reply=reply, went_away=went_away)
