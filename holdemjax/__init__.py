@@ -5,6 +5,13 @@ store) can be imported without loading JAX.
 """
 
 import importlib
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the same names, statically: for type checkers and the API reference
+    from holdemjax.api import Env, State
+    from holdemjax.experimental import act_randomly, auto_reset
+    from holdemjax.registry import available_envs, make
+    from holdemjax.testing import api_test
 
 __version__ = "0.1.0"
 
