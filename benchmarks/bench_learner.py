@@ -113,9 +113,9 @@ def main(argv=None) -> int:
                       "updates); env_only: the same scan of vmap(env.step) with auto-reset and "
                       "random legal actions; acting_and_bots = rollout - env: everything else a "
                       "rollout step computes on every row (the network's features and both "
-                      "heads, the baseline bot and the seven panel bots, the ICM potential "
-                      "before and after, the table draws); update: GAE and the epochs; medians "
-                      f"of {args.repeats} interleaved rounds"])
+                      "heads, the baseline bot and every bot of the config's panel_bots, the "
+                      "ICM potential of the state each step reaches, the table draws); update: "
+                      f"GAE and the epochs; medians of {args.repeats} interleaved rounds"])
     if not args.no_write:
         path = core.results_dir() / "learner_speed.json"
         path.write_text(json.dumps(doc, indent=1) + "\n")
