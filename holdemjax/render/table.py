@@ -39,15 +39,17 @@ def render_table(tour, *, over=False, title: str = "") -> str:
         alive = bool(tour.alive[s])
         folded = bool(t.folded[s])
         acting = int(t.to_act) == s and not bool(over)
-        svg.rect(x - 62, y - 34, 124, 68, rx=8, fill="#333" if alive else "#111",
+        # The seat's box holds, top to bottom, its label, its hole cards and its stack, each
+        # clear of the next (tests/test_render_table.py checks the geometry).
+        svg.rect(x - 62, y - 40, 124, 80, rx=8, fill="#333" if alive else "#111",
                  stroke="gold" if acting else "#777", stroke_width=3 if acting else 1)
         label = f"seat {s} · player {int(tour.player_at[s])}"
-        svg.text(x, y - 22, label, size=11, fill="white")
+        svg.text(x, y - 29, label, size=11, fill="white")
         if alive:
-            svg.text(x, y + 24, f"{int(stacks[s]):,}", size=12, fill="#ffd54f")
+            svg.text(x, y + 29, f"{int(stacks[s]):,}", size=12, fill="#ffd54f")
             if bool(t.in_hand[s]):
                 for i in range(2):
-                    _card(svg, x - 28 + 30 * i, y - 14, int(t.hole[s, i]), hidden=folded)
+                    _card(svg, x - 28 + 30 * i, y - 18, int(t.hole[s, i]), hidden=folded)
         else:
             place = int(tour.place[s])
             svg.text(x, y + 4, f"out (place {place})" if place else "out", size=12, fill="#aaa")
