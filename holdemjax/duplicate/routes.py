@@ -83,7 +83,8 @@ def operator_only(request: Request) -> None:
     given = request.headers.get("x-operator", "")
     if not secrets.compare_digest(hashlib.sha256(given.encode()).digest(),
                                   hashlib.sha256(request.app.state.operator.encode()).digest()):
-        raise HTTPException(403, "the operator token is required (header X-Operator)")
+        raise HTTPException(403, "the operator token is wrong (header X-Operator)" if given
+                            else "the operator token is required (header X-Operator)")
 
 
 def line_key(request: Request) -> str | None:

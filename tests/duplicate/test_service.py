@@ -46,8 +46,12 @@ def _create(client, **extra):
 
 
 def test_only_the_operator_creates(client):
-    assert client.post("/api/matches", json=SPEC).status_code == 403
-    assert client.post("/api/matches", json=SPEC, headers={"X-Operator": "x"}).status_code == 403
+    """403 without the token, and a wrong token is told it is wrong, not that it is missing
+    (issue 51)."""
+    missing = client.post("/api/matches", json=SPEC)
+    assert missing.status_code == 403 and "is required" in missing.json()["detail"]
+    wrong = client.post("/api/matches", json=SPEC, headers={"X-Operator": "x"})
+    assert wrong.status_code == 403 and "is wrong" in wrong.json()["detail"]
     bad = client.post("/api/matches", json={**SPEC, "seats": 12}, headers=OP)
     assert bad.status_code == 422 and "seats must be 2..9, got 12" in bad.json()["detail"]
 
