@@ -243,7 +243,7 @@ def _leaderboard(args, store, con) -> int:
     for h in board["head_to_head"]:
         con.print(f"  {h['a']} vs {h['b']}: {h['a_wins']}-{h['b_wins']}-{h['ties']} on "
                   f"{h['divergent_hands']} divergent hands, chips {h['chips_a_minus_b']:+d}")
-    con.print(f"({board['note']}; {board['thinking_note']})")
+    con.print(f"({board['note']}; thinking time: {board['thinking_note']})")
     return 0
 
 

@@ -39,8 +39,8 @@ H2H_NOTE = "head-to-head counts divergent hands only (identical lines tie by con
 DIVERGENT_CAVEAT = ("matchpoints over the field's divergent hands (at least two lines differ); "
                     "on such a hand a line identical to yours still ties with you, so this "
                     "ranking compares lines within this field only, not across matches")
-THINK_NOTE = ("thinking time per decision counts only the session in which the action was "
-              "taken (time before a pause is not counted)")
+THINK_NOTE = ("only the session in which each action was taken counts; time before a pause "
+              "does not")
 
 
 def field_of(lines: Mapping) -> tuple[list, str | None]:

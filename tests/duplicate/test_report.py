@@ -96,6 +96,15 @@ def test_hostile_names_are_text_and_the_data_round_trips(doc):
     assert f"{evil}: " in shown  # e.g. its thinking time, as text
 
 
+def test_the_thinking_time_caption_says_what_it_counts_once(doc):
+    """Issue 51: the caption read "Thinking time (thinking time per decision counts only ...
+    (time before a pause is not counted))"."""
+    shown = " ".join(" ".join(_read(report.render(doc)).text).split())
+    caption = "Thinking time per decision (only the session in which each action was taken " \
+              "counts; time before a pause does not):"
+    assert caption in shown and "Thinking time (thinking time" not in shown
+
+
 @pytest.fixture(scope="module")
 def page(doc, tmp_path_factory):
     path = tmp_path_factory.mktemp("report") / "report.html"
