@@ -63,7 +63,7 @@ def _features_rows(obs: jax.Array, lay: sng_obs.Layout) -> jax.Array:
     board_hot = obs[:, lay["BOARD"]]
     shown = board_hot.sum(-1).astype(jnp.int32)  # 0, 3, 4 or 5 visible board cards
     # The barrier keeps XLA from fusing the two sorts into every consumer of the card ids
-    # (which recomputed them once per use: the features ran 10x slower, same results).
+    # (which recomputed them once per use: the same results, several times slower).
     hole, board = jax.lax.optimization_barrier(
         (_top_cards(obs[:, lay["HOLE"]], 2), _top_cards(board_hot, 5)))  # visible ones first
     cls = baseline.hand_class(hole)
