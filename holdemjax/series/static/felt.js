@@ -13,14 +13,16 @@ const HoldemFelt = (function () {
     return e;
   }
 
-  function avatar(name) {
-    // A coloured badge from the avatar's name: no images, no emoji fonts needed.
-    const text = String(name || "?");
+  function avatar(name, animal) {
+    // A coloured badge for the name shown beside it: its first two letters, coloured by the
+    // slot's avatar (an animal; by the name without one), which its title names. No images,
+    // no emoji fonts needed.
+    const text = String(name || "?"), key = animal ? String(animal) : text;
     let hash = 0;
-    for (const ch of text) hash = (hash * 31 + ch.charCodeAt(0)) % 360;
+    for (const ch of key) hash = (hash * 31 + ch.charCodeAt(0)) % 360;
     const badge = el("span", "avatar", text.slice(0, 2));
     badge.style.background = "hsl(" + hash + ", 45%, 40%)";
-    badge.title = text;
+    badge.title = animal ? text + " (avatar: " + animal + ")" : text;
     return badge;
   }
 
@@ -52,7 +54,9 @@ const HoldemFelt = (function () {
       const [x, y] = seatPosition(seat, n, 1);
       box.style.left = x + "%"; box.style.top = y + "%";
       const name = el("div", "name");
-      name.append(avatar(s.avatar === undefined ? s.name : s.avatar), el("span", "alias", s.name));
+      const alias = el("span", "alias", s.name);
+      alias.title = String(s.name);  // the whole name, where a long one is cut
+      name.append(avatar(s.name, s.avatar), alias);
       const cards = el("div", "cards");
       for (const c of s.cards || []) cards.append(card(c));
       const marks = el("div", "marker");

@@ -35,7 +35,8 @@
       tr.dataset.slot = s.slot;
       tr.append(el("td", "num rank", rank));
       const who = el("td", "player");
-      who.append(avatar(s.avatar), el("span", "alias", s.alias));
+      who.append(avatar(s.alias, s.avatar), el("span", "alias", s.alias));
+      who.title = "slot " + s.slot + ": " + s.alias + ", avatar " + s.avatar;
       tr.append(who);
       const policy = el("td", "policy", String(s.policy || "").split(/[\\/]/).pop());
       policy.title = (s.policy || "") + (s.sha256 ? "\nsha256 " + s.sha256 : "");
