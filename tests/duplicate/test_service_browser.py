@@ -46,6 +46,10 @@ def _api_hand(base: str, mid: str, name: str, key: str) -> dict:
     return st
 
 
+def _is_link_to(element, url: str) -> None:
+    assert element.tag_name == "a" and element.get_attribute("href") == url
+
+
 def test_a_simultaneous_match_in_the_browser(browser, tmp_path):
     from selenium.webdriver.common.action_chains import ActionChains
     from selenium.webdriver.common.by import By
@@ -69,11 +73,17 @@ def test_a_simultaneous_match_in_the_browser(browser, tmp_path):
         share = browser.find_element(By.ID, "share-link").text
         mid, token = share.split("/join/")[1].split("/")
         assert app.state.service.store.match(mid).spec.simultaneous
+        # issue 51 point 5: the share link is a link, and the match list shows the new match
+        _is_link_to(browser.find_element(By.ID, "share-link"), share)
+        listed = browser.find_elements(By.CSS_SELECTOR, "#matches li")
+        assert [li.text for li in listed] == [f"{mid} open"]
+        _is_link_to(listed[0].find_element(By.TAG_NAME, "a"), f"{base}/m/{mid}")
         # the status page shows the operator the share link, every time (issue 36 point 7),
         # and no result link while the results are sealed
         browser.get(f"{base}/m/{mid}")
         wait.until(lambda b: "/join/" in b.find_element(By.ID, "share-link").text)
         assert browser.find_element(By.ID, "share-link").text == share
+        _is_link_to(browser.find_element(By.ID, "share-link"), share)
         assert not browser.find_elements(By.CSS_SELECTOR, "a.result-link")
         _shot(browser, "status")
         browser.get(share)
