@@ -50,6 +50,25 @@ def _is_link_to(element, url: str) -> None:
     assert element.tag_name == "a" and element.get_attribute("href") == url
 
 
+def _log(browser) -> list[str]:
+    """The hand log's lines; its bets and raises follow the betting of their street."""
+    from selenium.webdriver.common.by import By
+
+    lines, facing = [], True
+    for li in browser.find_elements(By.CSS_SELECTOR, "#log li"):
+        line = li.text
+        words = f" {line} "
+        if " you hold " in line:
+            facing = True
+        elif line.startswith("board: "):
+            facing = False
+        elif any(w in words for w in (" bets ", " bet ", " raises to ", " raise to ")):
+            assert facing == (" raise" in words), line
+            facing = True
+        lines.append(line)
+    return lines
+
+
 def test_a_simultaneous_match_in_the_browser(browser, tmp_path):
     from selenium.webdriver.common.action_chains import ActionChains
     from selenium.webdriver.common.by import By
@@ -101,6 +120,12 @@ def test_a_simultaneous_match_in_the_browser(browser, tmp_path):
         assert len(browser.find_elements(By.CSS_SELECTOR, "#table-view .seat")) == 3
         assert len(browser.find_elements(By.CSS_SELECTOR, "#hole [data-card]")) == 2
         assert "(you)" in browser.find_element(By.CSS_SELECTOR, ".seat.hero").text
+        # an opening bet is a bet, a raise into a bet a raise (before the flop the blinds are
+        # the bet): the one rule of the felt (felt.js), in the words of the log
+        assert browser.execute_script(
+            "const w = HoldemFelt.actionWords; return [w(3, 80, 80, false, false), "
+            "w(3, 240, 240, true, false), w(3, 80, 80, false, true), w(2, 80, 40, true, true)]"
+        ) == ["bets 80", "raises to 240", "bet 80", "call 40"]
         _shot(browser, "play")
         # a double click plays one decision (finding 1): the page names the decision and
         # disables its buttons while the request is in flight
@@ -124,7 +149,7 @@ def test_a_simultaneous_match_in_the_browser(browser, tmp_path):
         assert data("status") == "waiting"
         assert "Waiting for others to finish this hand (1 still playing it)" in \
             browser.find_element(By.ID, "waiting").text
-        log = [li.text for li in browser.find_elements(By.CSS_SELECTOR, "#log li")]
+        log = _log(browser)
         assert log[0].startswith("hand 1: you hold ") and log[-1].startswith("hand 1 over: you")
         assert any(li.get_attribute("class") == "mine"
                    for li in browser.find_elements(By.CSS_SELECTOR, "#log li"))  # yours too
@@ -152,6 +177,7 @@ def test_a_simultaneous_match_in_the_browser(browser, tmp_path):
         if last["status"] != "finished":
             _api_hand(base, mid, "Bob", bob)
         wait.until(lambda b: data("status") == "finished")  # Ann's page: no more waiting
+        assert _log(browser)[-1].startswith("hand 2 over: you")
         # both lines are finished: the steward closes the match; its results follow the
         # reference lines
         deadline = time.monotonic() + 120

@@ -10,7 +10,6 @@
   const H = { "X-Line-Key": key || "" };
   const SUIT = HoldemFelt.SUIT;
   const words = (cards) => cards.map((c) => c[0] + SUIT[c[1]]).join(" ");
-  const VERB = ["folds", "checks", "calls", "raises to"], MINE = ["fold", "check", "call", "raise to"];
   const who = (s) => (s === d.hero ? "you" : `S${s} ${d.bots[s < d.hero ? s : s - 1]}`);
 
   function log(line, cls) {
@@ -23,17 +22,20 @@
 
   // What the table shows of a hand that went on after your last decision: the cards shown at
   // its showdown and its result (the felt keeps the last view, without a seat to act).
-  let lastView = null, reveal = {}, result = "";
+  // facing: a bet to call on this street (the blinds before the flop, none on a new street)
+  let lastView = null, reveal = {}, result = "", facing = true;
   function events(list) {
     for (const e of list) {
-      if (e.type === "hand_start") { reveal = {}; result = ""; }
+      if (e.type === "hand_start") { reveal = {}; result = ""; facing = true; }
+      if (e.type === "board") facing = false;
       if (e.type === "showdown") for (const c of e.cards) reveal[c[0]] = c.slice(1);
       if (e.type === "hand_over") result = `hand ${e.hand + 1}: you ${e.net > 0 ? "+" : ""}${e.net}`;
       if (e.type === "hand_start") log(`hand ${e.hand + 1}: you hold ${words(e.hole)}`, "hand");
       else if (e.type === "action") {
         const mine = e.seat === d.hero;
-        const amount = e.code >= 2 ? " " + (e.code === 3 ? e.to : e.added) : "";
-        log(`${who(e.seat)} ${(mine ? MINE : VERB)[e.code]}${amount}${e.auto ? " (" + e.auto + ")" : ""}`, mine ? "mine" : "");
+        const said = HoldemFelt.actionWords(e.code, e.to, e.added, facing, mine);
+        if (e.code === 3) facing = true;
+        log(`${who(e.seat)} ${said}${e.auto ? " (" + e.auto + ")" : ""}`, mine ? "mine" : "");
       }
       else if (e.type === "board") log(`board: ${words(e.cards)}`);
       else if (e.type === "showdown") log("showdown: " + e.cards.map((c) => `${who(c[0])} ${words(c.slice(1))}`).join(", "));
@@ -110,6 +112,7 @@
     document.body.dataset.decision = st.decision;
     document.body.dataset.hand = v.hand;
     lastView = v;
+    facing = Math.max(...v.bets) > 0;
     table(v, false);
     text("note", "");
     const lg = v.legal;

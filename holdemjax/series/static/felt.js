@@ -26,6 +26,17 @@ const HoldemFelt = (function () {
     return badge;
   }
 
+  // One action in words: "folds", "checks", "calls 40", "bets 80", "raises to 120" (``you``:
+  // "fold", "check", "call 40", "bet 80", "raise to 120"). A raise into no bet on its street
+  // (``facing`` false) is a bet; before the flop the blinds are the bet.
+  function actionWords(code, to, added, facing, you) {
+    const verbs = you ? ["fold", "check", "call", "raise to", "bet"]
+      : ["folds", "checks", "calls", "raises to", "bets"];
+    if (code === 0 || code === 1) return verbs[code];
+    if (code === 2) return verbs[2] + " " + added;
+    return verbs[facing ? 3 : 4] + " " + to;
+  }
+
   function card(text) {  // "Ah", "Td", ...; null draws a face-down card
     if (text === null || text === undefined) return el("span", "card back");
     const s = String(text);
@@ -79,5 +90,6 @@ const HoldemFelt = (function () {
     potEl.textContent = view.pot > 0 ? "Pot " + view.pot : "";
   }
 
-  return { SUIT: SUIT, el: el, avatar: avatar, card: card, seatPosition: seatPosition, draw: draw };
+  return { SUIT: SUIT, el: el, avatar: avatar, actionWords: actionWords, card: card,
+           seatPosition: seatPosition, draw: draw };
 })();

@@ -148,11 +148,8 @@
         const facing = Math.max(...st.bets);
         st.stacks[e.seat] -= e.added; st.pot += e.added; st.bets[e.seat] = e.to;
         st.actor = e.seat;
-        let text;
-        if (e.code === 0) { st.folded[e.seat] = true; text = who + " folds"; }
-        else if (e.code === 1) text = who + " checks";
-        else if (e.code === 2) text = who + " calls " + e.added;
-        else text = who + (facing > 0 ? " raises to " : " bets ") + e.to;
+        if (e.code === 0) st.folded[e.seat] = true;
+        let text = who + " " + HoldemFelt.actionWords(e.code, e.to, e.added, facing > 0, false);
         if (e.code >= 2 && st.stacks[e.seat] === 0) {
           st.allin[e.seat] = true;
           text += " (all-in)";
