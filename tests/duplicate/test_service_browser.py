@@ -51,12 +51,19 @@ def _is_link_to(element, url: str) -> None:
 
 
 def _log(browser) -> list[str]:
-    """The hand log's lines; its bets and raises follow the betting of their street."""
+    """The hand log's lines. Each is numbered in a box of its own that shows the whole number
+    (issue 51 point 5: list markers were clipped past 9), and its bets and raises follow the
+    betting of their street."""
     from selenium.webdriver.common.by import By
 
+    box = browser.find_element(By.ID, "log").rect
     lines, facing = [], True
-    for li in browser.find_elements(By.CSS_SELECTOR, "#log li"):
-        line = li.text
+    for i, li in enumerate(browser.find_elements(By.CSS_SELECTOR, "#log li")):
+        n = li.find_element(By.CSS_SELECTOR, ".n")
+        assert n.text == str(i + 1) and n.rect["x"] >= box["x"]
+        assert browser.execute_script(
+            "return arguments[0].scrollWidth <= arguments[0].clientWidth", n)
+        line = li.find_element(By.CSS_SELECTOR, ".t").text
         words = f" {line} "
         if " you hold " in line:
             facing = True
@@ -120,6 +127,11 @@ def test_a_simultaneous_match_in_the_browser(browser, tmp_path):
         assert len(browser.find_elements(By.CSS_SELECTOR, "#table-view .seat")) == 3
         assert len(browser.find_elements(By.CSS_SELECTOR, "#hole [data-card]")) == 2
         assert "(you)" in browser.find_element(By.CSS_SELECTOR, ".seat.hero").text
+        # issue 51 point 5: every seat's name shows whole ("S2 interm..." was cut)
+        names = browser.find_elements(By.CSS_SELECTOR, "#table-view .seat .name")
+        assert [n.text for n in names if n.text.startswith("S")]  # the bots, by seat and tier
+        assert all(browser.execute_script(
+            "return arguments[0].scrollWidth <= arguments[0].clientWidth", n) for n in names)
         # an opening bet is a bet, a raise into a bet a raise (before the flop the blinds are
         # the bet): the one rule of the felt (felt.js), in the words of the log
         assert browser.execute_script(

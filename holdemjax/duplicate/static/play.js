@@ -12,9 +12,11 @@
   const words = (cards) => cards.map((c) => c[0] + SUIT[c[1]]).join(" ");
   const who = (s) => (s === d.hero ? "you" : `S${s} ${d.bots[s < d.hero ? s : s - 1]}`);
 
+  // Each line with its number as text of its own (a list marker is clipped past 9).
   function log(line, cls) {
     const list = document.getElementById("log");
-    const li = document.createElement("li"); li.textContent = line;
+    const li = document.createElement("li");
+    li.append(HoldemFelt.el("span", "n", list.children.length + 1), HoldemFelt.el("span", "t", line));
     if (cls) li.className = cls;
     list.append(li);  // oldest first
     list.scrollTop = list.scrollHeight;
