@@ -93,7 +93,6 @@ def test_a_simultaneous_match_in_the_browser(browser, tmp_path):
             box.clear()
             box.send_keys(value)
         form.find_element(By.NAME, "simultaneous").click()
-        _shot(browser, "home")
         form.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
         wait.until(lambda b: b.find_elements(By.ID, "share-link"))
         share = browser.find_element(By.ID, "share-link").text
@@ -104,6 +103,7 @@ def test_a_simultaneous_match_in_the_browser(browser, tmp_path):
         listed = browser.find_elements(By.CSS_SELECTOR, "#matches li")
         assert [li.text for li in listed] == [f"{mid} open"]
         _is_link_to(listed[0].find_element(By.TAG_NAME, "a"), f"{base}/m/{mid}")
+        _shot(browser, "home")
         # the status page shows the operator the share link, every time (issue 36 point 7),
         # and no result link while the results are sealed
         browser.get(f"{base}/m/{mid}")
@@ -163,6 +163,10 @@ def test_a_simultaneous_match_in_the_browser(browser, tmp_path):
             browser.find_element(By.ID, "waiting").text
         log = _log(browser)
         assert log[0].startswith("hand 1: you hold ") and log[-1].startswith("hand 1 over: you")
+        # the final frame: the stacks after the hand's last action and its pot (issue 51
+        # point 5: it kept the stacks of your last decision, before the last call)
+        final = browser.execute_script(  # in one read: the page redraws it while it polls
+            "return [...document.querySelectorAll('#table-view .stack')].map(e => e.textContent)")
         assert any(li.get_attribute("class") == "mine"
                    for li in browser.find_elements(By.CSS_SELECTOR, "#log li"))  # yours too
         _shot(browser, "waiting")
@@ -201,4 +205,7 @@ def test_a_simultaneous_match_in_the_browser(browser, tmp_path):
         wait.until(lambda b: b.find_elements(By.ID, "leaderboard"))
         board = browser.find_element(By.ID, "leaderboard").text
         assert "Ann <b>" in board and "Bob" in board
+        store = app.state.service.store
+        stack, net = store.match(mid).spec.stack, store.lines(mid)["Ann <b>"].hands[0]["net"]
+        assert final == [f"{stack + x} chips" for x in net]
         _shot(browser, "leaderboard")

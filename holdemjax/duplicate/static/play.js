@@ -22,12 +22,26 @@
     list.scrollTop = list.scrollHeight;
   }
 
-  // What the table shows of a hand that went on after your last decision: the cards shown at
-  // its showdown and its result (the felt keeps the last view, without a seat to act).
+  // What the table shows of a hand that went on after your last decision: its last view with
+  // every later action, card and the result played on it (the stacks after the pot), the
+  // cards shown at its showdown, and your result (without a seat to act).
   // facing: a bet to call on this street (the blinds before the flop, none on a new street)
   let lastView = null, reveal = {}, result = "", facing = true;
+  function onView(v, e) {
+    if (e.type === "action") {
+      v.stacks[e.seat] -= e.added; v.pot += e.added; v.bets[e.seat] = e.to;
+      if (e.code === 0) v.folded[e.seat] = true;
+      if (e.code >= 2 && v.stacks[e.seat] === 0) v.allin[e.seat] = true;
+    } else if (e.type === "board") {
+      v.board = v.board.concat(e.cards); v.bets = v.bets.map(() => 0);
+    } else if (e.type === "result") {
+      v.stacks = e.stacks.slice(); v.won = e.winnings.slice();
+      v.bets = v.bets.map(() => 0); v.pot = 0;
+    }
+  }
   function events(list) {
     for (const e of list) {
+      if (lastView && !lastView.won) onView(lastView, e);  // until its hand's result
       if (e.type === "hand_start") { reveal = {}; result = ""; facing = true; }
       if (e.type === "board") facing = false;
       if (e.type === "showdown") for (const c of e.cards) reveal[c[0]] = c.slice(1);
@@ -62,11 +76,12 @@
   function table(v, over) {
     const seats = v.stacks.map((stack, s) => {
       const marks = [s === v.button ? "btn" : "", s === v.sb && v.sb !== v.bb ? "sb" : "", s === v.bb ? "bb" : ""].filter(Boolean);
-      const classes = [s === v.seat && !over ? "actor" : "", v.folded[s] ? "folded" : "", s === d.hero ? "hero" : ""].filter(Boolean);
+      const won = over && v.won ? v.won[s] : 0;
+      const classes = [s === v.seat && !over ? "actor" : "", won > 0 ? "winner" : "", v.folded[s] ? "folded" : "", s === d.hero ? "hero" : ""].filter(Boolean);
       return {
         name: s === d.hero ? `${d.name} (you)` : who(s), stack: stack + " chips", bet: v.bets[s],
         cards: s === d.hero ? v.hole : reveal[s] || (v.folded[s] ? [] : [null, null]), marks, classes,
-        status: v.folded[s] ? "folded" : v.allin[s] ? "all-in" : "",
+        status: won > 0 ? `wins ${won}` : v.folded[s] ? "folded" : v.allin[s] ? "all-in" : "",
       };
     });
     HoldemFelt.draw(document.getElementById("table-view"), document.getElementById("board"),
