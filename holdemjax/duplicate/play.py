@@ -26,7 +26,7 @@ from rich.console import Console
 from rich.table import Table
 
 from holdemjax.duplicate import match as M
-from holdemjax.duplicate.review import action_text, seat_label
+from holdemjax.duplicate.review import action_texts, seat_label
 from holdemjax.host.legal import admits
 from holdemjax.poker import table as tb
 
@@ -105,8 +105,8 @@ class PersonHero:
 
     def _screen(self, hand) -> None:
         spec, t = self.spec, hand.table
-        for action in hand.actions[self._shown:]:
-            self.console.print("  " + action_text(spec, action))
+        for text in action_texts(spec, hand.actions)[self._shown:]:
+            self.console.print("  " + text)
         self._shown = len(hand.actions)
         button, sb, bb = M.positions(spec.seats, hand.index)
         grid = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
@@ -153,8 +153,8 @@ class PersonHero:
 
     def hand_over(self, hand, record: dict) -> None:
         spec = self.spec
-        for action in hand.actions[self._shown:]:
-            self.console.print("  " + action_text(spec, action))
+        for text in action_texts(spec, hand.actions)[self._shown:]:
+            self.console.print("  " + text)
         board = record["board"][:record["revealed"]]
         if record["showdown"]:
             live = [e for e in hand.events if e["type"] == "showdown"][0]["cards"]

@@ -21,7 +21,7 @@ from holdemjax.duplicate import scores
 from holdemjax.duplicate.spec import MatchError
 from holdemjax.series import protocol as P
 
-__all__ = ["STREETS", "action_text", "decided_on", "review"]
+__all__ = ["STREETS", "action_text", "action_texts", "decided_on", "review"]
 
 STREETS = ("preflop", "flop", "turn", "river", "showdown")
 _VERB = {P.FOLD: "folds", P.CHECK: "checks", P.CALL: "calls", P.RAISE: "raises to"}
@@ -32,19 +32,36 @@ def seat_label(spec, seat: int) -> str:
     return "hero" if seat == spec.hero else f"S{seat} {spec.tier_at(seat)}"
 
 
-def action_text(spec, action) -> str:
-    """One stored action in words: ``"S2 intermediate raises to 60"``, ``"hero calls 40"``."""
+def action_text(spec, action, *, opens: bool = False) -> str:
+    """One stored action in words: ``"S2 intermediate raises to 60"``, ``"hero calls 40"``;
+    ``opens``: the action is the first bet of its street (`action_texts` knows), so a raise
+    reads ``"hero bets 80"``."""
     street, seat, code, to, added = (int(x) for x in action[:5])
-    verb = _VERB[code]
+    verb = "bets" if opens and code == P.RAISE else _VERB[code]
     amount = f" {to}" if code == P.RAISE else f" {added}" if code == P.CALL else ""
     auto = f" ({action[5]})" if len(action) > 5 and action[5] else ""
     return f"{seat_label(spec, seat)} {verb}{amount}{auto}"
 
 
-def _actions(spec, actions) -> list[dict]:
+def action_texts(spec, actions) -> list[str]:
+    """A hand's stored ``actions``, from its first, in words (`action_text`): the first raise
+    of a street after the flop is a bet; before the flop the blinds are the bet."""
+    out, opened = [], set()
+    for a in actions:
+        street, code = int(a[0]), int(a[2])
+        out.append(action_text(spec, a, opens=code == P.RAISE and street > 0
+                               and street not in opened))
+        if code == P.RAISE:
+            opened.add(street)
+    return out
+
+
+def _actions(spec, actions, first: int = 0, last: int | None = None) -> list[dict]:
+    """``actions[first:last]`` as dicts with their words (worded in the whole hand)."""
+    texts = action_texts(spec, actions)
     return [{"street": a[0], "seat": a[1], "code": a[2], "to": a[3], "added": a[4],
-             "auto": a[5] if len(a) > 5 else None, "text": action_text(spec, a)}
-            for a in actions]
+             "auto": a[5] if len(a) > 5 else None, "text": text}
+            for a, text in list(zip(actions, texts))[first:last]]
 
 
 def decided_on(record: dict) -> str:
@@ -74,8 +91,8 @@ def _divergence(spec, h: int, ra: dict, rb: dict) -> dict:
     street = (aa[at] if at < len(aa) else ab[at])[0]
     return {"hand": h, "at": at, "street": STREETS[street], "button": ra["button"],
             "hole": ra["hole"][spec.hero], "board": ra["board"],
-            "shared": _actions(spec, aa[:at]), "a_line": _actions(spec, aa[at:]),
-            "b_line": _actions(spec, ab[at:]), "a_net": ra["hero_net"], "b_net": rb["hero_net"],
+            "shared": _actions(spec, aa, 0, at), "a_line": _actions(spec, aa, at),
+            "b_line": _actions(spec, ab, at), "a_net": ra["hero_net"], "b_net": rb["hero_net"],
             "a_showdown": ra["showdown"], "b_showdown": rb["showdown"],
             "a_revealed": ra["revealed"], "b_revealed": rb["revealed"]}
 

@@ -103,7 +103,7 @@ web = APIRouter(default_response_class=HTMLResponse)
 def create(body: CreateBody, svc: LineService = Service):
     spec = body.model_dump(exclude={"seed", "share_cap"}, exclude_unset=True)
     m, share = svc.create(MatchSpec.from_dict(spec), body.seed, body.share_cap)
-    return {"match": m.id, "commitment": m.commitment, "share": share,
+    return {"match": m.id, "state": m.state, "commitment": m.commitment, "share": share,
             "share_url": f"/join/{m.id}/{share}"}
 
 

@@ -132,6 +132,20 @@ def test_leaderboard_and_style_in_the_browser(page, doc):
                                "document.querySelectorAll('img').length === 0")
 
 
+def test_each_z_column_says_what_it_tests(page, doc):
+    """Issue 51 point 5: the z beside "raw bb/100" is the z of the unpaired gap to the field,
+    and three columns were headed "z" alone."""
+    heads = _all(page, "#leaderboard thead th")
+    texts = [h.text for h in heads]
+    raw = texts.index("raw bb/100 ± SE")
+    assert texts[raw + 1] == "z gap to field, unpaired"
+    assert "Not the z of raw bb/100 against 0" in heads[raw + 1].get_attribute("title")
+    assert "z" not in texts and {"z relative", "z matchpoints"} <= set(texts)
+    assert all(h.get_attribute("title") for h in heads if h.text.startswith("z "))
+    rows = doc["leaderboard"]["participants"]
+    assert len(_all(page, "#leaderboard tbody td.raw-z")) == len(rows)
+
+
 def test_pair_picker_and_divergence_view(page, doc):
     from selenium.webdriver.support.ui import Select
 

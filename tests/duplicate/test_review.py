@@ -37,9 +37,16 @@ def test_first_divergence_with_shared_history():
     assert [x["text"] for x in d["shared"]] == ["S3 intermediate raises to 60",
                                                "S4 intermediate folds"]
     assert [x["text"] for x in d["b_line"]] == ["hero folds"]
-    assert [x["text"] for x in d["a_line"]][:2] == ["hero calls 60", "S3 intermediate checks"]
+    # the first raise of a street after the flop is a bet (issue 51 point 5: it read "raises")
+    assert [x["text"] for x in d["a_line"]] == ["hero calls 60", "S3 intermediate checks",
+                                                "hero bets 80", "S3 intermediate folds"]
     assert (d["a_net"], d["b_net"]) == (150, 0) and d["hole"] == ["As", "Kd"]
     assert r["divergences"][1]["at"] == 1
+    # a raise after a bet on the same street stays a raise; before the flop every raise is one
+    assert RV.action_texts(SPEC, [[0, 3, 3, 60, 60], [1, 3, 3, 80, 80], [1, 0, 3, 240, 240],
+                                  [2, 3, 1, 0, 0]]) == [
+        "S3 intermediate raises to 60", "S3 intermediate bets 80", "hero raises to 240",
+        "S3 intermediate checks"]
 
 
 def test_deciding_hands_are_furthest_from_the_field_not_the_biggest_pot():

@@ -46,6 +46,36 @@ def _api_hand(base: str, mid: str, name: str, key: str) -> dict:
     return st
 
 
+def _is_link_to(element, url: str) -> None:
+    assert element.tag_name == "a" and element.get_attribute("href") == url
+
+
+def _log(browser) -> list[str]:
+    """The hand log's lines. Each is numbered in a box of its own that shows the whole number
+    (issue 51 point 5: list markers were clipped past 9), and its bets and raises follow the
+    betting of their street."""
+    from selenium.webdriver.common.by import By
+
+    box = browser.find_element(By.ID, "log").rect
+    lines, facing = [], True
+    for i, li in enumerate(browser.find_elements(By.CSS_SELECTOR, "#log li")):
+        n = li.find_element(By.CSS_SELECTOR, ".n")
+        assert n.text == str(i + 1) and n.rect["x"] >= box["x"]
+        assert browser.execute_script(
+            "return arguments[0].scrollWidth <= arguments[0].clientWidth", n)
+        line = li.find_element(By.CSS_SELECTOR, ".t").text
+        words = f" {line} "
+        if " you hold " in line:
+            facing = True
+        elif line.startswith("board: "):
+            facing = False
+        elif any(w in words for w in (" bets ", " bet ", " raises to ", " raise to ")):
+            assert facing == (" raise" in words), line
+            facing = True
+        lines.append(line)
+    return lines
+
+
 def test_a_simultaneous_match_in_the_browser(browser, tmp_path):
     from selenium.webdriver.common.action_chains import ActionChains
     from selenium.webdriver.common.by import By
@@ -63,17 +93,23 @@ def test_a_simultaneous_match_in_the_browser(browser, tmp_path):
             box.clear()
             box.send_keys(value)
         form.find_element(By.NAME, "simultaneous").click()
-        _shot(browser, "home")
         form.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
         wait.until(lambda b: b.find_elements(By.ID, "share-link"))
         share = browser.find_element(By.ID, "share-link").text
         mid, token = share.split("/join/")[1].split("/")
         assert app.state.service.store.match(mid).spec.simultaneous
+        # issue 51 point 5: the share link is a link, and the match list shows the new match
+        _is_link_to(browser.find_element(By.ID, "share-link"), share)
+        listed = browser.find_elements(By.CSS_SELECTOR, "#matches li")
+        assert [li.text for li in listed] == [f"{mid} open"]
+        _is_link_to(listed[0].find_element(By.TAG_NAME, "a"), f"{base}/m/{mid}")
+        _shot(browser, "home")
         # the status page shows the operator the share link, every time (issue 36 point 7),
         # and no result link while the results are sealed
         browser.get(f"{base}/m/{mid}")
         wait.until(lambda b: "/join/" in b.find_element(By.ID, "share-link").text)
         assert browser.find_element(By.ID, "share-link").text == share
+        _is_link_to(browser.find_element(By.ID, "share-link"), share)
         assert not browser.find_elements(By.CSS_SELECTOR, "a.result-link")
         _shot(browser, "status")
         browser.get(share)
@@ -91,6 +127,17 @@ def test_a_simultaneous_match_in_the_browser(browser, tmp_path):
         assert len(browser.find_elements(By.CSS_SELECTOR, "#table-view .seat")) == 3
         assert len(browser.find_elements(By.CSS_SELECTOR, "#hole [data-card]")) == 2
         assert "(you)" in browser.find_element(By.CSS_SELECTOR, ".seat.hero").text
+        # issue 51 point 5: every seat's name shows whole ("S2 interm..." was cut)
+        names = browser.find_elements(By.CSS_SELECTOR, "#table-view .seat .name")
+        assert [n.text for n in names if n.text.startswith("S")]  # the bots, by seat and tier
+        assert all(browser.execute_script(
+            "return arguments[0].scrollWidth <= arguments[0].clientWidth", n) for n in names)
+        # an opening bet is a bet, a raise into a bet a raise (before the flop the blinds are
+        # the bet): the one rule of the felt (felt.js), in the words of the log
+        assert browser.execute_script(
+            "const w = HoldemFelt.actionWords; return [w(3, 80, 80, false, false), "
+            "w(3, 240, 240, true, false), w(3, 80, 80, false, true), w(2, 80, 40, true, true)]"
+        ) == ["bets 80", "raises to 240", "bet 80", "call 40"]
         _shot(browser, "play")
         # a double click plays one decision (finding 1): the page names the decision and
         # disables its buttons while the request is in flight
@@ -114,8 +161,12 @@ def test_a_simultaneous_match_in_the_browser(browser, tmp_path):
         assert data("status") == "waiting"
         assert "Waiting for others to finish this hand (1 still playing it)" in \
             browser.find_element(By.ID, "waiting").text
-        log = [li.text for li in browser.find_elements(By.CSS_SELECTOR, "#log li")]
+        log = _log(browser)
         assert log[0].startswith("hand 1: you hold ") and log[-1].startswith("hand 1 over: you")
+        # the final frame: the stacks after the hand's last action and its pot (issue 51
+        # point 5: it kept the stacks of your last decision, before the last call)
+        final = browser.execute_script(  # in one read: the page redraws it while it polls
+            "return [...document.querySelectorAll('#table-view .stack')].map(e => e.textContent)")
         assert any(li.get_attribute("class") == "mine"
                    for li in browser.find_elements(By.CSS_SELECTOR, "#log li"))  # yours too
         _shot(browser, "waiting")
@@ -142,6 +193,7 @@ def test_a_simultaneous_match_in_the_browser(browser, tmp_path):
         if last["status"] != "finished":
             _api_hand(base, mid, "Bob", bob)
         wait.until(lambda b: data("status") == "finished")  # Ann's page: no more waiting
+        assert _log(browser)[-1].startswith("hand 2 over: you")
         # both lines are finished: the steward closes the match; its results follow the
         # reference lines
         deadline = time.monotonic() + 120
@@ -153,4 +205,7 @@ def test_a_simultaneous_match_in_the_browser(browser, tmp_path):
         wait.until(lambda b: b.find_elements(By.ID, "leaderboard"))
         board = browser.find_element(By.ID, "leaderboard").text
         assert "Ann <b>" in board and "Bob" in board
+        store = app.state.service.store
+        stack, net = store.match(mid).spec.stack, store.lines(mid)["Ann <b>"].hands[0]["net"]
+        assert final == [f"{stack + x} chips" for x in net]
         _shot(browser, "leaderboard")

@@ -239,6 +239,37 @@ def test_standings_in_score_order(page, docs):
     assert not driver.find_elements("css selector", "table#standings .luck")  # not run with it
 
 
+def test_each_avatar_badge_bears_the_name_beside_it(page, docs):
+    """Issue 51 point 5: a row showed "Grace" beside a badge reading "LY" (its avatar, lynx,
+    cut to two letters), like another alias's initials. The badge reads the name shown and
+    its title names the slot's avatar; the felt's seats the same."""
+    results, _ = docs
+    driver = page()
+    by_slot = {str(s["slot"]): s for s in results["slots"]}
+    for row in driver.find_elements("css selector", "table#standings tbody tr"):
+        s = by_slot[row.get_attribute("data-slot")]
+        badge = row.find_element("css selector", ".avatar")
+        assert badge.text == s["alias"][:2].upper()
+        assert badge.get_attribute("title") == f"{s['alias']} (avatar: {s['avatar']})"
+        assert row.find_element("css selector", ".player").get_attribute("title") == \
+            f"slot {s['slot']}: {s['alias']}, avatar {s['avatar']}"
+    driver.execute_script("holdemViewer.go(0, 0, 0)")
+    seats = driver.find_elements("css selector", "#table-view .seat")
+    assert seats
+    for seat in seats:
+        alias = seat.find_element("css selector", ".alias").text
+        assert seat.find_element("css selector", ".avatar").text == alias[:2].upper()
+
+
+def test_chips_won_is_explained(page):
+    """Issue 51 point 5: the "chips won" column of a tournament series was unexplained."""
+    driver = page()
+    head = driver.find_element("css selector", "table#standings th.chips")
+    assert head.text == "chips won" and "not the score" in head.get_attribute("title")
+    note = driver.find_element("id", "chips-note")
+    assert note.is_displayed() and "They do not rank the players" in note.text
+
+
 def test_standings_show_the_luck_when_the_series_has_it(browser, docs, tmp_path):
     """A series run with luck: each slot's corrected score ± SE in a column of its own."""
     results, sample = copy.deepcopy(docs)

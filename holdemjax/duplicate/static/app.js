@@ -16,6 +16,12 @@ async function api(method, path, body, headers) {
 
 function text(id, value) { const el = document.getElementById(id); if (el) el.textContent = value; }
 
+// The share link as a link: element ``id`` (an <a>) goes to ``url`` and shows it.
+function shareLink(id, url) {
+  const a = document.getElementById(id);
+  a.href = url; a.textContent = url;
+}
+
 const create = document.getElementById("create");
 if (create) create.addEventListener("submit", async (e) => {
   e.preventDefault();
@@ -36,9 +42,16 @@ if (create) create.addEventListener("submit", async (e) => {
     out.innerHTML = "";
     const a = document.createElement("a");
     a.href = "/m/" + m.match; a.textContent = "match " + m.match;
-    const share = document.createElement("code");
-    share.id = "share-link"; share.textContent = location.origin + m.share_url;
+    const share = document.createElement("a");
+    share.id = "share-link";
     out.append(a, " · commitment " + m.commitment + " · share link: ", share);
+    shareLink("share-link", location.origin + m.share_url);
+    // the match list: the new match in it, instead of "none"
+    const item = document.createElement("li"), link = document.createElement("a");
+    link.href = "/m/" + m.match; link.textContent = m.match;
+    item.append(link, " " + m.state);
+    document.getElementById("no-matches")?.remove();
+    document.getElementById("matches").append(item);
   } catch (err) { text("created", err.message); }
 });
 
@@ -59,16 +72,16 @@ if (ops) {
   const token = document.getElementById("op-token");
   token.value = localStorage.getItem("dup:operator") || "";
   // the share link, shown to the operator every time (the token is kept in this browser)
-  const shareLink = async () => {
+  const showShare = async () => {
     if (!token.value) return;
     try {
       const r = await api("GET", `/api/matches/${pageData.match}/share`, undefined, { "X-Operator": token.value });
       localStorage.setItem("dup:operator", token.value);
-      text("share-link", location.origin + r.url);
+      shareLink("share-link", location.origin + r.url);
     } catch (err) { text("share-link", err.message); }
   };
-  token.addEventListener("change", shareLink);
-  shareLink();
+  token.addEventListener("change", showShare);
+  showShare();
   ops.querySelectorAll("button[data-op]").forEach((b) => b.addEventListener("click", async () => {
     const what = b.dataset.op, h = { "X-Operator": token.value }, m = pageData.match;
     try {

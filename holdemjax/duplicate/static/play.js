@@ -10,30 +10,48 @@
   const H = { "X-Line-Key": key || "" };
   const SUIT = HoldemFelt.SUIT;
   const words = (cards) => cards.map((c) => c[0] + SUIT[c[1]]).join(" ");
-  const VERB = ["folds", "checks", "calls", "raises to"], MINE = ["fold", "check", "call", "raise to"];
   const who = (s) => (s === d.hero ? "you" : `S${s} ${d.bots[s < d.hero ? s : s - 1]}`);
 
+  // Each line with its number as text of its own (a list marker is clipped past 9).
   function log(line, cls) {
     const list = document.getElementById("log");
-    const li = document.createElement("li"); li.textContent = line;
+    const li = document.createElement("li");
+    li.append(HoldemFelt.el("span", "n", list.children.length + 1), HoldemFelt.el("span", "t", line));
     if (cls) li.className = cls;
     list.append(li);  // oldest first
     list.scrollTop = list.scrollHeight;
   }
 
-  // What the table shows of a hand that went on after your last decision: the cards shown at
-  // its showdown and its result (the felt keeps the last view, without a seat to act).
-  let lastView = null, reveal = {}, result = "";
+  // What the table shows of a hand that went on after your last decision: its last view with
+  // every later action, card and the result played on it (the stacks after the pot), the
+  // cards shown at its showdown, and your result (without a seat to act).
+  // facing: a bet to call on this street (the blinds before the flop, none on a new street)
+  let lastView = null, reveal = {}, result = "", facing = true;
+  function onView(v, e) {
+    if (e.type === "action") {
+      v.stacks[e.seat] -= e.added; v.pot += e.added; v.bets[e.seat] = e.to;
+      if (e.code === 0) v.folded[e.seat] = true;
+      if (e.code >= 2 && v.stacks[e.seat] === 0) v.allin[e.seat] = true;
+    } else if (e.type === "board") {
+      v.board = v.board.concat(e.cards); v.bets = v.bets.map(() => 0);
+    } else if (e.type === "result") {
+      v.stacks = e.stacks.slice(); v.won = e.winnings.slice();
+      v.bets = v.bets.map(() => 0); v.pot = 0;
+    }
+  }
   function events(list) {
     for (const e of list) {
-      if (e.type === "hand_start") { reveal = {}; result = ""; }
+      if (lastView && !lastView.won) onView(lastView, e);  // until its hand's result
+      if (e.type === "hand_start") { reveal = {}; result = ""; facing = true; }
+      if (e.type === "board") facing = false;
       if (e.type === "showdown") for (const c of e.cards) reveal[c[0]] = c.slice(1);
       if (e.type === "hand_over") result = `hand ${e.hand + 1}: you ${e.net > 0 ? "+" : ""}${e.net}`;
       if (e.type === "hand_start") log(`hand ${e.hand + 1}: you hold ${words(e.hole)}`, "hand");
       else if (e.type === "action") {
         const mine = e.seat === d.hero;
-        const amount = e.code >= 2 ? " " + (e.code === 3 ? e.to : e.added) : "";
-        log(`${who(e.seat)} ${(mine ? MINE : VERB)[e.code]}${amount}${e.auto ? " (" + e.auto + ")" : ""}`, mine ? "mine" : "");
+        const said = HoldemFelt.actionWords(e.code, e.to, e.added, facing, mine);
+        if (e.code === 3) facing = true;
+        log(`${who(e.seat)} ${said}${e.auto ? " (" + e.auto + ")" : ""}`, mine ? "mine" : "");
       }
       else if (e.type === "board") log(`board: ${words(e.cards)}`);
       else if (e.type === "showdown") log("showdown: " + e.cards.map((c) => `${who(c[0])} ${words(c.slice(1))}`).join(", "));
@@ -58,11 +76,12 @@
   function table(v, over) {
     const seats = v.stacks.map((stack, s) => {
       const marks = [s === v.button ? "btn" : "", s === v.sb && v.sb !== v.bb ? "sb" : "", s === v.bb ? "bb" : ""].filter(Boolean);
-      const classes = [s === v.seat && !over ? "actor" : "", v.folded[s] ? "folded" : "", s === d.hero ? "hero" : ""].filter(Boolean);
+      const won = over && v.won ? v.won[s] : 0;
+      const classes = [s === v.seat && !over ? "actor" : "", won > 0 ? "winner" : "", v.folded[s] ? "folded" : "", s === d.hero ? "hero" : ""].filter(Boolean);
       return {
         name: s === d.hero ? `${d.name} (you)` : who(s), stack: stack + " chips", bet: v.bets[s],
         cards: s === d.hero ? v.hole : reveal[s] || (v.folded[s] ? [] : [null, null]), marks, classes,
-        status: v.folded[s] ? "folded" : v.allin[s] ? "all-in" : "",
+        status: won > 0 ? `wins ${won}` : v.folded[s] ? "folded" : v.allin[s] ? "all-in" : "",
       };
     });
     HoldemFelt.draw(document.getElementById("table-view"), document.getElementById("board"),
@@ -110,6 +129,7 @@
     document.body.dataset.decision = st.decision;
     document.body.dataset.hand = v.hand;
     lastView = v;
+    facing = Math.max(...v.bets) > 0;
     table(v, false);
     text("note", "");
     const lg = v.legal;

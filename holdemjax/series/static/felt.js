@@ -13,15 +13,28 @@ const HoldemFelt = (function () {
     return e;
   }
 
-  function avatar(name) {
-    // A coloured badge from the avatar's name: no images, no emoji fonts needed.
-    const text = String(name || "?");
+  function avatar(name, animal) {
+    // A coloured badge for the name shown beside it: its first two letters, coloured by the
+    // slot's avatar (an animal; by the name without one), which its title names. No images,
+    // no emoji fonts needed.
+    const text = String(name || "?"), key = animal ? String(animal) : text;
     let hash = 0;
-    for (const ch of text) hash = (hash * 31 + ch.charCodeAt(0)) % 360;
+    for (const ch of key) hash = (hash * 31 + ch.charCodeAt(0)) % 360;
     const badge = el("span", "avatar", text.slice(0, 2));
     badge.style.background = "hsl(" + hash + ", 45%, 40%)";
-    badge.title = text;
+    badge.title = animal ? text + " (avatar: " + animal + ")" : text;
     return badge;
+  }
+
+  // One action in words: "folds", "checks", "calls 40", "bets 80", "raises to 120" (``you``:
+  // "fold", "check", "call 40", "bet 80", "raise to 120"). A raise into no bet on its street
+  // (``facing`` false) is a bet; before the flop the blinds are the bet.
+  function actionWords(code, to, added, facing, you) {
+    const verbs = you ? ["fold", "check", "call", "raise to", "bet"]
+      : ["folds", "checks", "calls", "raises to", "bets"];
+    if (code === 0 || code === 1) return verbs[code];
+    if (code === 2) return verbs[2] + " " + added;
+    return verbs[facing ? 3 : 4] + " " + to;
   }
 
   function card(text) {  // "Ah", "Td", ...; null draws a face-down card
@@ -52,7 +65,9 @@ const HoldemFelt = (function () {
       const [x, y] = seatPosition(seat, n, 1);
       box.style.left = x + "%"; box.style.top = y + "%";
       const name = el("div", "name");
-      name.append(avatar(s.avatar === undefined ? s.name : s.avatar), el("span", "alias", s.name));
+      const alias = el("span", "alias", s.name);
+      alias.title = String(s.name);  // the whole name, where a long one is cut
+      name.append(avatar(s.name, s.avatar), alias);
       const cards = el("div", "cards");
       for (const c of s.cards || []) cards.append(card(c));
       const marks = el("div", "marker");
@@ -75,5 +90,6 @@ const HoldemFelt = (function () {
     potEl.textContent = view.pot > 0 ? "Pot " + view.pot : "";
   }
 
-  return { SUIT: SUIT, el: el, avatar: avatar, card: card, seatPosition: seatPosition, draw: draw };
+  return { SUIT: SUIT, el: el, avatar: avatar, actionWords: actionWords, card: card,
+           seatPosition: seatPosition, draw: draw };
 })();

@@ -35,7 +35,8 @@
       tr.dataset.slot = s.slot;
       tr.append(el("td", "num rank", rank));
       const who = el("td", "player");
-      who.append(avatar(s.avatar), el("span", "alias", s.alias));
+      who.append(avatar(s.alias, s.avatar), el("span", "alias", s.alias));
+      who.title = "slot " + s.slot + ": " + s.alias + ", avatar " + s.avatar;
       tr.append(who);
       const policy = el("td", "policy", String(s.policy || "").split(/[\\/]/).pop());
       policy.title = (s.policy || "") + (s.sha256 ? "\nsha256 " + s.sha256 : "");
@@ -147,11 +148,8 @@
         const facing = Math.max(...st.bets);
         st.stacks[e.seat] -= e.added; st.pot += e.added; st.bets[e.seat] = e.to;
         st.actor = e.seat;
-        let text;
-        if (e.code === 0) { st.folded[e.seat] = true; text = who + " folds"; }
-        else if (e.code === 1) text = who + " checks";
-        else if (e.code === 2) text = who + " calls " + e.added;
-        else text = who + (facing > 0 ? " raises to " : " bets ") + e.to;
+        if (e.code === 0) st.folded[e.seat] = true;
+        let text = who + " " + HoldemFelt.actionWords(e.code, e.to, e.added, facing > 0, false);
         if (e.code >= 2 && st.stacks[e.seat] === 0) {
           st.allin[e.seat] = true;
           text += " (all-in)";
