@@ -31,10 +31,10 @@ def _turn_all_in_call():
     return _ENV.advance(_ENV.with_tournament(_ENV.init(jax.random.key(0)), t))
 
 
-def _baseline(state, key):
-    from holdemjax.bots import baseline
-
-    return baseline.act(_ENV, state, key)
+def _caller(state, key):
+    """Checks or calls: the completions of this test's spot never reach a decision, so the
+    smallest policy serves (its program is compiled all the same)."""
+    return jnp.int32(CHECK_CALL)
 
 
 def test_a_rollout_of_a_run_out_is_the_check_down_in_expectation():
@@ -49,7 +49,7 @@ def test_a_rollout_of_a_run_out_is_the_check_down_in_expectation():
     nxt = _ENV.step(state, call)
     assert bool(nxt.terminated)
     terms = np.asarray(jax.jit(jax.vmap(lambda k: luck.rollout_step_luck(
-        _ENV, _baseline, state, call, nxt, k, samples=4)))(
+        _ENV, _caller, state, call, nxt, k, samples=4)))(
         jax.random.split(jax.random.key(2), 256)))  # [keys, 5, N]
     assert not np.delete(terms, 3, axis=1).any()  # the turn's row only: no deal, no other card
     turn = terms[:, 3]
