@@ -40,23 +40,27 @@ os.environ.setdefault("HOLDEMJAX_COMPILE_CACHE", os.path.join(_ROOT, ".jax_cache
 # few-test files last (about 90 s of one worker alone at the end); ``--no-loadscope-reorder``
 # (pyproject) keeps the collection order this hook sets. Order only: every test still runs.
 # (``loadgroup`` grouped nothing.)
-_LONGEST_FIRST = (  # files, longest first (summed test durations of a full run, 2026-12-03)
-    "tests/training/test_exploit_ppo.py", "tests/envs/test_sng_invariants.py",
-    "tests/envs/test_go.py", "tests/training/test_lbr.py", "tests/training/test_ppo.py",
-    "tests/training/test_learn.py",
-    "tests/training/test_ppo_luck.py", "tests/test_luck_rollout.py",
-    "tests/training/test_distill.py", "tests/envs/test_sng.py", "tests/training/test_sharding.py",
-    "tests/training/test_policy_search.py", "tests/training/test_evaluate.py",
+_LONGEST_FIRST = (  # files, longest first (benchmarks/results/test_durations.json)
+    "tests/test_luck_rollout.py", "tests/envs/test_sng_invariants.py", "tests/envs/test_go.py",
+    "tests/training/test_lbr.py", "tests/test_luck.py", "tests/training/test_exploit_ppo.py",
+    "tests/envs/test_sng.py", "tests/training/test_learn.py", "tests/training/test_ppo_luck.py",
+    "tests/test_luck_learned.py", "tests/envs/test_gardner_chess.py",
+    "tests/training/test_panel_tables.py", "tests/training/test_ppo.py",
     "tests/training/test_export_wasm.py", "tests/training/test_exploit.py",
-    "tests/envs/test_gardner_chess.py", "tests/test_pettingzoo.py",
-    "tests/league/test_executors.py", "tests/league/test_league.py",
-    "tests/training/test_push_fold.py", "tests/test_luck.py", "tests/test_luck_learned.py",
-    "tests/training/test_panel_tables.py", "tests/series/test_compile_cache.py",
-    "tests/training/test_preflop_grid.py", "tests/envs/test_backgammon.py",
+    "tests/training/test_evaluate.py", "tests/training/test_notebooks.py",
+    "tests/training/test_sharding.py", "tests/bots/test_bots.py",
+    "tests/series/test_compile_cache.py", "tests/training/test_baselines.py",
+    "tests/test_pettingzoo.py", "tests/training/test_distill.py", "tests/envs/test_backgammon.py",
+    "tests/duplicate/test_rotation.py", "tests/league/test_executors.py",
+    "tests/poker/test_tournament.py", "tests/poker/test_cards.py", "tests/test_api.py",
     "tests/bots/test_jax_tiers.py", "tests/envs/test_sng_golden.py",
-    "tests/poker/test_tournament.py", "tests/series/test_baseline_wasm.py",
-    "tests/poker/test_table_pokerkit.py", "tests/training/test_notebooks.py",
-    "tests/test_sparse.py", "tests/poker/test_cards.py",
+    "tests/training/test_preflop_grid.py", "tests/envs/test_play2048.py",
+    "tests/envs/test_othello.py", "tests/envs/test_leduc_holdem.py",
+    "tests/training/test_alphazero.py", "tests/poker/test_table_pokerkit.py",
+    "tests/test_chance.py", "tests/poker/test_table.py", "tests/duplicate/test_tiers.py",
+    "tests/series/test_golden_series.py", "tests/training/test_push_fold.py",
+    "tests/envs/test_hex.py", "tests/test_xla.py", "tests/envs/test_kuhn_poker.py",
+    "tests/series/test_sdk_rust.py", "tests/series/test_series_wasm.py",
 )
 _RANK = {path: i for i, path in enumerate(_LONGEST_FIRST)}
 
