@@ -1,5 +1,5 @@
 """The from-scratch learner: one command that learns `sng-6` from a policy with no poker
-knowledge (issue 48; docs/training.md, "Learned from scratch").
+knowledge (issue 48; docs/learner.md).
 
 It is PPO (`holdemjax.training.ppo`) with the choices that make the tournament learnable:
 
@@ -10,7 +10,7 @@ It is PPO (`holdemjax.training.ppo`) with the choices that make the tournament l
   the rest of the tournament's noise; the critic itself learns the whole tournament's value
   (its targets run to the tournament's end), which the ICM of the stacks misses;
 * opponents of every style, drawn per tournament: mostly the baseline bot, the rest every bot
-  of the evaluation panel, the shipped aggressive PPO example among them (docs/training.md says
+  of the evaluation panel, the shipped aggressive PPO example among them (docs/learner.md says
   what each mix measured);
 * a table whose learner is out starts over at once (``stop_when_out``): its score is final.
 
@@ -53,7 +53,7 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(
         prog="python -m holdemjax.training.learn",
         description="Learn sng-6 from scratch (PPO, hand-level ICM objective; "
-                    "docs/training.md). Run it again to resume where it stopped.",
+                    "docs/learner.md). Run it again to resume where it stopped.",
         formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     p.add_argument("--out", required=True, help="run folder (state, checkpoints, metrics)")
     p.add_argument("--seed", type=int, default=0, help="random seed")

@@ -126,7 +126,7 @@ def main(argv=None) -> int:
     import json
 
     p = argparse.ArgumentParser(prog="python -m holdemjax.training.learning_curve",
-                                description="Learning curve of learner runs (docs/training.md).")
+                                description="Learning curve of learner runs (docs/learner.md).")
     p.add_argument("runs", nargs="+", help="run folders of holdemjax.training.learn")
     p.add_argument("--deals", type=int, default=256, help="deals (6 tournaments each)")
     p.add_argument("--seed", type=int, default=1, help="seed of the deals")

@@ -231,15 +231,15 @@ def panel_rows(record: dict) -> list[str]:
 
 
 def test_the_docs_panel_tables_are_the_committed_records():
-    """docs/training.md's panel tables, and any the README shows (each under a
-    ``<!-- panel:NAME -->`` marker), are the line-ups of benchmarks/results/NAME.json, figure
-    for figure: no score typed by hand."""
+    """docs/training.md's and docs/learner.md's panel tables, and any the README shows (each
+    under a ``<!-- panel:NAME -->`` marker), are the line-ups of benchmarks/results/NAME.json,
+    figure for figure: no score typed by hand."""
     import json
     import pathlib
     import re
 
     root = pathlib.Path(__file__).resolve().parents[2]
-    doc = (root / "docs" / "training.md").read_text()
+    doc = "".join((root / "docs" / page).read_text() for page in ("training.md", "learner.md"))
     blocks = re.findall(r"<!-- panel:(\w+) -->\n((?:\|.*\n)+)", doc)
     assert {name for name, _ in blocks} == {"panel_sng6_example", "panel_sng6_example_greedy",
                                             "panel_sng6_pushfold_greedy",

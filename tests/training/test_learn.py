@@ -114,7 +114,7 @@ def _docs_table(marker: str) -> list[str]:
     import pathlib
     import re
 
-    doc = (pathlib.Path(__file__).resolve().parents[2] / "docs" / "training.md").read_text()
+    doc = (pathlib.Path(__file__).resolve().parents[2] / "docs" / "learner.md").read_text()
     block = re.search(rf"<!-- {marker} -->\n((?:\|.*\n)+)", doc)
     assert block, marker
     return block.group(1).splitlines()[2:]
@@ -129,7 +129,7 @@ def _record(name: str) -> dict:
 
 
 def test_the_docs_learner_tables_are_the_committed_records():
-    """docs/training.md's tables of the learner's choices and speed are their results files'
+    """docs/learner.md's tables of the learner's choices and speed are their results files'
     figures (no number typed by hand)."""
     choices = _record("learner_choices")
     assert _docs_table("learner-choices") == [
@@ -149,7 +149,7 @@ def test_the_docs_learner_tables_are_the_committed_records():
 def test_the_docs_head_to_head_and_lbr_figures_are_the_committed_records():
     import pathlib
 
-    doc = (pathlib.Path(__file__).resolve().parents[2] / "docs" / "training.md").read_text()
+    doc = (pathlib.Path(__file__).resolve().parents[2] / "docs" / "learner.md").read_text()
     h2h = _record("learner_head_to_head")
     for row in h2h["rows"]:
         assert f"{row['mean']:.4f} ± {row['se']:.4f}" in doc
