@@ -37,7 +37,7 @@ LEARNER = ppo.Config(
     env_id="sng-6", num_tables=1024, rollout_steps=32, iterations=600, epochs=2,
     minibatches=4, learning_rate=5e-4, hidden=(64, 64), prior="uniform", entropy_coef=0.01,
     opp_self=0.0, opp_pool=0.0, opp_baseline=0.6, opp_panel=0.4,
-    panel_bots=(*ppo.PANEL_BOTS, *ppo.TRAINED_BOTS), shaping="icm", objective="hand-td",
+    panel_bots=(*ppo.PANEL_BOTS, "example"), shaping="icm", objective="hand-td",
     stop_when_out=True)
 SAVE_EVERY = 10  # iterations between saved training states (what a resumed run loses at most)
 KEEP_EVERY = 50  # iterations between kept checkpoints (the learning curve's points)

@@ -33,8 +33,8 @@ PANEL_BOTS = ("baseline", "random", "passive", "allin", "beginner", "intermediat
 #: The folder of the shipped checkpoints.
 CHECKPOINTS = pathlib.Path(__file__).parent / "checkpoints"
 #: Shipped trained policies a panel table may seat too, by name (their file in `CHECKPOINTS`):
-#: opponents only, sampling, as the evaluation panel plays them.
-TRAINED_BOTS = {"example": "sng6_example.msgpack"}
+#: opponents only, sampling, as the evaluation panel plays them (``pushfold``: the shipped policy).
+TRAINED_BOTS = {"example": "sng6_example.msgpack", "pushfold": "sng6_pushfold.msgpack"}
 SHAPINGS = ("none", "icm", "chips")
 #: What a decision's return runs to: ``tournament`` (the tournament's end: the score, shaped or
 #: not); ``hand``: the end of its hand, each hand an episode whose reward is the change of the
