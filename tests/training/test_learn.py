@@ -150,10 +150,11 @@ def test_the_docs_head_to_head_and_lbr_figures_are_the_committed_records():
     import pathlib
 
     doc = (pathlib.Path(__file__).resolve().parents[2] / "docs" / "learner.md").read_text()
-    h2h = _record("learner_head_to_head")
-    for row in h2h["rows"]:
-        assert f"{row['mean']:.4f} ± {row['se']:.4f}" in doc
-        assert row["illegal"] == 0 and row["tournaments"] == 6 * h2h["deals"]
+    for name in ("learner_head_to_head", "learner_head_to_head_1200"):
+        h2h = _record(name)
+        for row in h2h["rows"]:
+            assert f"{row['mean']:.4f} ± {row['se']:.4f}" in doc, name
+            assert row["illegal"] == 0 and row["tournaments"] == 6 * h2h["deals"]
     lbr = _record("exploit_sng6_learned")["rows"][0]
     assert _docs_table("lbr:exploit_sng6_learned") == [
         f"| `{lbr['policy']}` | {lbr['lbr']['bb_per_100']:+.1f} ± {lbr['lbr']['ci95']:.1f} |"]
