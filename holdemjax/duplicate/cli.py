@@ -159,8 +159,9 @@ def _run(args, store, con) -> int:
     except SeriesVoid as exc:  # nobody's fault: nothing charged, the line kept as played
         return cli_error("duplicate run", f"{exc}; line {name!r} is kept as played, unfinished: "
                          "run the same command again to resume it")
-    fault = getattr(hero, "fault", None)
-    con.print(f"{name}: line {status}" + (f" (benched: {fault})" if fault else ""))
+    fault, detail = getattr(hero, "fault", None), getattr(hero, "fault_detail", "")
+    benched = f" (benched: {fault}" + (f", {detail})" if detail else ")") if fault else ""
+    con.print(f"{name}: line {status}{benched}")
     return 0
 
 
