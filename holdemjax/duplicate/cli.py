@@ -70,9 +70,7 @@ def _deadline(text: str | None) -> str | None:
 def _create(args, store, con) -> int:
     from holdemjax.duplicate.spec import MatchSpec
 
-    bots = tuple(b.strip() for b in args.bots.split(",")) if args.bots else ()
-    if len(bots) == 1 and args.seats > 2:
-        bots = bots * (args.seats - 1)  # one tier names them all
+    bots = tuple(b.strip() for b in args.bots.split(",")) if args.bots else ()  # one: for all
     spec = MatchSpec(seats=args.seats, hands=args.hands, small_blind=args.small_blind,
                      big_blind=args.big_blind, ante=args.ante, stack=args.stack, hero=args.hero,
                      bots=bots, participants=args.participants, deadline=_deadline(args.deadline),
@@ -161,8 +159,9 @@ def _run(args, store, con) -> int:
     except SeriesVoid as exc:  # nobody's fault: nothing charged, the line kept as played
         return cli_error("duplicate run", f"{exc}; line {name!r} is kept as played, unfinished: "
                          "run the same command again to resume it")
-    fault = getattr(hero, "fault", None)
-    con.print(f"{name}: line {status}" + (f" (benched: {fault})" if fault else ""))
+    fault, detail = getattr(hero, "fault", None), getattr(hero, "fault_detail", "")
+    benched = f" (benched: {fault}" + (f", {detail})" if detail else ")") if fault else ""
+    con.print(f"{name}: line {status}{benched}")
     return 0
 
 

@@ -13,7 +13,7 @@ import datetime as dt
 import hashlib
 import secrets
 
-from holdemjax.duplicate.names import normal
+from holdemjax.duplicate.names import fold, normal, require_participant
 from holdemjax.duplicate.spec import MatchError
 from holdemjax.validate import require_int
 
@@ -51,8 +51,8 @@ _key_hash = key_hash
 
 
 class Doors:
-    """Share links and invitations of the store's matches (methods of `store.Store`; their rows
-    through its `insert_door`, `find_door`, `use_door`)."""
+    """Share links and invitations of the store's matches, and who may join (methods of
+    `store.Store`; their rows through its `insert_door`, `find_door`, `use_door`)."""
 
     def add_door(self, match_id: str, kind: str = "share", name: str | None = None, *,
                  cap: int | None = None, token: str | None = None) -> str:
@@ -88,6 +88,26 @@ class Doors:
             raise Refused(f"match {match_id} takes no more participants"
                                + (f" ({m.close_reason})" if m.state != "open" else ""))
         return {"kind": row[0], "name": row[1]}
+
+    def check_can_join(self, match_id: str, name: str, *, reference: bool = False) -> None:
+        """Why ``name`` cannot join: `names.BadName` (a ValueError) for a name that breaks the
+        rules of `names.normal` or is not written in its normal form; `doors.Refused` for a
+        name taken (`names.fold`: case and look-alike letters do not make a new name), a
+        closed match, a full one, a closed field."""
+        mine = require_participant(name, reference=reference)
+        taken = next((p.name for p in self.participants(match_id, references=True)
+                      if fold(p.name) == mine), None)
+        if taken is not None:
+            same = "" if taken == name else f" (as {taken!r}: case and look-alike letters count"\
+                                            " as the same name)"
+            raise Refused(f"{name!r} already took part in match {match_id}{same}")
+        m = self.match(match_id)
+        if not reference and m.state != "open":
+            raise Refused(f"match {match_id} is closed ({m.close_reason})")
+        if not reference and m.field_complete(len(self.participants(match_id))):
+            raise Refused(f"match {match_id} takes no more participants ("
+                          + ("field closed)" if m.field_closed else
+                             f"full: {m.spec.participants} participants joined)"))
 
     def join_by_door(self, match_id: str, token: str, name: str, kind: str, source: str,
                      now: dt.datetime) -> str:

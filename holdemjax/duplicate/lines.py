@@ -14,16 +14,23 @@ on the open hand ``clock`` seconds after the hand opened to all has the rest of 
 the table's rule (`live.LiveLine.run_out`), so one absent participant never holds the field.
 A line nobody touched for ``idle_s`` seconds leaves the cap of lines in play (it keeps its
 hands; it takes a place again when it is next opened).
+
+Every background thread of a service (the steward, the reference jobs) is stopped and joined by
+`LineService.close` (the app's lifespan calls it at shutdown), and by the interpreter's exit for
+a service whose app never shut down (a test client used without its context): a thread still in
+compiled code while the interpreter finalizes aborts the process.
 """
 
 from __future__ import annotations
 
+import atexit
 import base64
 import contextlib
 import hashlib
 import hmac
 import threading
 import time
+import weakref
 
 from holdemjax.duplicate import references
 from holdemjax.duplicate.doors import Refused, WrongKey
@@ -38,6 +45,17 @@ __all__ = ["LineService", "Busy", "Preparing", "IDLE_S", "TICK_S", "SHARE_CAP"]
 IDLE_S = 5 * 60  # a line nobody touched for this long leaves the cap of lines in play
 TICK_S = 1.0  # the steward's period (closing, the simultaneous clock)
 SHARE_CAP = 32  # joins a share link admits when neither the operator nor the match says
+
+
+_RUNNING: weakref.WeakSet = weakref.WeakSet()  # services whose threads may still run
+
+
+@atexit.register
+def _stop_at_exit() -> None:
+    """At the interpreter's exit (before daemon threads are frozen mid-call): stop and join the
+    threads of every service nobody closed."""
+    for svc in list(_RUNNING):
+        svc.stop()
 
 
 def _move(action: str, amount: int) -> str:
@@ -78,12 +96,19 @@ class LineService:
         self._answers: dict[tuple[str, str], tuple[int, tuple[str, int], dict]] = {}
         for match_id in store.match_ids(open_only=True):  # matches made before: their link too
             self._add_share_link(match_id, store.match(match_id).spec.participants)
+        _RUNNING.add(self)
 
-    def close(self) -> None:
+    def stop(self) -> None:
+        """Stop the steward and the reference jobs (after their current hand) and join them."""
         self._stopping.set()
         if self._steward is not None:
-            self._steward.join(60)
+            self._steward.join()
         self.references.stop()
+        _RUNNING.discard(self)
+
+    def close(self) -> None:
+        """`stop`, then close the store (the service is not used after)."""
+        self.stop()
         self.store.close()
 
     # ---------------------------------------------------------------------- the steward

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import importlib.resources
 
-from holdemjax.duplicate import report, scores, style
+from holdemjax.duplicate import report, scores, style, verify
 from holdemjax.duplicate import review as RV
 from holdemjax.duplicate.doors import Unknown
 from holdemjax.duplicate.spec import MatchError, tier_names
@@ -79,8 +79,8 @@ def results(store, match_id: str, what: str, a: str | None = None, b: str | None
     if what not in RESULTS:
         raise Unknown(f"no match result {what!r}; results: {', '.join(RESULTS)}")
     m = store.require_closed(match_id)
-    if what == "verify":
-        return store.verify(match_id)
+    if what == "verify":  # anyone may ask: replayed once per match, then kept in the store
+        return verify.kept(store, match_id)
     if what == "report":
         return report.document(store, match_id, luck=luck)
     lines = store.lines(match_id)
@@ -103,7 +103,7 @@ def result_page(store, match_id: str, what: str, luck: bool = False) -> str:
     if what not in RESULTS:
         raise Unknown(f"no match page {what!r}; pages: {', '.join(RESULTS)}")
     if what == "verify":
-        return _render("verify.html", f"verify {match_id}", r=store.verify(match_id))
+        return _render("verify.html", f"verify {match_id}", r=verify.kept(store, match_id))
     return report.render(report.document(store, match_id, luck=luck))
 
 

@@ -50,7 +50,8 @@ class WasmHero:
             self.sha256 = ""  # load_policy names the problem in begin()
         self.clock = P.Clock(shot_ns, bank_ns, P.DECISION_MAX_NS, refill=True)
         self.counts: dict[str, int] = {}
-        self.fault: str | None = None
+        self.fault: str | None = None  # the cause that benched it (PROTOCOL §4's name)
+        self.fault_detail = ""  # ... and what the call added (a trap's code, ...)
         self.policy = None
         self._seen = 0
 
@@ -100,7 +101,7 @@ class WasmHero:
             return out.kind, out.amount, out.auto
         out, _ = decision_turn(hand, self.clock, self._call, events=self._events(hand))
         if out.fault:
-            self.fault = out.fault
+            self.fault, self.fault_detail = out.fault, out.fault_detail
         if out.recorded is not None:  # every decision's outcome, faults included
             self._count(out.recorded)
         return out.kind, out.amount, out.auto
@@ -114,7 +115,7 @@ class WasmHero:
                "hand": hand.index}
         out = notify_turn(self._call, msg, self.clock)  # its sit_in brings an away seat back
         if out.fault:
-            self.fault = out.fault
+            self.fault, self.fault_detail = out.fault, out.fault_detail
 
     def end(self) -> None:
         if self.policy is not None:

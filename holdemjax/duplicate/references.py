@@ -96,11 +96,14 @@ class Worker:
         finally:
             self.store.close(this_thread=True)  # its connection ends with the job
 
-    def stop(self, timeout: float = 60) -> None:
-        """Stop every job after its current hand (the service shutting down)."""
-        self._stop.set()
-        for job in list(self._jobs.values()):
-            job.join(timeout)
+    def stop(self) -> None:
+        """Stop every job after its current hand and join it (the service shutting down): no
+        job is left inside compiled code when the interpreter exits."""
+        with self._guard:  # `start` starts nothing after this
+            self._stop.set()
+            jobs = list(self._jobs.values())
+        for job in jobs:
+            job.join()
 
     def busy(self, match_id: str) -> bool:
         job = self._jobs.get(match_id)

@@ -36,8 +36,9 @@ _SPEC = {f.name: f.default for f in dataclasses.fields(MatchSpec)}  # its defaul
 
 class CreateBody(_Body):
     """``POST /api/matches``: `match.MatchSpec`'s fields (its checks give the 422s, its
-    defaults fill what the body leaves out), ``seed`` (None: 128 random bits) and
-    ``share_cap`` (the joins its share link admits; None: `lines.LineService.create`'s)."""
+    defaults fill what the body leaves out; ``bots`` may be one tier for all, as in the CLI),
+    ``seed`` (None: 128 random bits) and ``share_cap`` (the joins its share link admits; None:
+    `lines.LineService.create`'s)."""
 
     seats: int = _SPEC["seats"]
     hands: int = _SPEC["hands"]
@@ -46,7 +47,7 @@ class CreateBody(_Body):
     ante: int = _SPEC["ante"]
     stack: int = _SPEC["stack"]
     hero: int = _SPEC["hero"]
-    bots: list[str] = list(_SPEC["bots"])
+    bots: list[str] | str = list(_SPEC["bots"])  # a tier alone: that tier for all
     participants: int | None = _SPEC["participants"]
     deadline: str | None = _SPEC["deadline"]
     simultaneous: bool = _SPEC["simultaneous"]

@@ -1,13 +1,14 @@
-"""The match store's SQLite layout (`store.SCHEMA_VERSION` 3) and the upgrades of version-1 and
-version-2 files. Statements are separated by ``;`` and run one by one inside the store's transaction
-(foreign keys are off while it runs: the new ``matches`` table replaces the old one in place).
-The file holds the open matches' seeds: `create_private` and `private_companions` keep it and
-its ``-wal`` and ``-shm`` files mode 0600."""
+"""The match store's SQLite layout (`store.SCHEMA_VERSION` 4) and the upgrades of version-1 to
+version-3 files. Statements are separated by ``;`` (a trigger's body kept whole) and run one by
+one inside the store's transaction (foreign keys are off while it runs: the new ``matches`` table
+replaces the old one in place). The file holds the open matches' seeds: `create_private` and
+`private_companions` keep it and its ``-wal`` and ``-shm`` files mode 0600."""
 
 import os
+import sqlite3
 
-__all__ = ["SCHEMA", "UPGRADE_1", "UPGRADE_2", "create_private", "private_companions",
-           "install"]
+__all__ = ["SCHEMA", "VERIFIED", "UPGRADE_1", "UPGRADE_2", "UPGRADE_3", "create_private",
+           "private_companions", "install"]
 
 
 def create_private(path: str) -> None:
@@ -34,6 +35,24 @@ def private_companions(path: str) -> None:
             os.chmod(companion, 0o600)
         except OSError:
             pass  # not there (yet): sqlite creates it with the database file's mode
+
+# the service's kept verify of a closed match (`store.Store.verify`), and its stamp: any write to
+# what a verify reads (the match's row, its participants, its hands) bumps the stamp and drops
+# the result, whoever writes (issue 50: computed once, never stale)
+_BUMP = """
+CREATE TRIGGER verified_{table}_{event}_{row} AFTER {event} ON {table} BEGIN
+    INSERT INTO verified (match_id, stamp) VALUES ({row}.{column}, 1)
+    ON CONFLICT (match_id) DO UPDATE SET stamp = stamp + 1, result = NULL;
+END;"""
+VERIFIED = """
+CREATE TABLE verified (
+    match_id TEXT NOT NULL PRIMARY KEY, stamp INTEGER NOT NULL DEFAULT 0, versions TEXT,
+    result TEXT);""" + "".join(
+    _BUMP.format(table=table, column=column, event=event, row=row)
+    for table, column in (("matches", "id"), ("participants", "match_id"),
+                          ("hands", "match_id"))
+    for event, rows in (("INSERT", ("NEW",)), ("UPDATE", ("OLD", "NEW")), ("DELETE", ("OLD",)))
+    for row in rows)
 
 SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -63,7 +82,7 @@ CREATE TABLE doors (
     match_id TEXT NOT NULL, token_hash TEXT NOT NULL PRIMARY KEY,
     kind TEXT NOT NULL CHECK (kind IN ('share', 'invite')), name TEXT, used_by TEXT,
     cap INTEGER, joins INTEGER NOT NULL DEFAULT 0);
-"""
+""" + VERIFIED
 
 # version 1 -> 2: seeds as text (128 bits do not fit SQLite's integers), versions, the field
 # flag, participant keys and thinking times.
@@ -93,6 +112,23 @@ ALTER TABLE doors ADD COLUMN joins INTEGER NOT NULL DEFAULT 0;
 UPDATE meta SET value = '3' WHERE key = 'schema_version'
 """
 
+# version 3 -> 4: the service's kept verify (issue 50, finding 5)
+UPGRADE_3 = VERIFIED + """
+UPDATE meta SET value = '4' WHERE key = 'schema_version'
+"""
+
+
+def _statements(script: str):
+    """The statements of ``script`` one by one (executescript() would commit the transaction);
+    a trigger's body, with its own ``;``, stays whole."""
+    pending = ""
+    for piece in script.split(";"):
+        pending += piece + ";"
+        if sqlite3.complete_statement(pending):
+            if pending.strip(" \n;"):
+                yield pending
+            pending = ""
+
 
 def install(db, path: str, version: int) -> None:
     """Give the open connection ``db`` (inside the store's write transaction) this layout: a
@@ -103,15 +139,14 @@ def install(db, path: str, version: int) -> None:
         if tables:
             raise ValueError(f"{path} is an SQLite file but not a match store "
                              f"(tables: {sorted(tables)})")
-        # statement by statement: executescript() would commit the transaction
-        for stmt in filter(str.strip, SCHEMA.split(";")):
+        for stmt in _statements(SCHEMA):
             db.execute(stmt)
         db.execute("INSERT INTO meta VALUES ('schema_version', ?)", (str(version),))
     now = lambda: db.execute(  # noqa: E731
         "SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0]
-    for old, upgrade in (("1", UPGRADE_1), ("2", UPGRADE_2)):
+    for old, upgrade in (("1", UPGRADE_1), ("2", UPGRADE_2), ("3", UPGRADE_3)):
         if now() == old:
-            for stmt in filter(str.strip, upgrade.split(";")):
+            for stmt in _statements(upgrade):
                 db.execute(stmt)
     if now() != str(version):
         raise ValueError(f"{path}: match store schema version {now()}, this holdemjax reads "

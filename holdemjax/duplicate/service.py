@@ -14,12 +14,12 @@ every failed line-key check), 404 an unknown match (`doors.Unknown`: its id only
 by the match (`doors.Refused`: closed, full, field closed, a name taken, an action for a
 decision not offered now), 413 a body over its cap (`UPLOAD_CAP` for ``/entrants``, `JSON_CAP`
 elsewhere: refused from its Content-Length, or once the bytes read pass the cap, never read
-whole), 422 a bad value (a malformed name: `names`; a body that is not the route's model; an
-upload that fails to load: `PolicyLoadError.cause`), 503 when ``max_lines`` lines are already
-being played (`lines.Busy`) or a closed match's reference lines are still being played
-(`lines.Preparing`: its results follow them). The pages answer the same errors as HTML pages
-(`pages.error_page`). No read writes: closing at the deadline and the simultaneous clock are the
-steward's (`lines.LineService.tick`, started with the app).
+whole), 422 a bad value (a malformed name: `names`; a body that is not the route's model, or
+not JSON: one sentence saying why; an upload that fails to load: `PolicyLoadError.cause`), 503
+when ``max_lines`` lines are already being played (`lines.Busy`) or a closed match's reference
+lines are still being played (`lines.Preparing`: its results follow them). The pages answer the
+same errors as HTML pages (`pages.error_page`). No read writes: closing at the deadline and the
+simultaneous clock are the steward's (`lines.LineService.tick`, started with the app).
 
 =========================================  ==================================================
 ``POST /api/matches`` (operator)           create: the spec's fields (and ``seed``, else
@@ -137,7 +137,18 @@ def _sealed(request, exc):
 
 
 def _http(request, exc):
+    if exc.status_code == 400 and exc.__cause__ is not None:  # FastAPI could not read the body
+        return _answer(request, "bad request: " + _unreadable(exc.__cause__), 422)
     return _answer(request, str(exc.detail), exc.status_code)
+
+
+def _unreadable(cause: BaseException) -> str:
+    """Why a body could not be read as JSON, in one sentence."""
+    if isinstance(cause, RecursionError):
+        return "the body's JSON is nested too deeply to read"
+    if isinstance(cause, UnicodeDecodeError):
+        return "the body is not UTF-8 text"
+    return f"the body could not be read as JSON ({type(cause).__name__})"
 
 
 def _not_loaded(request, exc):
@@ -145,9 +156,16 @@ def _not_loaded(request, exc):
 
 
 def _malformed(request, exc):
-    parts = [f"{'.'.join(str(x) for x in e['loc'] if x != 'body') or 'body'}: {e['msg']} "
+    parts = [_not_json(e) if e["type"] == "json_invalid" else
+             f"{'.'.join(str(x) for x in e['loc'] if x != 'body') or 'body'}: {e['msg']} "
              f"(got {_shown(e.get('input'))})" for e in exc.errors()]
     return _answer(request, "bad request: " + "; ".join(parts), 422)
+
+
+def _not_json(error: dict) -> str:
+    """FastAPI's ``json_invalid`` error (its loc: the body and the offset) as one sentence."""
+    why = str(error.get("ctx", {}).get("error", "malformed"))
+    return f"the body is not JSON: {why[:1].lower()}{why[1:]} at character {error['loc'][-1] + 1}"
 
 
 #: Typed exceptions -> their answer: the most specific class of an exception picks it (never

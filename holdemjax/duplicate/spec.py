@@ -70,7 +70,8 @@ def parse_time(text: str) -> dt.datetime:
 @dataclasses.dataclass(frozen=True)
 class MatchSpec:
     """What every participant plays. ``bots``: the tier of each seat other than the hero, in
-    seat order (empty: every other seat plays ``"intermediate"``). ``participants``: how many
+    seat order, or one tier for all (a tier alone or a list of one; empty: every other seat
+    plays ``"intermediate"``). ``participants``: how many
     may join (the match closes once they all finished); ``None``: open until `close` or the
     deadline. ``deadline``: ISO 8601 UTC, or ``None``. ``simultaneous``: every participant plays
     hand k at the same time, once the field is complete (``participants`` joined, or the field
@@ -104,7 +105,9 @@ class MatchSpec:
         if not isinstance(self.simultaneous, bool):
             raise ValueError(f"simultaneous must be true or false, got {self.simultaneous!r}")
         require_int("clock", self.clock, 5, 86_400)
-        bots = tuple(self.bots) or ("intermediate",) * (self.seats - 1)
+        bots = (self.bots,) if isinstance(self.bots, str) else tuple(self.bots)
+        bots = bots * (self.seats - 1) if len(bots) == 1 else bots  # one tier for all
+        bots = bots or ("intermediate",) * (self.seats - 1)
         if len(bots) != self.seats - 1:
             raise ValueError(f"bots must name a tier for each of the {self.seats - 1} seats "
                              f"other than the hero, got {len(bots)}: {list(bots)}")
@@ -134,7 +137,8 @@ class MatchSpec:
         extra = set(d) - {f.name for f in dataclasses.fields(cls)}
         if extra:
             raise ValueError(f"unknown match settings: {sorted(extra)}")
-        return cls(**{**d, "bots": tuple(d.get("bots", ()))})
+        bots = d.get("bots", ())
+        return cls(**{**d, "bots": bots if isinstance(bots, str) else tuple(bots)})
 
 
 def commitment(seed: int, salt: str) -> str:

@@ -6,8 +6,8 @@ every public method on an open match and looks for it in what comes back):
 
 * `match` shows the seed and salt only once the match is closed; the commitment from creation;
 * `participants` shows, while the match is open, only who took part (status ``"joined"``);
-* `lines` and `verify` raise `Sealed` while the match is open; `progress` too, except for the
-  participant's own line with its key;
+* `lines`, `verify` and the kept verify (`kept_verify`, `keep_verify`) raise `Sealed` while the
+  match is open; `progress` too, except for the participant's own line with its key;
 * a participant's own line is dealt through `seat` with the key `join` returned (only its
   SHA-256 is stored): the `Seat` deals the next hand and plays the bots; the seed never leaves it.
 
@@ -15,7 +15,7 @@ The CLI and the web service are clients of this class alone; this module alone s
 `Seat` through the `LineRows` the store hands it, `doors.Doors` through its door methods). It
 only stores: it never plays a line. Every write is one transaction (``BEGIN IMMEDIATE``), a line
 one action at a time; WAL mode, ``synchronous=NORMAL``, one connection per thread.
-``meta.schema_version`` names the layout; version-1 and -2 files are upgraded in place (32-bit
+``meta.schema_version`` names the layout; version-1 to -3 files are upgraded in place (32-bit
 seeds deal as before, `spec.root_key`), others refused. A match closes by a call:
 `close_match` (the operator), `refresh` (deadline passed, or nobody can join and every line is
 finished), never as a side effect of a read.
@@ -36,7 +36,6 @@ from holdemjax.duplicate import records
 from holdemjax.duplicate import spec as match_spec
 from holdemjax.duplicate.doors import Doors, Refused, Unknown, WrongKey
 from holdemjax.duplicate.doors import key_hash as _key_hash
-from holdemjax.duplicate.names import fold, require_participant
 from holdemjax.duplicate.records import JOINED, Line, MatchRecord, Participant, Round, Sealed
 from holdemjax.duplicate.schema import create_private, install, private_companions
 from holdemjax.duplicate.seat import Seat
@@ -44,7 +43,7 @@ from holdemjax.duplicate.seat import Seat
 __all__ = ["SCHEMA_VERSION", "Store", "LineRows", "MatchRecord", "Participant", "Line", "Sealed",
            "JOINED", "Round"]
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 class Store(Doors):
     """One store file (created with its schema if missing). Use as a context manager or `close`."""
@@ -217,26 +216,6 @@ class Store(Doors):
         return next((p for p in self.participants(match_id, references=True) if p.name == name),
                     None)
 
-    def check_can_join(self, match_id: str, name: str, *, reference: bool = False) -> None:
-        """Why ``name`` cannot join: `names.BadName` (a ValueError) for a name that breaks the
-        rules of `names.normal` or is not written in its normal form; `doors.Refused` for a
-        name taken (`names.fold`: case and look-alike letters do not make a new name), a
-        closed match, a full one, a closed field."""
-        mine = require_participant(name, reference=reference)
-        taken = next((p.name for p in self._participants(match_id) if fold(p.name) == mine),
-                     None)
-        if taken is not None:
-            same = "" if taken == name else f" (as {taken!r}: case and look-alike letters count"\
-                                            " as the same name)"
-            raise Refused(f"{name!r} already took part in match {match_id}{same}")
-        m = self.match(match_id)
-        if not reference and m.state != "open":
-            raise Refused(f"match {match_id} is closed ({m.close_reason})")
-        if not reference and m.field_complete(len(self.participants(match_id))):
-            raise Refused(f"match {match_id} takes no more participants ("
-                          + ("field closed)" if m.field_closed else
-                             f"full: {m.spec.participants} participants joined)"))
-
     def join(self, match_id: str, name: str, kind: str, source: str, sha256: str,
              now: dt.datetime, *, key: str | None = None, reference: bool = False) -> str:
         """Add a participant with an empty line (checks `check_can_join` inside the write).
@@ -396,11 +375,32 @@ class Store(Doors):
         return m
 
     def verify(self, match_id: str, commitment: str | None = None) -> dict:
-        """`verify.verify` of a closed match (`Sealed` while open)."""
+        """`verify.verify` of a closed match (`Sealed` while open), every call (`verify.kept`)."""
         from holdemjax.duplicate import verify
 
         m = self.require_closed(match_id)
         return verify.verify(m, self._lines(match_id, True), commitment)
+
+    def kept_verify(self, match_id: str, versions: str) -> tuple[int, dict | None]:
+        """(the closed match's stamp, its verify kept under ``versions`` or None; `Sealed` while
+        open). Any write to the match's row, its participants or its hands (reference lines after
+        close, an edit behind the store's back) bumps the stamp and drops it (`schema.VERIFIED`)."""
+        self.require_closed(match_id)
+        row = self._db.execute("SELECT stamp, versions, result FROM verified WHERE match_id = ?",
+                               (match_id,)).fetchone()
+        if row is None:
+            return 0, None
+        return row[0], json.loads(row[2]) if row[1] == versions and row[2] else None
+
+    def keep_verify(self, match_id: str, stamp: int, versions: str, result: dict) -> bool:
+        """Keep ``result``, computed from what the store held at ``stamp``; False, keeping
+        nothing, when the stamp moved meanwhile. `Sealed` while open."""
+        self.require_closed(match_id)
+        with self._tx() as db:  # kept only if the stamp is still the one it was computed at
+            kept = db.execute("INSERT OR REPLACE INTO verified SELECT ?, ?, ?, ? WHERE COALESCE("
+                              "(SELECT stamp FROM verified WHERE match_id = ?), 0) = ?",
+                              (match_id, stamp, versions, json.dumps(result), match_id, stamp))
+        return kept.rowcount == 1
 
 
 class LineRows:

@@ -9,15 +9,27 @@
   decision is applied as stored, and the replayed actions and chips equal the stored ones;
 * the versions the match was created under equal this process's (`spec.versions`); a replay
   under other versions is not a check of the match.
+
+`kept` is the service's verify (anyone may ask for it): computed once per closed match and
+kept in the store, computed again only when something it read changed (`store.Store.kept_verify`:
+a closed match's record and its participants' lines never change, but its reference lines may
+still be written after close, and the file may be edited) or under other versions.
 """
 
 from __future__ import annotations
 
+import json
+import threading
+
 from holdemjax.duplicate import match as M
+from holdemjax.duplicate import spec
 from holdemjax.host.loop import Waiting, next_step, play_hand
 from holdemjax.poker.cards import BOARD_OFFSET, BOARD_SIZE, card_text
 
-__all__ = ["verify", "replay_hand"]
+__all__ = ["verify", "replay_hand", "kept"]
+
+_GUARD = threading.Lock()
+_COMPUTING: dict[tuple[str, str], threading.Lock] = {}  # (store file, match): one at a time
 
 
 def replay_hand(spec, seed: int, record: dict, hero_tier: str | None = None) -> str | None:
@@ -95,3 +107,19 @@ def verify(m, lines: dict, commitment: str | None = None) -> dict:
             "recomputed": recomputed, "versions": m.versions, "hands_checked": checked,
             "hands_replayed": replayed, "decks": len(decks), "problems": problems,
             "ok": not problems}
+
+
+def kept(store, match_id: str) -> dict:
+    """`verify` of closed match ``match_id`` as the store keeps it (`store.Sealed` while open):
+    computed here when nothing is kept for this process's versions, one computation per match
+    at a time (a second caller waits for the first and reads what it kept); a result whose
+    inputs changed while it was computed is returned but not kept."""
+    with _GUARD:
+        lock = _COMPUTING.setdefault((store.path, match_id), threading.Lock())
+    with lock:
+        versions = json.dumps(spec.versions(), sort_keys=True)
+        stamp, result = store.kept_verify(match_id, versions)  # before the reads below
+        if result is None:
+            result = store.verify(match_id)
+            store.keep_verify(match_id, stamp, versions, result)
+        return result

@@ -131,12 +131,13 @@ class Game:
         if replay_hand is not None:
             replay_hand["events"].append(event)
 
-    def _fault(self, slot: int, cause: str, hand: dict | None) -> None:
+    def _fault(self, slot: int, out, hand: dict | None) -> None:
+        """Bench ``slot`` for the fault of `turn.Outcome` ``out`` (its cause and detail apart)."""
         rec = self.seats[slot].record
         if rec.faulted_at is None:
             rec.faulted_at = self.t
-            rec.fault = cause
-            rec.faults.append((self.t, rec.fault))
+            rec.fault = out.fault
+            rec.faults.append((self.t, out.fault, out.fault_detail))
             self.seats[slot].events = []
             self._public({"type": "faulted", "seat": self.seat_of[slot]}, hand)
 
@@ -176,7 +177,7 @@ class Game:
             s.events = []
             out = notify_turn(self._caller(slot), msg, s.clock)
             if out.fault:
-                self._fault(slot, out.fault, hand)
+                self._fault(slot, out, hand)
             elif out.reply is not None:
                 self._chat(slot, out.reply, None, hand, bool(folded[self.seat_of[slot]]))
                 if out.sat_in:
@@ -321,7 +322,7 @@ class Game:
         s.events = []
         if out.auto == "away":
             if out.fault:
-                self._fault(slot, out.fault, hand)
+                self._fault(slot, out, hand)
             elif out.reply is not None:  # the seat acts, so it is in the hand: no emote
                 self._chat(slot, out.reply, None, hand, False)
                 if out.sat_in:
@@ -332,7 +333,7 @@ class Game:
         if out.auto == "timeout":
             s.record.timeouts += 1
         if out.fault:
-            self._fault(slot, out.fault, hand)
+            self._fault(slot, out, hand)
         else:
             self._outcome(slot, out.recorded)
         if out.auto is None:

@@ -134,7 +134,9 @@ def certify_verdict(results: dict, slot: int = 0, name: str | None = None) -> tu
     name = mine["policy"] if name is None else name
     problems = []
     if mine["faults"]:
-        problems.append(f"fault in game {mine['faulted_at']}: {mine['faults'][0]['cause']}")
+        first = mine["faults"][0]
+        detail = f" ({first['detail']})" if first.get("detail") else ""
+        problems.append(f"fault in game {mine['faulted_at']}: {first['cause']}{detail}")
     if mine["timeouts"]:
         problems.append(f"{mine['timeouts']} timeouts")
     bad = {k: v for k, v in mine["replies"].items() if k not in ("ok", "timeout")}

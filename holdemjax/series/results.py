@@ -38,8 +38,9 @@ class SlotRecord:
     timeouts: int = 0
     away_hands: int = 0
     faulted_at: int | None = None  # the first fault's tournament
-    fault: str | None = None  # ... and its cause
-    faults: list = dataclasses.field(default_factory=list)  # every fault: (tournament, cause)
+    fault: str | None = None  # ... and its cause (as PROTOCOL §4 names it)
+    #: every fault: (tournament, cause as PROTOCOL §4 names it, detail: "" when none)
+    faults: list = dataclasses.field(default_factory=list)
     outcomes: dict = dataclasses.field(default_factory=dict)  # recorded reply outcomes
     chat_dropped: dict = dataclasses.field(default_factory=dict)  # reason -> lines not shown
     fuel_ns: int = 0
@@ -143,7 +144,8 @@ def summarize(series, planned: int | None = None) -> dict:
         for p in r.places:
             if p > 0:
                 hist[str(p)] = hist.get(str(p), 0) + 1
-        faults = [{"faulted_at": t, "cause": cause} for t, cause in r.faults]
+        faults = [{"faulted_at": t, "cause": cause, "detail": detail}
+                  for t, cause, detail in r.faults]
         slots.append({
             "slot": i,
             "alias": r.alias,

@@ -288,9 +288,10 @@ def _merge(variant, seed, names, parts, wall, options, luck: bool = False) -> Se
         blocks.append({"block": k, "first": part["first"],
                        "tournaments": len(part["replays"]),
                        "stopped_early": part["stopped_early"], "sha256": part["sha256"],
-                       "faults": [{"slot": slot, "faulted_at": t, "cause": cause}
+                       "faults": [{"slot": slot, "faulted_at": t, "cause": cause,
+                                   "detail": detail}
                                   for slot, r in enumerate(part["records"])
-                                  for t, cause in r.faults]})
+                                  for t, cause, detail in r.faults]})
     engine_s = sum(p["timer"]["engine"] for p in parts)
     policy_s = sum(p["timer"]["policy"] for p in parts)
     luck_s = sum(p["timer"].get("luck", 0.0) for p in parts)

@@ -24,7 +24,9 @@ class Outcome:
     "timeout", "fault", "bad_reply", "away"); ``recorded``: the outcome of a decision's call
     (``ok``, ``timeout``, a fault, a transport outcome or the reply's ``bad_reply`` /
     ``illegal_action`` / ``bad_amount``), None for away calls and notifications; ``fault``:
-    the cause when the policy must be benched; ``reply``: the parsed reply when its chat may be
+    the cause when the policy must be benched, exactly as PROTOCOL §4 names it
+    (`protocol.FAULTS` or ``out_of_compute``), and ``fault_detail`` what the call adds apart
+    (a trap's code, ...; "" when nothing); ``reply``: the parsed reply when its chat may be
     read; ``went_away``: this decision made the seat away; ``sat_in``: an away seat came back.
     """
 
@@ -33,13 +35,10 @@ class Outcome:
     auto: str | None = None
     recorded: str | None = None
     fault: str | None = None
+    fault_detail: str = ""
     reply: P.Reply | None = None
     went_away: bool = False
     sat_in: bool = False
-
-
-def _cause(name: str, detail: str) -> str:
-    return f"{name}: {detail}" if detail else name
 
 
 def apply_outcome(result, legal: dict | None = None, clock: P.Clock | None = None, *,
@@ -64,9 +63,10 @@ def apply_outcome(result, legal: dict | None = None, clock: P.Clock | None = Non
     o = result.outcome
     if notify is not None:
         if o in P.FAULTS:
-            return Outcome(fault=_cause(o, result.detail))
+            return Outcome(fault=o, fault_detail=result.detail)
         if o == "timeout":
-            return Outcome(fault=_cause("out_of_compute", f"{notify} used its {P.NOTIFY_NS} ns"))
+            return Outcome(fault="out_of_compute",
+                           fault_detail=f"{notify} used its {P.NOTIFY_NS} ns")
         if o == "ok":
             reply = P.parse_reply(result.reply, None)
             back = (reply.outcome == "ok" and reply.sit_in and clock is not None
@@ -78,7 +78,7 @@ def apply_outcome(result, legal: dict | None = None, clock: P.Clock | None = Non
     kind, amount = default_action(legal)
     if clock.away:
         if o in P.FAULTS:
-            return Outcome(kind, amount, "away", fault=_cause(o, result.detail))
+            return Outcome(kind, amount, "away", fault=o, fault_detail=result.detail)
         if o == "ok":
             reply = P.parse_reply(result.reply, None)
             back = reply.outcome == "ok" and reply.sit_in
@@ -90,7 +90,7 @@ def apply_outcome(result, legal: dict | None = None, clock: P.Clock | None = Non
     if o == "timeout":
         return Outcome(kind, amount, "timeout", "timeout", went_away=went_away)
     if o in P.FAULTS:
-        return Outcome(kind, amount, "fault", o, _cause(o, result.detail), went_away=went_away)
+        return Outcome(kind, amount, "fault", o, o, result.detail, went_away=went_away)
     if o != "ok":  # no_reply, bad_alloc, bad_pointer, reply_too_long
         return Outcome(kind, amount, "bad_reply", o, went_away=went_away)
     reply = P.parse_reply(result.reply, legal)

@@ -20,7 +20,7 @@ from holdemjax.series import protocol as P
     ({"hero": 6}, "hero must be 0..5, got 6"),
     ({"hands": 0}, "hands must be 1..100000, got 0"),
     ({"big_blind": 5, "small_blind": 10}, "big_blind must be >= 10, got 5"),
-    ({"seats": 3, "bots": ("beginner",)}, "each of the 2 seats"),
+    ({"seats": 4, "bots": ("beginner", "advanced")}, "each of the 3 seats"),  # one: for all
     ({"seats": 3, "bots": ("beginner", "expert")}, "unknown tier 'expert'"),
     ({"deadline": "tomorrow"}, "bad time 'tomorrow'"),
     ({"stack": 1.5}, "stack must be an integer, got 1.5"),
@@ -28,6 +28,14 @@ from holdemjax.series import protocol as P
 def test_spec_names_the_bad_value(kwargs, message):
     with pytest.raises(ValueError, match=message):
         M.MatchSpec(**kwargs)
+
+
+def test_one_tier_names_every_bot_seat():
+    """docs/duplicate.md: ``bots`` is a tier per seat or one tier for all (the CLI and the
+    service alike: issue 50, finding 7)."""
+    for bots in ("beginner", ("beginner",), ["beginner"]):
+        assert M.MatchSpec(seats=4, bots=bots).bots == ("beginner",) * 3
+    assert M.MatchSpec.from_dict({"seats": 3, "bots": "advanced"}).bots == ("advanced",) * 2
 
 
 def test_spec_round_trip_and_seats():

@@ -77,7 +77,7 @@ def test_a_trap_benches_the_policy(tmp_path, store):
     assert M.play_line(store, m.id, "trap", hero) == "finished"
     autos = [a for hand in _hero_autos(store, m.id, "trap") for a in hand]
     assert autos[0] == "bad_reply" and set(autos[1:]) <= {"fault"}
-    assert hero.fault.startswith("trap")
+    assert hero.fault == "trap" and hero.fault_detail  # the cause as PROTOCOL.md names it
     assert len(store.lines(m.id)["trap"].hands) == 3
 
 

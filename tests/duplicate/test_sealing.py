@@ -40,6 +40,8 @@ def _calls(m, store):
         "lines": lambda: store.lines(m.id), "refresh": lambda: store.refresh(m.id),
         "require_closed": lambda: store.require_closed(m.id),
         "verify": lambda: store.verify(m.id),
+        "kept_verify": lambda: store.kept_verify(m.id, "{}"),
+        "keep_verify": lambda: store.keep_verify(m.id, 0, "{}", {"ok": True}),
         "add_door": lambda: store.add_door(m.id, "invite"),
         "door": lambda: store.door(m.id, "no-such-token"),
         "join_by_door": lambda: store.join_by_door(m.id, store.add_door(m.id), "erin", "api",
@@ -140,6 +142,45 @@ def test_verify_replays_every_reference_bot_decision(tmp_path):
         bad = store.verify(m.id)
         assert not bad["ok"] and any("alice hand 1 does not replay" in p
                                      for p in bad["problems"]), bad["problems"]
+
+
+def test_verify_is_computed_once_per_closed_match_and_recomputed_after_any_change(
+        tmp_path, monkeypatch):
+    """Issue 50, finding 5: ``GET .../verify`` replayed every hand on each call. The service's
+    verify (`verify.kept`) is kept in the store, and thrown away by any change to what it read
+    (a hand, a participant, the match: a trigger, whoever writes) or under other versions."""
+    from holdemjax.duplicate import verify
+
+    calls = []
+    real = verify.verify
+    monkeypatch.setattr(verify, "verify", lambda *a, **k: calls.append(1) or real(*a, **k))
+    with Store(tmp_path / "s.sqlite") as store:
+        m = store.create_match(SPEC, seed=SEED)
+        M.play_line(store, m.id, "alice", M.BotHero("advanced"))
+        store.close_match(m.id)
+        first = verify.kept(store, m.id)
+        assert first["ok"] and first["hands_checked"] == 2 and len(calls) == 1
+        assert verify.kept(store, m.id) == first and len(calls) == 1  # kept
+        assert store.verify(m.id)["ok"] and len(calls) == 2  # the CLI's: always replayed
+        references.play(store, m.id)  # lines written after close: what was kept is stale
+        assert verify.kept(store, m.id)["hands_checked"] == 8 and len(calls) == 3
+        assert verify.kept(store, m.id)["hands_checked"] == 8 and len(calls) == 3
+        db = sqlite3.connect(store.path)  # a change behind the store's back
+        db.execute("UPDATE hands SET record = replace(record, '\"net\": [', '\"net\": [1') "
+                   "WHERE name = 'alice' AND hand = 0")
+        db.commit()
+        bad = verify.kept(store, m.id)
+        assert not bad["ok"] and len(calls) == 4, bad["problems"]
+        other = {**M.versions(), "engine": "0" * 64}
+        monkeypatch.setattr("holdemjax.duplicate.spec.versions", lambda: other)
+        verify.kept(store, m.id)
+        assert len(calls) == 5  # kept under other versions: replayed under these
+        # computed while the stamp moved (a hand written meanwhile): returned, not kept
+        stamp, _ = store.kept_verify(m.id, "v")
+        db.execute("DELETE FROM hands WHERE name = 'alice' AND hand = 1")
+        db.commit()
+        assert not store.keep_verify(m.id, stamp, "v", {"ok": True})
+        assert store.kept_verify(m.id, "v")[1] is None
 
 
 def test_the_match_closes_once_the_field_is_closed_and_every_line_finished(tmp_path):

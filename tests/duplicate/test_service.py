@@ -56,7 +56,7 @@ def test_only_the_operator_creates(client):
     assert bad.status_code == 422 and "seats must be 2..9, got 12" in bad.json()["detail"]
 
 
-def test_a_match_played_over_the_api_then_closed(client):
+def test_a_match_played_over_the_api_then_closed(client, monkeypatch):
     m = _create(client)
     mid, share = m["match"], m["share"]
     client.app.state.service.ready(mid)  # the reference lines, played in the background
@@ -120,7 +120,14 @@ def test_a_match_played_over_the_api_then_closed(client):
     assert ann_row["thinking"]["decisions"] == hero_actions  # every decision of ann's was timed
     review = client.get(f"/api/matches/{mid}/review?a=ann&b=bob").json()
     assert review["a"] == "ann" and review["divergent_hands"] >= 1  # all-in vs calls
-    assert client.get(f"/api/matches/{mid}/verify").json()["ok"]
+    verified = client.get(f"/api/matches/{mid}/verify").json()
+    assert verified["ok"]
+    # computed once and kept (issue 50, finding 5): anyone may ask, nobody replays it again
+    from holdemjax.duplicate import verify
+
+    monkeypatch.setattr(verify, "verify", lambda *a, **k: pytest.fail("replayed again"))
+    assert client.get(f"/api/matches/{mid}/verify").json() == verified
+    assert "verify" in client.get(f"/m/{mid}/verify").text
     page = client.get(f"/m/{mid}/leaderboard")
     assert page.status_code == 200 and 'id="headline"' in page.text
     assert client.get(f"/m/{mid}").text.count("finished") >= 3

@@ -400,3 +400,35 @@ def test_the_leaderboard_ranks_finished_lines_and_lists_unfinished_apart():
     apart = page.split('id="unfinished"')[1].split("</table>")[0]
     assert "idle0" not in ranked and "half" not in ranked and "done" in ranked
     assert "idle0" in apart and "half" in apart
+
+
+def test_bots_may_be_one_tier_for_all_as_the_docs_say(club):
+    """Issue 50, finding 7: docs/duplicate.md says ``bots`` may be one tier for all; the API
+    answered 422 for it. A tier alone, or a list of one, seats that tier everywhere."""
+    for bots in ("advanced", ["beginner"]):
+        r = club.post("/api/matches", headers=OP,
+                      json={"seats": 3, "hands": 1, "bots": bots, "seed": SEED})
+        assert r.status_code == 200, r.text
+        tier = bots if isinstance(bots, str) else bots[0]
+        assert club.get(f"/api/matches/{r.json()['match']}").json()["spec"]["bots"] == \
+            [tier, tier]
+    r = club.post("/api/matches", headers=OP, json={"seats": 3, "bots": "nobody"})
+    assert r.status_code == 422 and "unknown tier 'nobody'" in r.json()["detail"]
+
+
+def test_a_body_that_is_not_json_is_one_clear_sentence(club):
+    """Issue 50, finding 7: malformed JSON read ``9: JSON decode error (got {})`` and deeply
+    nested JSON ``There was an error parsing the body`` (400); both are a 422 that says what is
+    wrong with the body."""
+    mid, _ = _match(club)
+    json_type = {"Content-Type": "application/json"}
+    r = club.post(f"/api/matches/{mid}/join", content=b'{"token": 1,, }', headers=json_type)
+    assert r.status_code == 422 and r.json()["detail"] == (
+        "bad request: the body is not JSON: expecting property name enclosed in double quotes "
+        "at character 13"), r.text
+    r = club.post(f"/api/matches/{mid}/join", content=b"[" * 50_000, headers=json_type)
+    assert r.status_code == 422 and r.json()["detail"] == (
+        "bad request: the body's JSON is nested too deeply to read"), r.text
+    r = club.post(f"/api/matches/{mid}/join", content=b'{"name": "\xff"}', headers=json_type)
+    assert r.status_code == 422 and r.json()["detail"] == (
+        "bad request: the body is not UTF-8 text"), r.text

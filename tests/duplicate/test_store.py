@@ -26,7 +26,7 @@ def test_schema_version_and_foreign_files(tmp_path):
     db.commit()
     db.close()
     with pytest.raises(ValueError, match="schema version 99, this holdemjax reads versions 1 "
-                       "to 3"):
+                       "to 4"):
         Store(path)
     other = tmp_path / "other.sqlite"
     sqlite3.connect(other).execute("CREATE TABLE t (x)").connection.close()
@@ -269,8 +269,8 @@ def test_a_version_1_store_is_upgraded_and_its_32_bit_seed_deals_as_before(tmp_p
     from holdemjax.poker import cards
     deck = cards.hand_deck(jax.random.fold_in(jax.random.key(4_000_000_000), 0), 0)
     assert first["hole"][0] == [cards.card_text(int(c)) for c in deck[:2]]  # old derivation
-    # upgraded through version 2 to 3 (the share links' caps)
-    assert sqlite3.connect(path).execute("SELECT value FROM meta").fetchone() == ("3",)
+    # upgraded through version 2 and 3 (the share links' caps) to 4 (the kept verify)
+    assert sqlite3.connect(path).execute("SELECT value FROM meta").fetchone() == ("4",)
 
 
 def test_reads_never_close_a_match_closing_is_a_call(tmp_path):

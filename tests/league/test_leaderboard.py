@@ -31,7 +31,7 @@ def _series(index, stage, bots, scores, places=None, faults=None):
 SERIES = [
     _series(0, "qualifying", ["a", "b", "c"], [[0.5, 0.3, 0.2], [0.5, 0.2, 0.3]]),
     _series(1, "qualifying", ["d", "a", "b"], [[0.2, 0.5, 0.3], [0.3, 0.5, 0.2]],
-            faults={"d": [{"faulted_at": 1, "cause": "trap"}]}),
+            faults={"d": [{"faulted_at": 1, "cause": "trap", "detail": "UNREACHABLE"}]}),
     _series(2, "qualifying", ["c", "d", "b"], [[0.3, 0.2, 0.5], [0.2, 0.3, 0.5]]),
 ]
 
@@ -48,10 +48,26 @@ def test_means_errors_places_and_faults():
     assert rows["b"]["mean"] == pytest.approx(sum(b) / 6, abs=1e-6)
     assert rows["b"]["stderr"] == round(standard_error(b), 6)
     assert rows["a"]["places"] == {"1": 4, "2": 0, "3": 0}
-    assert rows["d"]["faults"] == [{"series": 1, "faulted_at": 1, "cause": "trap"}]
+    assert rows["d"]["faults"] == [{"series": 1, "faulted_at": 1, "cause": "trap",
+                                    "detail": "UNREACHABLE"}]
     assert [r["rank"] for r in doc["stages"][0]["rows"]] == [1, 2, 3, 4]
     assert doc["stages"][0]["rows"][0]["bot"] == "a"  # mean 0.5
     assert doc["stages"][0]["complete"] and len(doc["stages"]) == 1
+
+
+def test_fault_causes_read_as_the_protocol_names_them_with_the_detail_apart():
+    """Issue 50, finding 10: causes read ``trap: UNREACHABLE`` in leaderboards and
+    certification; PROTOCOL.md names the cause ``trap``, the detail is a field of its own."""
+    from holdemjax.series import output
+
+    html = page.render(LB.build(SPEC, [], SERIES, {"qualifying": 3}))
+    assert "series 1 t1: trap (UNREACHABLE)" in html
+    slot = {"policy": "d.wasm", "faults": [{"faulted_at": 0, "cause": "trap",
+                                            "detail": "UNREACHABLE"}], "faulted_at": 0,
+            "timeouts": 0, "replies": {"ok": 3}}
+    passed, verdict = output.certify_verdict({"slots": [slot], "tournaments_played": 3,
+                                              "tournaments_planned": 3, "stopped_early": False})
+    assert not passed and "fault in game 0: trap (UNREACHABLE)" in verdict, verdict
 
 
 def test_rating_winner_first_and_it_counts_whom_a_bot_beat():

@@ -64,15 +64,19 @@ def test_two_timeouts_make_the_seat_away_and_sit_in_brings_it_back():
 
 @pytest.mark.parametrize("fault", FAULTS)
 def test_a_fault_benches_the_policy_with_its_cause(fault):
+    """Issue 50, finding 10: the cause read ``trap: UNREACHABLE``; PROTOCOL.md names it
+    ``trap``, and the detail is a field of its own."""
     out = apply_outcome(CallResult(fault, None, 9, "UNREACHABLE"), FACING, P.Clock())
-    assert (out.auto, out.recorded, out.fault) == ("fault", fault, f"{fault}: UNREACHABLE")
+    assert (out.auto, out.recorded, out.fault, out.fault_detail) == ("fault", fault, fault,
+                                                                    "UNREACHABLE")
     note = apply_outcome(CallResult(fault, None, 9, ""), notify="hand_end")
-    assert note.fault == fault
+    assert (note.fault, note.fault_detail) == (fault, "")
 
 
 def test_a_notification_out_of_compute_is_a_fault_and_its_chat_is_read():
     out = apply_outcome(CallResult("timeout", None, P.NOTIFY_NS), notify="hand_end")
-    assert out.fault == f"out_of_compute: hand_end used its {P.NOTIFY_NS} ns"
+    assert (out.fault, out.fault_detail) == ("out_of_compute",
+                                             f"hand_end used its {P.NOTIFY_NS} ns")
     chat = apply_outcome(_ok({"emote": "gg"}), notify="tournament_end")
     assert chat.fault is None and chat.reply.emote == "gg"
     assert apply_outcome(CallResult("no_reply", None, 1), notify="hand_end") == \
@@ -120,4 +124,5 @@ def test_one_policy_turn_builds_the_message_calls_and_applies_the_rule(monkeypat
     assert (benched.kind, benched.auto, used, len(calls)) == (tb.FOLD, "fault", 0, 1)
     note = turn.notify_turn(lambda m, b: CallResult("timeout", None, b),
                             {"type": "hand_end"}, clock)
-    assert note.fault == f"out_of_compute: hand_end used its {P.NOTIFY_NS} ns"
+    assert (note.fault, note.fault_detail) == ("out_of_compute",
+                                               f"hand_end used its {P.NOTIFY_NS} ns")

@@ -48,7 +48,8 @@
       tr.append(placesCell(s.places || {}));
       tr.append(el("td", "num chips", s.chips_won));
       tr.append(el("td", "num timeouts", s.timeouts));
-      const faults = (s.faults || []).map((f) => "t" + (f.faulted_at + 1) + ": " + f.cause);
+      const faults = (s.faults || []).map((f) => "t" + (f.faulted_at + 1) + ": " + f.cause +
+        (f.detail ? " (" + f.detail + ")" : ""));
       const fc = el("td", "faults", faults.length ? faults.join("; ").slice(0, 120) : "\u2014");
       fc.title = faults.join("\n");
       tr.append(fc);
