@@ -245,7 +245,8 @@ def test_the_docs_panel_tables_are_the_committed_records():
                                             "panel_sng6_pushfold_greedy",
                                             "panel_learned_greedy_vs_sng6_pushfold",
                                             "panel_learned_greedy_vs_passive",
-                                            "panel_learned1200_greedy_vs_sng6_pushfold"}
+                                            "panel_learned1200_greedy_vs_sng6_pushfold",
+                                            "panel_learned_pfmix_greedy_vs_sng6_pushfold"}
     readme = re.findall(r"<!-- panel:(\w+) -->\n((?:\|.*\n)+)",
                         (root / "README.md").read_text())
     assert {name for name, _ in readme} <= {name for name, _ in blocks}

@@ -150,7 +150,8 @@ def test_the_docs_head_to_head_and_lbr_figures_are_the_committed_records():
     import pathlib
 
     doc = (pathlib.Path(__file__).resolve().parents[2] / "docs" / "learner.md").read_text()
-    for name in ("learner_head_to_head", "learner_head_to_head_1200"):
+    for name in ("learner_head_to_head", "learner_head_to_head_1200",
+                 "learner_head_to_head_pfmix"):
         h2h = _record(name)
         for row in h2h["rows"]:
             assert f"{row['mean']:.4f} ± {row['se']:.4f}" in doc, name
