@@ -144,7 +144,11 @@ def _lines(tmp: pathlib.Path) -> dict:
             finally:
                 wasm_mod.load_policy = real_load
             out["messages"][name] = log
-            out["counts"][name] = {"counts": hero.counts, "fault": hero.fault}
+            # Recorded when a fault was one string, "cause: detail"; the hero now keeps the
+            # cause as PROTOCOL.md names it and the detail apart (issue 50): joined here, both
+            # are still compared with the recording.
+            fault = f"{hero.fault}: {hero.fault_detail}" if hero.fault_detail else hero.fault
+            out["counts"][name] = {"counts": hero.counts, "fault": fault}
         store.close_match(m.id)  # lines are sealed until the match closes
         for name, line in store.lines(m.id, references=False).items():
             out["lines"][name] = [line.hands[h] for h in sorted(line.hands)]
