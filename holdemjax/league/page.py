@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from holdemjax.series import hud
 from holdemjax.series.html import environment
+from holdemjax.series.results import fault_text
 
 __all__ = ["render"]
 
@@ -22,8 +23,7 @@ table{border-collapse:collapse;margin:8px 0 24px}th,td{padding:4px 10px;border-b
 def _cells(r: dict, places: list[str], lucky: bool) -> list[tuple[object, str]]:
     """One leaderboard row: (text, css class) per column (``lucky``: the luck's columns too)."""
     faults = "-" if not r["faults"] else "; ".join(
-        f"series {f['series']} t{f['faulted_at']}: {f['cause']}"
-        + (f" ({f['detail']})" if f.get("detail") else "") for f in r["faults"])
+        f"series {f['series']} t{f['faulted_at']}: {fault_text(f)}" for f in r["faults"])
     return [(r["rank"], ""), (r["bot"], "l"), (f"{r['mean']:.4f}", ""),
             (f"{r['stderr']:.4f}", ""),
             *([(f"{r['luck']['mean']:.4f}", ""), (f"{r['luck']['stderr']:.4f}", "")]

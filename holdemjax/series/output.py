@@ -20,6 +20,7 @@ import pathlib
 import secrets
 
 from holdemjax.series import replay as RP
+from holdemjax.series import results as results_doc
 from holdemjax.series import viewer
 from holdemjax.series.variants import VARIANTS
 
@@ -134,9 +135,8 @@ def certify_verdict(results: dict, slot: int = 0, name: str | None = None) -> tu
     name = mine["policy"] if name is None else name
     problems = []
     if mine["faults"]:
-        first = mine["faults"][0]
-        detail = f" ({first['detail']})" if first.get("detail") else ""
-        problems.append(f"fault in game {mine['faulted_at']}: {first['cause']}{detail}")
+        problems.append(f"fault in game {mine['faulted_at']}: "
+                        f"{results_doc.fault_text(mine['faults'][0])}")
     if mine["timeouts"]:
         problems.append(f"{mine['timeouts']} timeouts")
     bad = {k: v for k, v in mine["replies"].items() if k not in ("ok", "timeout")}

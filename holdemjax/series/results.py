@@ -19,7 +19,7 @@ from holdemjax.series import protocol as P
 from holdemjax.series.meter import METER_VERSION
 
 __all__ = ["SCHEMA", "SlotRecord", "Series", "summarize", "standard_error", "luck_block",
-           "rounded"]
+           "rounded", "fault_text"]
 
 SCHEMA = "holdemjax.series.results/1"
 
@@ -73,6 +73,11 @@ class Series:
     options: dict = dataclasses.field(default_factory=dict)
     blocks: list | None = None  # research mode: per block, its range, SHA-256s and faults
     logs: list | None = None  # per slot: (tournament, text) holdem.log lines of every block
+
+
+def fault_text(fault: dict) -> str:
+    """A recorded fault's cause, its detail (when any) beside it: ``trap (UNREACHABLE)``."""
+    return fault["cause"] + (f" ({fault['detail']})" if fault.get("detail") else "")
 
 
 def standard_error(scores) -> float:
