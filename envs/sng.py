@@ -201,7 +201,7 @@ class SitAndGo(Env):
         `CHECK_CALL` or `RAISE` with its raise-to ``amount``, clamped by the engine's rules),
         without going on: the returned table may have ``hand_over`` (its showdown, winnings and
         cards still readable). Call `advance` next. Pure and jit-able; the host validates first
-        (`table.check_action`) when it wants errors instead of clamping.
+        (`holdemjax.host.legal.admitted`) when it wants errors instead of clamping.
         """
         state = state.replace(_step_count=state._step_count + 1)
         return state.replace(_x=tn.act(state._x, kind, amount))
