@@ -30,7 +30,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from holdemjax.envs import _gardner_rules as R
+from holdemjax.envs import _gardner_rules as rules
 from holdemjax.experimental import act_randomly
 from holdemjax.parity import cli
 
@@ -90,14 +90,14 @@ def prepare(ours, theirs):
 def ending(before, action, after, illegal):
     """The kind of ending (index into ENDINGS) of each row of a batch, at the step it ends.
     Several can hold at once (a mate on step 256); the first in ENDINGS is counted."""
-    no_move = ~jax.vmap(lambda b: R.legal_moves(b)[0].any())(after._board)
+    no_move = ~jax.vmap(lambda b: rules.legal_moves(b)[0].any())(after._board)
     kinds = jnp.stack([
         after.rewards.any(axis=1),
         no_move,
-        jax.vmap(R.insufficient_material)(after._board),
+        jax.vmap(rules.insufficient_material)(after._board),
         after._counts[:, 0] >= 3,
-        after._halfmove >= R.NO_PROGRESS_LIMIT,
-        after._step_count >= R.MAX_STEPS,
+        after._halfmove >= rules.NO_PROGRESS_LIMIT,
+        after._step_count >= rules.MAX_STEPS,
     ], axis=1)
     return jnp.where(illegal, len(ENDINGS) - 1, jnp.argmax(kinds, axis=1))
 
@@ -107,9 +107,9 @@ def pick(key, state):
     k_any, k_quiet, k_coin = jax.random.split(key, 3)
     mask = state.legal_action_mask
     board = state._board.astype(jnp.int32)  # [B, 25]
-    opp = R.pack(board < 0)  # [B]
-    pawn = jnp.repeat(board == R.PAWN, R.NUM_PLANES, axis=1)  # [B, 1225] by from square
-    capture = (jnp.asarray(R.TO_BIT).reshape(-1) & opp[:, None]) != 0
+    opp = rules.pack(board < 0)  # [B]
+    pawn = jnp.repeat(board == rules.PAWN, rules.NUM_PLANES, axis=1)  # [B, 1225] by from square
+    capture = (jnp.asarray(rules.TO_BIT).reshape(-1) & opp[:, None]) != 0
     quiet = mask & ~pawn & ~capture
     rows = jnp.arange(mask.shape[0])
     use_quiet = ((rows % 2 == 1) & quiet.any(axis=1)
@@ -118,7 +118,7 @@ def pick(key, state):
 
 
 #: A game has at most 256 steps.
-CONFIG = dict(max_steps=R.MAX_STEPS, prepare=prepare, ending=ending, ending_names=ENDINGS,
+CONFIG = dict(max_steps=rules.MAX_STEPS, prepare=prepare, ending=ending, ending_names=ENDINGS,
               pick=pick, illegal_rate=0.003)
 
 
@@ -214,7 +214,7 @@ def _shortest_games(env, batch: int = 512, seed: int = 11):
             return (s2, kind, jnp.where(ended, t + 1, length)), a
 
         init = (state, jnp.full(batch, -1), jnp.zeros(batch, jnp.int32))
-        (_, kind, length), actions = jax.lax.scan(body, init, jnp.arange(R.MAX_STEPS))
+        (_, kind, length), actions = jax.lax.scan(body, init, jnp.arange(rules.MAX_STEPS))
         return kind, length, actions.T
 
     kind, length, actions = map(np.asarray, play(jax.random.key(seed)))

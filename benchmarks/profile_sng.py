@@ -38,7 +38,7 @@ import jax.numpy as jnp
 import holdemjax
 from holdemjax.experimental import act_randomly, auto_reset
 from holdemjax.poker import table as tb
-from holdemjax.poker import tournament as tn
+from holdemjax.poker import tournament
 from holdemjax.poker._pots import pay_pots
 from holdemjax.poker.cards import dealt_deck, hand_deck
 from holdemjax.poker.evaluator import evaluate
@@ -132,7 +132,7 @@ def main() -> None:
     def act(s, a):
         _, amounts = menu(s)
         kind, amount = env.menu.to_engine(a, amounts)
-        return tn.act(env.tournament(s), kind, amount)
+        return tournament.act(env.tournament(s), kind, amount)
 
     phases = {
         "bench step": (v(auto_reset(env.step, env.init)), (state, action, keys)),
@@ -140,15 +140,16 @@ def main() -> None:
         "env.init": (v(env.init), (keys,)),
         "menu (legal+mask)": (v(menu), (state,)),
         "tournament.act": (v(act), (state, action)),
-        "tournament.advance": (v(tn.advance), (tour,)),
-        "tournament.next_hand (all rows)": (v(tn.next_hand), (tour,)),
+        "tournament.advance": (v(tournament.advance), (tour,)),
+        "tournament.next_hand (all rows)": (v(tournament.next_hand), (tour,)),
         "_observe": (v(lambda s: env._observe(s, s.current_player)), (state,)),
         "tb.legal": (v(tb.legal), (t,)),
         "tb.act (call)": (v(lambda x: tb.act(x, tb.CHECK_CALL)), (t,)),
         "hand_deck": (v(lambda h: hand_deck(jax.random.key(3), h)), (jnp.arange(b),)),
         "dealt_deck": (v(lambda h: dealt_deck(jax.random.key(3), h, n)), (jnp.arange(b),)),
-        "places_of_busts": (v(lambda x: tn.places_of_busts(x, x.alive & (x.table.stacks == 0),
-                                                           x.alive & (x.table.stacks > 0))),
+        "places_of_busts": (v(lambda x: tournament.places_of_busts(
+                                x, x.alive & (x.table.stacks == 0),
+                                x.alive & (x.table.stacks > 0))),
                             (tour,)),
         "evaluate (N seats)": (v(evaluate), (seven,)),
         "start_hand": (v(lambda s, a, p, d: tb.start_hand(s, a, *p, 10, 20, 0, d)),

@@ -33,7 +33,7 @@ import numpy as np
 from flax import struct
 
 from holdemjax.api import Array, Env, State
-from holdemjax.envs import _gardner_rules as R
+from holdemjax.envs import _gardner_rules as rules
 from holdemjax.render.svg import Svg, unbatched
 from holdemjax.xla import key_coin
 
@@ -43,11 +43,11 @@ __all__ = ["GardnerChess", "GardnerChessState", "from_fen", "to_fen", "move_name
            "OBS_MY_PIECES", "OBS_OPP_PIECES", "OBS_NEW", "OBS_REPEATED", "OBS_COLOR",
            "OBS_STEP_COUNT", "OBS_NO_PROGRESS", "OBS_PLANES", "PIECES", "START_FEN"]
 
-NUM_ACTIONS = R.NUM_ACTIONS
-NUM_PLANES = R.NUM_PLANES
-MAX_STEPS = R.MAX_STEPS
-NO_PROGRESS_LIMIT = R.NO_PROGRESS_LIMIT
-HISTORY = R.HISTORY
+NUM_ACTIONS = rules.NUM_ACTIONS
+NUM_PLANES = rules.NUM_PLANES
+MAX_STEPS = rules.MAX_STEPS
+NO_PROGRESS_LIMIT = rules.NO_PROGRESS_LIMIT
+HISTORY = rules.HISTORY
 PIECES = "PNBRQK"
 # Observation planes: position t (0..7) occupies planes 14 t .. 14 t + 13.
 PLANES_PER_POSITION = 14
@@ -68,23 +68,23 @@ _NO_PROGRESS_SCALE = np.float32(1 / NO_PROGRESS_LIMIT)
 
 def _start_history():
     h = np.zeros((HISTORY, 5, 5), np.int8)
-    h[0] = R.START_BOARD[R.OBS_SQUARE]
+    h[0] = rules.START_BOARD[rules.OBS_SQUARE]
     return jnp.asarray(h)
 
 
 def _start_mask():
     m = np.zeros(NUM_ACTIONS, bool)
-    m[list(R.START_MOVES)] = True
+    m[list(rules.START_MOVES)] = True
     return jnp.asarray(m)
 
 
 def _start_hash() -> np.ndarray:
-    """The start position's hash: a constant of its own, as in pgx (see `R.zobrist`)."""
-    return R.zobrist()[2]
+    """The start position's hash: a constant of its own, as in pgx (see `rules.zobrist`)."""
+    return rules.zobrist()[2]
 
 
 def _start_hashes():
-    return jnp.zeros((R.HASH_SLOTS, 2), jnp.uint32).at[0].set(_start_hash())
+    return jnp.zeros((rules.HASH_SLOTS, 2), jnp.uint32).at[0].set(_start_hash())
 
 
 def _start_recent():
@@ -98,7 +98,7 @@ class GardnerChessState(State):
     rewards: Array = struct.field(default_factory=lambda: jnp.zeros(2, jnp.float32))
     legal_action_mask: Array = struct.field(default_factory=_start_mask)
     # [25] int8: the board in the mover's view (square 5 * file + rank; own pieces > 0).
-    _board: Array = struct.field(default_factory=lambda: jnp.asarray(R.START_BOARD))
+    _board: Array = struct.field(default_factory=lambda: jnp.asarray(rules.START_BOARD))
     _turn: Array = struct.field(default_factory=lambda: jnp.int32(0))  # [] colour to move, 0 white
     _halfmove: Array = struct.field(default_factory=lambda: jnp.int32(0))  # [] since capture/pawn
     _fullmove: Array = struct.field(default_factory=lambda: jnp.int32(1))  # [] FEN move number
@@ -134,21 +134,21 @@ class GardnerChess(Env):
 
     def _step(self, state: GardnerChessState, action: Array, key) -> GardnerChessState:
         from_sq, plane = action // NUM_PLANES, action % NUM_PLANES
-        to_sq = jnp.asarray(R.TO_FLAT)[action]
+        to_sq = jnp.asarray(rules.TO_FLAT)[action]
         under = jnp.where(plane < 9, plane // 3, -1)  # 0 rook, 1 bishop, 2 knight, -1 none
         board = state._board.astype(jnp.int32)
-        h = R.move_hash(state._recent[0], board, state._turn, from_sq, to_sq, under)
-        to_n = jnp.where(to_sq < 0, R.NUM_SQUARES - 1, to_sq)
-        progress = (board[to_n] < 0) | (board[from_sq] == R.PAWN)  # a capture or a pawn move
+        h = rules.move_hash(state._recent[0], board, state._turn, from_sq, to_sq, under)
+        to_n = jnp.where(to_sq < 0, rules.NUM_SQUARES - 1, to_sq)
+        progress = (board[to_n] < 0) | (board[from_sq] == rules.PAWN)  # a capture or a pawn move
         halfmove = jnp.where(progress, 0, state._halfmove + 1)
-        board = R.apply_move(board, from_sq, to_sq, under)
-        board = -board[R.MIRROR]  # the next mover's view
-        history = jnp.concatenate([board[R.OBS_SQUARE][None].astype(jnp.int8),
+        board = rules.apply_move(board, from_sq, to_sq, under)
+        board = -board[rules.MIRROR]  # the next mover's view
+        history = jnp.concatenate([board[rules.OBS_SQUARE][None].astype(jnp.int8),
                                    -state._history[:-1, ::-1, :]])
         hashes, pushes, recent, counts = _push_hash(state, h)
-        mask, check = R.legal_moves(board)
+        mask, check = rules.legal_moves(board)
         no_move = ~mask.any()
-        terminated = (no_move | (halfmove >= NO_PROGRESS_LIMIT) | R.insufficient_material(board)
+        terminated = (no_move | (halfmove >= NO_PROGRESS_LIMIT) | rules.insufficient_material(board)
                       | (counts[0] >= 3) | (state._step_count >= MAX_STEPS))
         nxt = 1 - state.current_player  # the player to move next (the one mated, if mated)
         mate = no_move & check
@@ -191,8 +191,8 @@ class GardnerChess(Env):
 def _push_hash(state: GardnerChessState, h):
     """Add hash `h` to the game's hashes (the oldest drops when all 257 slots are used, as in
     pgx) and update the occurrence counts of the last 8 positions."""
-    slot = state._pushes % R.HASH_SLOTS
-    full = state._pushes >= R.HASH_SLOTS
+    slot = state._pushes % rules.HASH_SLOTS
+    full = state._pushes >= rules.HASH_SLOTS
     dropped = state._hashes[slot]
     older = state._recent[:-1]
     count = (state._hashes == h).all(axis=1).sum(dtype=jnp.int32) + 1
@@ -207,7 +207,7 @@ def _push_hash(state: GardnerChessState, h):
 # ----------------------------------------------------------------------------- FEN
 def _white_board(state: GardnerChessState) -> np.ndarray:
     board = np.asarray(state._board, np.int32)
-    return -board[R.MIRROR] if int(state._turn) == 1 else board
+    return -board[rules.MIRROR] if int(state._turn) == 1 else board
 
 
 def to_fen(state: GardnerChessState) -> str:
@@ -237,7 +237,7 @@ def from_fen(fen: str, current_player: int = 0) -> GardnerChessState:
     position (pgx keeps the start state's history entry). `current_player` is the player to
     move (pgx: always 0)."""
     board_part, turn, _castling, _ep, halfmove, fullmove = fen.split()
-    white = np.zeros(R.NUM_SQUARES, np.int32)
+    white = np.zeros(rules.NUM_SQUARES, np.int32)
     rows = board_part.split("/")
     assert len(rows) == 5 and turn in "wb", fen
     for i, row in enumerate(rows):
@@ -251,9 +251,9 @@ def from_fen(fen: str, current_player: int = 0) -> GardnerChessState:
             file += 1
         assert file == 5, fen
     black = turn == "b"
-    board = -white[R.MIRROR] if black else white
-    h = R.position_hash(white, black)
-    hashes = np.zeros((R.HASH_SLOTS, 2), np.uint32)
+    board = -white[rules.MIRROR] if black else white
+    h = rules.position_hash(white, black)
+    hashes = np.zeros((rules.HASH_SLOTS, 2), np.uint32)
     hashes[0], hashes[1] = _start_hash(), h
     recent = np.zeros((HISTORY, 2), np.uint32)
     recent[0], recent[1] = h, _start_hash()
@@ -261,11 +261,11 @@ def from_fen(fen: str, current_player: int = 0) -> GardnerChessState:
     counts = np.zeros(HISTORY, np.int32)
     counts[:2] = 1 + same
     history = np.zeros((HISTORY, 5, 5), np.int8)
-    history[0], history[1] = board[R.OBS_SQUARE], R.START_BOARD[R.OBS_SQUARE]
-    mask, check = jax.jit(R.legal_moves)(jnp.asarray(board, jnp.int32))
+    history[0], history[1] = board[rules.OBS_SQUARE], rules.START_BOARD[rules.OBS_SQUARE]
+    mask, check = jax.jit(rules.legal_moves)(jnp.asarray(board, jnp.int32))
     no_move = not bool(mask.any())
     terminated = (no_move or int(halfmove) >= NO_PROGRESS_LIMIT
-                  or bool(R.insufficient_material(jnp.asarray(board))) or counts[0] >= 3)
+                  or bool(rules.insufficient_material(jnp.asarray(board))) or counts[0] >= 3)
     rewards = np.zeros(2, np.float32)
     if no_move and bool(check):
         rewards[:] = 1.0
@@ -290,7 +290,7 @@ def move_name(action: int, black: bool) -> str:
     "a4a5n" underpromotes), for a mover playing black or white. An action with no destination
     square (an illegal underpromotion plane) is named like "b1-p0" (its plane)."""
     from_sq, plane = divmod(int(action), NUM_PLANES)
-    to = int(R.TO[from_sq, plane])
+    to = int(rules.TO[from_sq, plane])
     if to < 0:
         return f"{_square_name(from_sq, black)}-p{plane}"
     suffix = "rbn"[plane // 3] if plane < 9 else ""

@@ -52,7 +52,7 @@ from holdemjax.api import Array, Env, State
 from holdemjax.envs import sng_obs
 from holdemjax.poker import cards
 from holdemjax.poker import table as tb
-from holdemjax.poker import tournament as tn
+from holdemjax.poker import tournament as poker_tournament
 from holdemjax.poker.actions import DEFAULT_SIZES, Menu
 from holdemjax.poker.cards import NUM_CARDS
 from holdemjax.poker.structure import FORMATS, Format, check_compatible, make_format
@@ -67,7 +67,7 @@ class SngState(State):
     observation: Array = None  # [OBS] float32, see sng_obs
     rewards: Array = None  # [N] float32 by player id
     legal_action_mask: Array = None  # [A] bool
-    _x: tn.Tournament = None  # the tournament (read it with env.tournament(state))
+    _x: poker_tournament.Tournament = None  # the tournament (read it with env.tournament(state))
     # An afterstate (`step_deterministic`) is the state before its step with these set; every
     # other state has -1 and False.
     _pending_action: Array = None  # [] int32 the menu action its step awaits, -1 for none
@@ -105,19 +105,19 @@ class SitAndGo(Env):
 
     # --------------------------------------------------------------------- public accessors
     @staticmethod
-    def tournament(state: SngState) -> tn.Tournament:
+    def tournament(state: SngState) -> poker_tournament.Tournament:
         """The tournament engine's state (`holdemjax.poker.tournament.Tournament`): the table,
         seating, places, scores and counters, all public fields."""
         return state._x
 
     @staticmethod
-    def decision(state: SngState) -> tn.Decision:
+    def decision(state: SngState) -> poker_tournament.Decision:
         """The view of the decision ``state`` waits for (`tournament.Decision`): what the
         reference bots and the protocol's ``act`` message read."""
-        return tn.decision(state._x)
+        return poker_tournament.decision(state._x)
 
     @staticmethod
-    def with_tournament(state: SngState, t: tn.Tournament) -> SngState:
+    def with_tournament(state: SngState, t: poker_tournament.Tournament) -> SngState:
         """``state`` holding the tournament ``t`` instead (same shapes); call `advance` next
         to bring the player to act, the mask and the observation up to date."""
         return state.replace(_x=t)
@@ -143,7 +143,7 @@ class SitAndGo(Env):
             truncated=jnp.bool_(False),
             legal_action_mask=jnp.zeros(self.menu.num_actions, bool),
             _step_count=jnp.int32(0),
-            _x=tn.start(key, fmt),
+            _x=poker_tournament.start(key, fmt),
             _pending_action=jnp.int32(NO_ACTION),
             _reveal_pending=jnp.bool_(False),
             _format_name=self.format_name,
@@ -153,7 +153,8 @@ class SitAndGo(Env):
     def _step(self, state: SngState, action: Array, key) -> SngState:
         kind, amount = self.menu.engine_action(state._x.table, action)
         was_over = state._x.finished
-        t = tn.advance(tn.act(state._x, kind, amount, pay=False))  # pots paid in one place
+        # pots paid in one place
+        t = poker_tournament.advance(poker_tournament.act(state._x, kind, amount, pay=False))
         return self._after(state.replace(_x=t), was_over)
 
     # ----------------------------------------------------- the step split at its chance event
@@ -201,10 +202,10 @@ class SitAndGo(Env):
         `CHECK_CALL` or `RAISE` with its raise-to ``amount``, clamped by the engine's rules),
         without going on: the returned table may have ``hand_over`` (its showdown, winnings and
         cards still readable). Call `advance` next. Pure and jit-able; the host validates first
-        (`table.check_action`) when it wants errors instead of clamping.
+        (`holdemjax.host.legal.admitted`) when it wants errors instead of clamping.
         """
         state = state.replace(_step_count=state._step_count + 1)
-        return state.replace(_x=tn.act(state._x, kind, amount))
+        return state.replace(_x=poker_tournament.act(state._x, kind, amount))
 
     def advance(self, state: SngState) -> SngState:
         """After `act_exact` (or `with_tournament`): finish the hand if it is over, eliminate,
@@ -214,7 +215,7 @@ class SitAndGo(Env):
         legal ``a``.
         """
         was_over = state._x.finished
-        nxt = self._after(state.replace(_x=tn.advance(state._x)), was_over)
+        nxt = self._after(state.replace(_x=poker_tournament.advance(state._x)), was_over)
         done = nxt.terminated | nxt.truncated
         nxt = nxt.replace(legal_action_mask=jnp.where(done, True, nxt.legal_action_mask))
         return nxt.replace(observation=self._observe(nxt, nxt.current_player))
@@ -224,9 +225,9 @@ class SitAndGo(Env):
         hand boundary): `tournament.stop` (blinds and ante back, the players still in settle as
         at the hand cap), with the rewards, mask and observation of a terminal state. Pure and
         jit-able; a finished game is returned unchanged."""
-        t = tn.stop(state._x)
+        t = poker_tournament.stop(state._x)
         ended = state.replace(_x=t, terminated=jnp.bool_(True),
-                              rewards=tn.player_scores(t, self.zero_sum))
+                              rewards=poker_tournament.player_scores(t, self.zero_sum))
         ended = ended.replace(legal_action_mask=jnp.ones_like(state.legal_action_mask))
         ended = ended.replace(observation=self._observe(ended, ended.current_player))
         return jax.tree.map(lambda a, b: jnp.where(state.terminated, a, b), state, ended)
@@ -241,7 +242,8 @@ class SitAndGo(Env):
         game is over), the legal menu, and the scores as rewards on the step that ended it."""
         t = state._x
         ended_now = t.finished & ~was_over
-        rewards = jnp.where(ended_now, tn.player_scores(t, self.zero_sum), state.rewards)
+        scores = poker_tournament.player_scores(t, self.zero_sum)
+        rewards = jnp.where(ended_now, scores, state.rewards)
         terminated = state.terminated | t.finished
         live = ~terminated
         current = t.player_at[jnp.maximum(t.table.to_act, 0)]

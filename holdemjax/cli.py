@@ -108,7 +108,7 @@ def _run_and_report(args, variant: str, sources: list, *, filler: str, title: st
     from rich.table import Table
 
     from holdemjax.series import output, runner
-    from holdemjax.series import results as R
+    from holdemjax.series import results as series_results
     from holdemjax.series.policies import bundled
     from holdemjax.series.protocol import MS, SeriesVoid
     from holdemjax.series.wasm import PolicyLoadError, load_policy
@@ -170,7 +170,7 @@ def _run_and_report(args, variant: str, sources: list, *, filler: str, title: st
         if isinstance(exc, SeriesVoid):
             return fail(f"{what} is void: {exc}")
         raise  # Ctrl-C
-    doc = R.summarize(series, planned=count)
+    doc = series_results.summarize(series, planned=count)
     try:
         path = output.write_results(doc, out)
         files = output.write_all(series, doc, out, policies)  # replay, viewer, holdem.log lines

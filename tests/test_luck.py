@@ -16,7 +16,7 @@ import numpy as np
 
 from holdemjax import luck
 from holdemjax.poker import table as tb
-from holdemjax.poker import tournament as tn
+from holdemjax.poker import tournament
 from holdemjax.poker.actions import Menu
 from holdemjax.poker.structure import FORMATS, make_format
 from tests.poker.test_table import make_deck
@@ -205,7 +205,8 @@ def test_the_readme_and_docs_show_the_committed_luck_results():
 _SNG = make_format(**FORMATS["sng-6"])
 
 
-def _tournament(stacks, holes: dict[int, str], board: str, button=0, sb=0, bb=1) -> tn.Tournament:
+def _tournament(stacks, holes: dict[int, str], board: str, button=0, sb=0,
+                bb=1) -> tournament.Tournament:
     """An ``sng-6`` game at one hand: the seats with chips are still in (the others out, their
     places paid), the hand right after the blinds at 10/20."""
     stacks = jnp.asarray(stacks, jnp.int32)
@@ -215,16 +216,16 @@ def _tournament(stacks, holes: dict[int, str], board: str, button=0, sb=0, bb=1)
     out = jnp.cumsum(~alive) - 1  # the seats out took the lowest places
     paid = jnp.asarray(_SNG.payouts)[::-1][jnp.clip(out, 0, 5)]
     seats = jnp.arange(6, dtype=jnp.int32)
-    zeros = jnp.zeros((tn.NUM_STREETS, 6), jnp.int32)
-    return tn.Tournament(table=tb.begin(table), key=jnp.zeros(2, jnp.uint32), hand=jnp.int32(0),
-                         player_at=seats, seat_of=seats, alive=alive,
-                         score=jnp.where(alive, 0.0, paid), place=jnp.zeros(6, jnp.int32),
-                         street_chips=zeros, street_raises=zeros,
-                         decisions=jnp.zeros(6, jnp.int32), last_actor=jnp.int32(-1),
-                         icm_due=jnp.bool_(False), finished=jnp.bool_(False), format=_SNG)
+    zeros = jnp.zeros((tournament.NUM_STREETS, 6), jnp.int32)
+    return tournament.Tournament(table=tb.begin(table), key=jnp.zeros(2, jnp.uint32),
+                                 hand=jnp.int32(0), player_at=seats, seat_of=seats, alive=alive,
+                                 score=jnp.where(alive, 0.0, paid), place=jnp.zeros(6, jnp.int32),
+                                 street_chips=zeros, street_raises=zeros,
+                                 decisions=jnp.zeros(6, jnp.int32), last_actor=jnp.int32(-1),
+                                 icm_due=jnp.bool_(False), finished=jnp.bool_(False), format=_SNG)
 
 
-def _corrections_by_card(t: tn.Tournament, mid: tb.Table, shown, now, key):
+def _corrections_by_card(t: tournament.Tournament, mid: tb.Table, shown, now, key):
     """The reveal correction (`tournament_value`) had each of the 52 cards come out as board
     card ``shown`` (0-based), and whether it could (no seat position holds it, not shown)."""
     def one(card):
@@ -239,7 +240,7 @@ def _corrections_by_card(t: tn.Tournament, mid: tb.Table, shown, now, key):
 _by_card = jax.jit(_corrections_by_card)
 
 
-def _to_board_card(t: tn.Tournament, visible: int) -> tn.Tournament:
+def _to_board_card(t: tournament.Tournament, visible: int) -> tournament.Tournament:
     """``t`` played by checks and calls to the last decision before board card ``visible``."""
     while int(_act(t.table, tb.CHECK_CALL, 0).revealed) < visible:
         t = t.replace(table=_act(t.table, tb.CHECK_CALL, 0))
@@ -342,9 +343,9 @@ def test_tournament_luck_is_unbiased_with_a_smaller_standard_error():
     assert r.corrected_se < r.se
 
 
-_seat = jax.jit(tn.seat)
-_act_t = jax.jit(tn.act)
-_boundary = jax.jit(tn.advance_one)
+_seat = jax.jit(tournament.seat)
+_act_t = jax.jit(tournament.act)
+_boundary = jax.jit(tournament.advance_one)
 _values = jax.jit(lambda t: jnp.stack([luck.tournament_value(t)(t.table.start_stacks),
                                        luck.tournament_value(t)(t.table.stacks)]))
 
@@ -381,7 +382,7 @@ _MENU = Menu()
 _menu_actions = jax.jit(lambda t: _MENU.mask_and_amounts(t, tb.legal(t)))
 
 
-def _hand_computed_decision() -> tn.Tournament:
+def _hand_computed_decision() -> tournament.Tournament:
     """Two players left of six, AA (seat 0) against KK on 2c 7d 9h Jc 3s, 20 chips each in; on
     the river KK bets 100 and AA is to act."""
     t = _to_board_card(_tournament([1000, 1000, 0, 0, 0, 0], {0: "AsAh", 1: "KsKh"},
@@ -431,7 +432,7 @@ def _action_checks():
 
 
 @jax.jit
-def _terms_and_ends(ts: tn.Tournament, probs, boards, key):
+def _terms_and_ends(ts: tournament.Tournament, probs, boards, key):
     def one(t, p):
         def by_action(a):
             kind, amount = _MENU.engine_action(t.table, a)

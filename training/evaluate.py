@@ -40,7 +40,7 @@ import jax.numpy as jnp
 import numpy as np
 
 import holdemjax
-from holdemjax import luck as LK
+from holdemjax import luck as holdemjax_luck
 from holdemjax.bots import baseline, known_policy, random_bot
 from holdemjax.validate import require_int
 
@@ -170,12 +170,12 @@ def _program(env, policy, opponent, chunk: int, max_steps: int, luck: bool = Fal
 
         lucks = jnp.zeros((), jnp.float32)  # nothing carried without luck
         if luck and rollouts:
-            lucks = LK.games_rollout_first_luck(env, line_up, states, luck_keys, rollouts,
-                                                rotation)
+            lucks = holdemjax_luck.games_rollout_first_luck(env, line_up, states, luck_keys,
+                                                            rollouts, rotation)
         elif luck and luck_value is not None:  # the env's chance events only: no deal term
-            lucks = jnp.zeros((chunk * n, len(LK.EVENTS), n), jnp.float32)
+            lucks = jnp.zeros((chunk * n, len(holdemjax_luck.EVENTS), n), jnp.float32)
         elif luck:
-            lucks = LK.games_first_luck(env, states, luck_keys)
+            lucks = holdemjax_luck.games_first_luck(env, states, luck_keys)
 
         def body(carry):
             states, scores, lucks, illegal, decisions, i = carry
@@ -190,16 +190,17 @@ def _program(env, policy, opponent, chunk: int, max_steps: int, luck: bool = Fal
             actions = jnp.where(is_policy, mine, theirs)
             nxt = jax.vmap(env.step)(states, actions)
             if luck and rollouts:
-                lucks = lucks + LK.games_rollout_step_luck(
+                lucks = lucks + holdemjax_luck.games_rollout_step_luck(
                     env, line_up, states, actions, nxt, luck_keys, i, rollouts, rotation)
             elif luck and luck_value is not None:
-                lucks = lucks + LK.games_chance_luck(
+                lucks = lucks + holdemjax_luck.games_chance_luck(
                     env, functools.partial(luck_value, params), states, actions, nxt)
             elif luck:
                 probs = [jnp.zeros_like(states.legal_action_mask, jnp.float32) if p is None
                          else jax.vmap(p)(states) for p in known]
                 probs = jnp.where(is_policy[:, None], probs[0], probs[1])
-                lucks = lucks + LK.games_step_luck(env, states, actions, luck_keys, probs)
+                lucks = lucks + holdemjax_luck.games_step_luck(env, states, actions, luck_keys,
+                                                               probs)
             return (nxt, scores + nxt.rewards, lucks, illegal, decisions + live.sum(), i + 1)
 
         def cond(carry):
@@ -361,7 +362,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--luck-value", choices=("check-down", "critic", "rollout"),
                    default="check-down", help="with --luck: the value of the corrections "
                    "(rollout: the rest of each hand played out, slower; docs/luck.md)")
-    p.add_argument("--rollouts", type=int, default=LK.ROLLOUTS,
+    p.add_argument("--rollouts", type=int, default=holdemjax_luck.ROLLOUTS,
                    help="with --luck-value rollout: completions played out a side of each event")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     return p

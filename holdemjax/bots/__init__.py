@@ -18,7 +18,7 @@ import functools
 import jax
 import jax.numpy as jnp
 
-from holdemjax import luck as LK
+from holdemjax import luck as holdemjax_luck
 from holdemjax.bots import baseline, random_bot
 from holdemjax.bots.random_bot import coordinate_key, coordinates, decision_rank, draw_below
 
@@ -112,11 +112,11 @@ def play(env, key, num_games: int, bot_of_player, max_steps=1_000_000, luck: boo
         actions, bad, live = jax.vmap(one_action)(states, bot_keys)
         nxt = jax.vmap(env.step)(states, actions)
         if luck and rollouts:
-            lk = lk + LK.games_rollout_step_luck(env, line_up, states, actions, nxt, luck_keys,
-                                                 i, rollouts)
+            lk = lk + holdemjax_luck.games_rollout_step_luck(env, line_up, states, actions, nxt,
+                                                             luck_keys, i, rollouts)
         elif luck:
             probs = jax.vmap(one_policy)(states)
-            lk = lk + LK.games_step_luck(env, states, actions, luck_keys, probs)
+            lk = lk + holdemjax_luck.games_step_luck(env, states, actions, luck_keys, probs)
         return (nxt, scores + nxt.rewards, steps + live, illegal + bad.sum(0),
                 decisions + live.sum(), lk, i + 1)
 
@@ -128,9 +128,9 @@ def play(env, key, num_games: int, bot_of_player, max_steps=1_000_000, luck: boo
     n = env.num_players
     lk = jnp.zeros((), jnp.float32)  # nothing carried without luck
     if luck and rollouts:
-        lk = LK.games_rollout_first_luck(env, line_up, states, luck_keys, rollouts)
+        lk = holdemjax_luck.games_rollout_first_luck(env, line_up, states, luck_keys, rollouts)
     elif luck:
-        lk = LK.games_first_luck(env, states, luck_keys)
+        lk = holdemjax_luck.games_first_luck(env, states, luck_keys)
     carry = (states, jnp.zeros((num_games, n), jnp.float32), jnp.zeros(num_games, jnp.int32),
              jnp.zeros(len(bots), jnp.int32), jnp.int32(0), lk, jnp.int32(0))
     states, scores, steps, illegal, decisions, lk, _ = jax.lax.while_loop(cond, body, carry)

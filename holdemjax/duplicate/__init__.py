@@ -9,10 +9,10 @@ Modules (imported on use, so importing the package costs nothing):
 * `policy`: a WebAssembly policy in the hero seat (the series host's clock and reply rules);
 * `play`: a person in the hero seat, in the terminal;
 * `store`: the one sealed-aware repository over the SQLite match store and the match's life
-  (open, sealed, closed), the only module that speaks SQL; `records` (what it returns), `seat`
-  (one's own line, dealt with its key), `doors` (share links and invitations), `schema` (the
-  layout), `verify` (commitment, decks, the bots replayed); `references` plays the reference
-  lines (the store never plays);
+  (open, sealed, closed), the only module that queries it; `records` (what it returns), `seat`
+  (one's own line, dealt with its key), `doors` (share links and invitations), `database` (the
+  file, its connections and transactions), `schema` (the layout), `verify` (commitment, decks,
+  the bots replayed); `references` plays the reference lines (the store never plays);
 * `scores`, `review`, `style`, `report`: what a closed match shows;
 * `tiers`, `draws`: the reference bots and their coordinate-addressed draws (their constants,
   `holdemjax.bots.tier_params`, are shared with the JAX tiers `holdemjax.bots.tiers`);

@@ -19,7 +19,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from holdemjax import luck as LK
+from holdemjax import luck
 from holdemjax.duplicate import draws
 from holdemjax.duplicate.spec import root_key
 from holdemjax.poker import table as tb
@@ -46,7 +46,7 @@ def luck_key(seed: int, hand: int) -> np.ndarray:
 @functools.cache
 def _program():
     def one(dealt, kinds, amounts, key):  # dealt: the hand at its first decision
-        return LK.hand_luck(LK.blinds_table(dealt), kinds, amounts, LK.chips, key)[0]
+        return luck.hand_luck(luck.blinds_table(dealt), kinds, amounts, luck.chips, key)[0]
 
     return jax.jit(jax.vmap(one), compiler_options=OPTIONS)
 

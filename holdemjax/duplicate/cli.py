@@ -125,7 +125,7 @@ def _close(args, store, con) -> int:
 
 
 def _run(args, store, con) -> int:
-    from holdemjax.duplicate import match as M
+    from holdemjax.duplicate import match as duplicate_match
     from holdemjax.duplicate.policy import WasmHero
     from holdemjax.series.protocol import SeriesVoid
     from holdemjax.series.wasm import PolicyLoadError
@@ -140,8 +140,8 @@ def _run(args, store, con) -> int:
     if args.sample:
         hero = heroes.sampled[suffix](source)
         name = args.name or f"{pathlib.Path(source).stem}-sample"
-    elif source in M.bot_names():
-        hero, name = M.BotHero(source), args.name or source
+    elif source in duplicate_match.bot_names():
+        hero, name = duplicate_match.BotHero(source), args.name or source
     elif suffix in heroes.files and pathlib.Path(source).is_file():
         hero = heroes.files[suffix](source)
         name = args.name or pathlib.Path(source).stem
@@ -149,11 +149,11 @@ def _run(args, store, con) -> int:
         hero, name = WasmHero(source), args.name or pathlib.Path(source).stem
     else:
         raise ValueError(f"{source!r} is neither a .wasm file nor a registered bot "
-                         f"({', '.join(M.bot_names())}) nor a file of kind "
+                         f"({', '.join(duplicate_match.bot_names())}) nor a file of kind "
                          f"{', '.join(sorted(heroes.files)) or '-'}")
     try:
-        status = M.play_line(store, args.match, name, hero,
-                             key=keyring.line_key(store, args.match, name))
+        status = duplicate_match.play_line(store, args.match, name, hero,
+                                           key=keyring.line_key(store, args.match, name))
     except PolicyLoadError as exc:
         raise ValueError(f"{exc}: it does not join the match") from None
     except SeriesVoid as exc:  # nobody's fault: nothing charged, the line kept as played

@@ -78,16 +78,16 @@ class Doors:
         row = self.find_door(match_id, _key_hash(str(token)))
         if row is None:
             raise Refused(f"no such invitation or share link for match {match_id}")
-        if row[2] is not None:
+        if row["used_by"] is not None:
             raise Refused(f"this invitation to match {match_id} was used")
-        if row[3] is not None and row[4] >= row[3]:
-            raise Refused(f"this share link to match {match_id} has admitted its {row[3]} "
+        if row["cap"] is not None and row["joins"] >= row["cap"]:
+            raise Refused(f"this share link to match {match_id} has admitted its {row['cap']} "
                           "participants")
         m = self.match(match_id)
         if m.state != "open" or m.field_complete(len(self.participants(match_id))):
             raise Refused(f"match {match_id} takes no more participants"
                                + (f" ({m.close_reason})" if m.state != "open" else ""))
-        return {"kind": row[0], "name": row[1]}
+        return {"kind": row["kind"], "name": row["name"]}
 
     def check_can_join(self, match_id: str, name: str, *, reference: bool = False) -> None:
         """Why ``name`` cannot join: `names.BadName` (a ValueError) for a name that breaks the

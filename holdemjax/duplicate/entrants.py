@@ -12,7 +12,7 @@ import tempfile
 import types
 from collections.abc import Callable, Mapping
 
-from holdemjax.duplicate import match as M
+from holdemjax.duplicate import match
 
 __all__ = ["HeroLoaders", "play_entrant"]
 
@@ -55,7 +55,7 @@ def play_entrant(store, match_id: str, name: str, bot: str | None, data: bytes,
             extra = f"{len(data)} bytes" if data else f"suffix {suffix!r}"
             raise ValueError(f"a bot entrant takes no body (got {extra}): enter a bot by "
                              "?bot=NAME alone, or upload a policy without ?bot")
-        return M.play_line(store, match_id, name, M.BotHero(bot))
+        return match.play_line(store, match_id, name, match.BotHero(bot))
     if suffix is not None and suffix not in heroes.files:
         raise ValueError(f"no participant kind {suffix!r}; registered: "
                          f"{', '.join(sorted(heroes.files)) or 'none'}")
@@ -78,4 +78,4 @@ def play_entrant(store, match_id: str, name: str, bot: str | None, data: bytes,
                 raise ValueError(f"the uploaded {suffix} file did not load: "
                                  f"{type(exc).__name__}: {why}") from None
         hero.source = f"upload:{name}" + (" --sample" if sample else "")
-        return M.play_line(store, match_id, name, hero)
+        return match.play_line(store, match_id, name, hero)

@@ -58,7 +58,7 @@ from holdemjax.host.hand import HostHand, lone_start
 from holdemjax.host.legal import admitted
 from holdemjax.host.loop import Waiting, next_step, play_hand
 from holdemjax.poker import table as tb
-from holdemjax.poker import tournament as tn
+from holdemjax.poker import tournament
 from holdemjax.series import protocol as P
 
 __all__ = ["MIN_SEATS", "MAX_SEATS", "DEAL_DOMAIN", "BOT_DOMAIN", "RANDOM", "MatchSpec",
@@ -75,7 +75,7 @@ def _jax_bot(name: str):
     return rotation.jitted_policy(getattr(rotation, JAX_BOTS[name]))
 
 
-def jax_bot_decide(name: str, view: tn.Decision, key) -> tuple[int, int]:
+def jax_bot_decide(name: str, view: tournament.Decision, key) -> tuple[int, int]:
     """The engine action of JAX bot ``name`` at the hero's decision ``view`` (the hand's
     `tournament.Decision`: its per-seat decision counts and bets/raises per street)."""
     from holdemjax.duplicate import draws

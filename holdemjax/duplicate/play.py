@@ -25,7 +25,7 @@ from collections.abc import Callable
 from rich.console import Console
 from rich.table import Table
 
-from holdemjax.duplicate import match as M
+from holdemjax.duplicate import match
 from holdemjax.duplicate.review import action_texts, seat_label
 from holdemjax.host.legal import admits
 from holdemjax.poker import table as tb
@@ -48,7 +48,7 @@ def parse_command(text: str, legal: dict) -> tuple[int, int]:
         raise ValueError(f"type a command: {HELP}")
     cmd, args = words[0], words[1:]
     if cmd in ("q", "quit", "exit"):
-        raise M.Quit()
+        raise match.Quit()
     if cmd in ("?", "h", "help"):
         raise ValueError(HELP)
     if cmd in ("f", "fold"):
@@ -108,7 +108,7 @@ class PersonHero:
         for text in action_texts(spec, hand.actions)[self._shown:]:
             self.console.print("  " + text)
         self._shown = len(hand.actions)
-        button, sb, bb = M.positions(spec.seats, hand.index)
+        button, sb, bb = match.positions(spec.seats, hand.index)
         grid = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
         for col in ("seat", "player", "pos", "stack", "bet", ""):
             grid.add_column(col, justify="right" if col in ("stack", "bet") else "left")
@@ -142,7 +142,7 @@ class PersonHero:
             try:
                 text = self.ask("> ")
             except EOFError:
-                raise M.Quit() from None
+                raise match.Quit() from None
             try:
                 kind, amount = parse_command(text, legal)
             except ValueError as exc:
@@ -171,11 +171,11 @@ class PersonHero:
 
 def play(store, match_id: str, name: str, *, key: str | None = None,
          ask: Callable[[str], str] | None = None, console: Console | None = None,
-         now: Callable = M.utcnow) -> str:
+         now: Callable = match.utcnow) -> str:
     """Play or resume person ``name``'s line (its ``key``: `match.play_line`) in match
     ``match_id``; returns `match.play_line`'s status ("finished", "paused", "closed")."""
     hero = PersonHero(ask, console)
-    status = M.play_line(store, match_id, name, hero, key=key, now=now, kind="person")
+    status = match.play_line(store, match_id, name, hero, key=key, now=now, kind="person")
     con = hero.console
     if status == "paused":
         done, _ = store.progress(match_id, name, key)

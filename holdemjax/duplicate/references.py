@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import threading
 
-from holdemjax.duplicate import match as M
+from holdemjax.duplicate import match
 
 __all__ = ["PREFIX", "names", "missing", "play", "Worker"]
 
@@ -17,7 +17,7 @@ PREFIX = "ref:"
 
 def names() -> list[str]:
     """The reference line of every tier, in tier order."""
-    return [PREFIX + tier for tier in M.tier_names()]
+    return [PREFIX + tier for tier in match.tier_names()]
 
 
 def missing(store, match_id: str) -> list[str]:
@@ -29,15 +29,15 @@ def missing(store, match_id: str) -> list[str]:
 def play(store, match_id: str, progress=None) -> None:
     """Play what is missing of the reference lines (sealed like every line; closed matches
     too). ``progress(done, total)``: hands of reference lines played, of all."""
-    tiers, hands = M.tier_names(), store.match(match_id).spec.hands
+    tiers, hands = match.tier_names(), store.match(match_id).spec.hands
     todo = set(missing(store, match_id))
     for i, tier in enumerate(tiers):
         if PREFIX + tier not in todo:
             continue
         each = None if progress is None else (
             lambda done, _, i=i: progress(i * hands + done, len(tiers) * hands))
-        M.play_line(store, match_id, PREFIX + tier, M.BotHero(tier), kind="reference",
-                    reference=True, progress=each)
+        match.play_line(store, match_id, PREFIX + tier, match.BotHero(tier), kind="reference",
+                        reference=True, progress=each)
     if progress is not None:
         progress(len(tiers) * hands, len(tiers) * hands)
 

@@ -31,13 +31,13 @@ import jax.numpy as jnp
 import numpy as np
 from flax import struct
 
-from holdemjax import luck as LK
+from holdemjax import luck as holdemjax_luck
 from holdemjax.bots import baseline, random_bot
 from holdemjax.host import legal as host_legal
 from holdemjax.host.hand import HostHand, lone_hand
 from holdemjax.host.loop import play_hand
 from holdemjax.poker import table as tb
-from holdemjax.poker import tournament as tn
+from holdemjax.poker import tournament
 from holdemjax.poker.actions import Menu
 from holdemjax.poker.cards import hand_deck
 
@@ -85,8 +85,8 @@ def from_menu_bot(decide, menu: Menu | None = None):
         mask, amounts = menu.mask_and_amounts(view.table, view.legal)
         n = view.table.num_seats
         decisions = jnp.where(jnp.arange(n) == view.seat, view.decision, 0)
-        seen = tn.decision_at(view.table, view.hand, decisions, view.street_raises,
-                              legal=view.legal)
+        seen = tournament.decision_at(view.table, view.hand, decisions, view.street_raises,
+                                      legal=view.legal)
         return menu.to_engine(decide(menu, seen, mask, key), amounts)
 
     policy.__name__ = policy.__qualname__ = f"menu_bot({getattr(decide, '__module__', decide)})"
@@ -131,8 +131,8 @@ def _rotations(policies, seats, batch, max_decisions, key, first_deal, tested, o
                               sb_posts, small_blind, big_blind, ante, deck, can_end=False)
         table = tb.begin(start)  # = start_hand(...): the first decision or the hand over
         # the per-hand counters (decisions, bets/raises per street) are the engine's
-        carry = (tn.lone_hand(table, deal), jnp.zeros(len(policies), jnp.int32), jnp.int32(0),
-                 LK.no_reveals(table) if with_luck else None)
+        carry = (tournament.lone_hand(table, deal), jnp.zeros(len(policies), jnp.int32),
+                 jnp.int32(0), holdemjax_luck.no_reveals(table) if with_luck else None)
 
         def body(c):
             t, illegal, steps, reveals = c
@@ -144,16 +144,16 @@ def _rotations(policies, seats, batch, max_decisions, key, first_deal, tested, o
                                      lg.max_raise_to)
             illegal = illegal + (~exact & live)
             who = jnp.where(view.seat == rotation, tested, opponent)
-            nxt = tn.act(t, kinds[who], amounts[who])
+            nxt = tournament.act(t, kinds[who], amounts[who])
             if with_luck:
-                reveals = LK.note(reveals, t.table, kinds[who], amounts[who], nxt.table)
+                reveals = holdemjax_luck.note(reveals, t.table, kinds[who], amounts[who], nxt.table)
             return nxt, illegal, steps + 1, reveals
 
         def cond(c):
             return ~c[0].table.hand_over & (c[2] < max_decisions)
 
         t, illegal, _, reveals = jax.lax.while_loop(cond, body, carry)
-        hand_luck = (LK.luck_of(start, reveals, key=jax.random.fold_in(luck_key, deal))
+        hand_luck = (holdemjax_luck.luck_of(start, reveals, key=jax.random.fold_in(luck_key, deal))
                      if with_luck else jnp.zeros(seats, jnp.float32))
         return t.table.stacks - stack, ~t.table.hand_over, illegal, hand_luck
 
@@ -359,7 +359,7 @@ def host_player(policy, bot_key):
     run = _jitted(policy)
     key = jnp.asarray(bot_key, jnp.uint32)
 
-    def player(view, decision: tn.Decision):
+    def player(view, decision: tournament.Decision):
         kind, amount = run(decision.table, decision.hand, decision.decisions,
                            decision.street_raises, key)
         return int(kind), int(amount)

@@ -1,4 +1,4 @@
-"""The match store's SQLite layout (`store.SCHEMA_VERSION` 4) and the upgrades of version-1 to
+"""The match store's SQLite layout (`SCHEMA_VERSION` 4) and the upgrades of version-1 to
 version-3 files. Statements are separated by ``;`` (a trigger's body kept whole) and run one by
 one inside the store's transaction (foreign keys are off while it runs: the new ``matches`` table
 replaces the old one in place). The file holds the open matches' seeds: `create_private` and
@@ -7,8 +7,10 @@ replaces the old one in place). The file holds the open matches' seeds: `create_
 import os
 import sqlite3
 
-__all__ = ["SCHEMA", "VERIFIED", "UPGRADE_1", "UPGRADE_2", "UPGRADE_3", "create_private",
-           "private_companions", "install"]
+__all__ = ["SCHEMA_VERSION", "SCHEMA", "VERIFIED", "UPGRADE_1", "UPGRADE_2", "UPGRADE_3",
+           "create_private", "private_companions", "install"]
+
+SCHEMA_VERSION = 4  # `meta.schema_version` of the layout below
 
 
 def create_private(path: str) -> None:

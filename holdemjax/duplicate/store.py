@@ -11,111 +11,40 @@ every public method on an open match and looks for it in what comes back):
 * a participant's own line is dealt through `seat` with the key `join` returned (only its
   SHA-256 is stored): the `Seat` deals the next hand and plays the bots; the seed never leaves it.
 
-The CLI and the web service are clients of this class alone; this module alone speaks SQL (a
-`Seat` through the `LineRows` the store hands it, `doors.Doors` through its door methods). It
-only stores: it never plays a line. Every write is one transaction (``BEGIN IMMEDIATE``), a line
-one action at a time; WAL mode, ``synchronous=NORMAL``, one connection per thread.
-``meta.schema_version`` names the layout; version-1 to -3 files are upgraded in place (32-bit
-seeds deal as before, `spec.root_key`), others refused. A match closes by a call:
+The CLI and the web service are clients of this class alone; this module alone queries the
+file (a `Seat` through the `LineRows` the store hands it, `doors.Doors` through its door
+methods; the file, its connections and transactions: `database`; its layout: `schema`). It
+only stores: it never plays a line. Every write is one transaction, a line one action at a
+time. ``meta.schema_version`` names the layout; version-1 to -3 files are upgraded in place
+(32-bit seeds deal as before, `spec.root_key`), others refused. A match closes by a call:
 `close_match` (the operator), `refresh` (deadline passed, or nobody can join and every line is
 finished), never as a side effect of a read.
 """
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import datetime as dt
 import json
-import os
 import secrets
 import sqlite3
-import threading
 
 from holdemjax.duplicate import records
 from holdemjax.duplicate import spec as match_spec
+from holdemjax.duplicate.database import Database
 from holdemjax.duplicate.doors import Doors, Refused, Unknown, WrongKey
 from holdemjax.duplicate.doors import key_hash as _key_hash
 from holdemjax.duplicate.records import JOINED, Line, MatchRecord, Participant, Round, Sealed
-from holdemjax.duplicate.schema import create_private, install, private_companions
+from holdemjax.duplicate.schema import SCHEMA_VERSION
 from holdemjax.duplicate.seat import Seat
 
 __all__ = ["SCHEMA_VERSION", "Store", "LineRows", "MatchRecord", "Participant", "Line", "Sealed",
            "JOINED", "Round"]
 
-SCHEMA_VERSION = 4
 
-class Store(Doors):
-    """One store file (created with its schema if missing). Use as a context manager or `close`."""
-
-    def __init__(self, path: str | os.PathLike):
-        self.path = os.fspath(path)
-        create_private(self.path)  # the file holds the open matches' seeds: mode 0600
-        self._local, self._conns, self._guard = threading.local(), [], threading.Lock()
-        try:
-            self._open()
-        except BaseException as exc:
-            self.close()
-            if isinstance(exc, sqlite3.DatabaseError):
-                raise ValueError(f"{self.path} is not a match store: {exc}") from None
-            raise
-
-    @property
-    def _db(self) -> sqlite3.Connection:
-        """This thread's connection. Transactions are explicit (BEGIN IMMEDIATE: writers queue);
-        check_same_thread=False only so that `close` may close them all (each has one user)."""
-        conn = getattr(self._local, "conn", None)
-        if conn is None:
-            try:
-                conn = sqlite3.connect(self.path, timeout=30, isolation_level=None,
-                                       check_same_thread=False)
-            except sqlite3.Error as exc:
-                raise ValueError(f"cannot open the match store {self.path}: {exc}") from None
-            conn.execute("PRAGMA foreign_keys=ON")
-            conn.execute("PRAGMA synchronous=NORMAL")
-            with self._guard:
-                self._conns.append(conn)
-            self._local.conn = conn
-        return conn
-
-    def _open(self) -> None:
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()  # makes -wal, -shm
-        private_companions(self.path)
-        with self._tx() as db:  # under the write lock: two processes may open a new file
-            install(db, self.path, SCHEMA_VERSION)
-
-    # ------------------------------------------------------------------------ plumbing
-    def close(self, *, this_thread: bool = False) -> None:
-        """Close every thread's connection (the store is not used after); with ``this_thread``,
-        the calling thread's alone (a worker thread done with the store)."""
-        with self._guard:
-            gone = [getattr(self._local, "conn", None)] if this_thread else self._conns
-            self._conns = [c for c in self._conns if c not in gone]
-        for conn in filter(None, gone):
-            conn.close()
-        self._local.conn = None
-
-    def __enter__(self) -> Store:
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.close()
-
-    @contextlib.contextmanager
-    def _tx(self):
-        db = self._db
-        db.execute("BEGIN IMMEDIATE")
-        try:
-            yield db
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
-        db.execute("COMMIT")
-
-    def _one(self, sql: str, args=()):
-        row = self._db.execute(sql, args).fetchone()
-        return None if row is None else row[0]
+class Store(Database, Doors):
+    """One store file (created with its schema if missing: `database.Database`, its connections
+    and transactions). Use as a context manager or `close`."""
 
     # ------------------------------------------------------------------------ matches
     def create_match(self, spec: match_spec.MatchSpec, seed: int | None = None,
@@ -147,10 +76,14 @@ class Store(Doors):
 
     def _record(self, match_id: str, *, reveal: bool) -> MatchRecord:
         r = self._row(match_id)
-        shown = reveal or r[6] == "closed"
-        return MatchRecord(r[0], r[1], match_spec.MatchSpec.from_dict(json.loads(r[2])),
-                           int(r[3]) if shown else None, r[4] if shown else None, r[5], r[6],
-                           r[7], r[8], json.loads(r[9]), bool(r[10]))
+        shown = reveal or r["state"] == "closed"
+        return MatchRecord(
+            id=r["id"], created_at=r["created_at"],
+            spec=match_spec.MatchSpec.from_dict(json.loads(r["spec"])),
+            seed=int(r["seed"]) if shown else None, salt=r["salt"] if shown else None,
+            commitment=r["commitment"], state=r["state"], closed_at=r["closed_at"],
+            close_reason=r["close_reason"], versions=json.loads(r["versions"]),
+            field_closed=bool(r["field_closed"]))
 
     def match(self, match_id: str) -> MatchRecord:
         """The match ``match_id`` (seed and salt only once closed); `doors.Unknown` when there
@@ -160,8 +93,8 @@ class Store(Doors):
     def match_ids(self, *, open_only: bool = False) -> list[str]:
         """The matches' ids, oldest first (``open_only``: the open ones)."""
         where = " WHERE state = 'open'" if open_only else ""
-        return [r[0] for r in self._db.execute(f"SELECT id FROM matches{where} "
-                                               "ORDER BY created_at")]
+        return [r["id"] for r in self._db.execute(f"SELECT id FROM matches{where} "
+                                                  "ORDER BY created_at")]
 
     # ---------------------------------------------------------- the doors' rows (`doors`)
     def insert_door(self, match_id: str, token_hash: str, kind: str, name: str | None,
@@ -170,8 +103,9 @@ class Store(Doors):
             db.execute("INSERT OR IGNORE INTO doors VALUES (?, ?, ?, ?, NULL, ?, 0)",
                        (match_id, token_hash, kind, name, cap))
 
-    def find_door(self, match_id: str, token_hash: str) -> tuple | None:
-        """(kind, name, used_by, cap, joins) of the door with that token hash, or None."""
+    def find_door(self, match_id: str, token_hash: str) -> sqlite3.Row | None:
+        """The door with that token hash (columns ``kind``, ``name``, ``used_by``, ``cap``,
+        ``joins``, in that order), or None."""
         return self._db.execute("SELECT kind, name, used_by, cap, joins FROM doors WHERE "
                                 "match_id = ? AND token_hash = ?",
                                 (match_id, token_hash)).fetchone()
@@ -201,14 +135,14 @@ class Store(Doors):
         rows = self._db.execute(
             "SELECT name, kind, source, sha256, status, joined_at, finished_at FROM participants "
             "WHERE match_id = ? ORDER BY seq", (match_id,))
-        return [Participant(*r) for r in rows]
+        return [Participant(**r) for r in rows]
 
     def participants(self, match_id: str, *, references: bool = False) -> list[Participant]:
         """Participants in joining order (reference lines only with ``references``). While the
         match is open every status is `JOINED` and ``finished_at`` None: taking part is all
         that shows."""
         out = [p for p in self._participants(match_id) if references or p.kind != "reference"]
-        if self._row(match_id)[6] == "open":
+        if self._row(match_id)["state"] == "open":
             out = [dataclasses.replace(p, status=JOINED, finished_at=None) for p in out]
         return out
 
@@ -257,7 +191,7 @@ class Store(Doors):
             r = self.round(match_id)
             if r is None or r.hand is None or name not in r.behind:
                 raise Refused(f"{name!r} is not behind in a simultaneous match {match_id}")
-        elif not (reference and self._row(match_id)[6] == "closed"):
+        elif not (reference and self._row(match_id)["state"] == "closed"):
             if not self.authorized(match_id, name, key):
                 raise WrongKey.of(match_id, name)
         m = self._record(match_id, reveal=True)
@@ -279,8 +213,9 @@ class Store(Doors):
         parts = [p.name for p in self._participants(match_id) if p.kind != "reference"]
         if not parts or not m.field_complete(len(parts)):
             return Round(None, ())  # nothing is dealt before the field is complete
-        done = dict(self._db.execute("SELECT name, COUNT(*) FROM hands WHERE match_id = ? "
-                                     "GROUP BY name", (match_id,)).fetchall())
+        done = {r["name"]: r["hands"] for r in self._db.execute(
+            "SELECT name, COUNT(*) AS hands FROM hands WHERE match_id = ? GROUP BY name",
+            (match_id,))}
         hand = min(done.get(n, 0) for n in parts)
         return Round(hand, tuple(n for n in parts if done.get(n, 0) == hand)
                      if hand < m.spec.hands else ())
@@ -302,7 +237,7 @@ class Store(Doors):
     def progress(self, match_id: str, name: str, key: str | None = None) -> tuple[int, list]:
         """(index of the first unfinished hand, the actions stored for it so far): for anyone
         once the match is closed, before only with the line's key."""
-        if self._row(match_id)[6] != "closed" and not self.authorized(match_id, name, key):
+        if self._row(match_id)["state"] != "closed" and not self.authorized(match_id, name, key):
             raise Sealed(f"match {match_id} is open: the progress of {name!r} is sealed")
         return self._progress(match_id, name)
 
@@ -390,7 +325,8 @@ class Store(Doors):
                                (match_id,)).fetchone()
         if row is None:
             return 0, None
-        return row[0], json.loads(row[2]) if row[1] == versions and row[2] else None
+        kept = row["versions"] == versions and row["result"]
+        return row["stamp"], json.loads(row["result"]) if kept else None
 
     def keep_verify(self, match_id: str, stamp: int, versions: str, result: dict) -> bool:
         """Keep ``result``, computed from what the store held at ``stamp``; False, keeping
@@ -420,8 +356,9 @@ class LineRows:
                                     "name = ? AND seat = ?", (self.match_id, self.name, hero)))
 
     def _playing(self, db) -> bool:
-        return db.execute("SELECT status FROM participants WHERE match_id = ? AND name = ?",
-                          (self.match_id, self.name)).fetchone() == ("playing",)
+        row = db.execute("SELECT status FROM participants WHERE match_id = ? AND name = ?",
+                         (self.match_id, self.name)).fetchone()
+        return row is not None and row["status"] == "playing"
 
     def add_action(self, hand: int, idx: int, action, think_ms: int | None) -> bool:
         """Save one action; False, saving nothing, when the line was closed meanwhile."""

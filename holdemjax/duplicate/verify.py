@@ -21,8 +21,7 @@ from __future__ import annotations
 import json
 import threading
 
-from holdemjax.duplicate import match as M
-from holdemjax.duplicate import spec
+from holdemjax.duplicate import match, spec
 from holdemjax.host.loop import Waiting, next_step, play_hand
 from holdemjax.poker.cards import BOARD_OFFSET, BOARD_SIZE, card_text
 
@@ -35,10 +34,11 @@ _COMPUTING: dict[tuple[str, str], threading.Lock] = {}  # (store file, match): o
 def replay_hand(spec, seed: int, record: dict, hero_tier: str | None = None) -> str | None:
     """Replay one stored hand; None when it reproduces, else what differs. ``hero_tier``: the
     hero seat is that tier (a reference line) and is decided again too."""
-    hand = M.Hand(spec, seed, record["hand"])
+    hand = match.Hand(spec, seed, record["hand"])
     actions = record["actions"]
     tiers = {s: hero_tier if s == spec.hero else spec.tier_at(s) for s in range(spec.seats)}
-    players = {s: _bot(tier, M.bot_key(seed, s)) for s, tier in tiers.items() if tier is not None}
+    players = {s: _bot(tier, match.bot_key(seed, s)) for s, tier in tiers.items()
+               if tier is not None}
     turns = play_hand(hand, players)  # a participant's hero waits for its stored actions
     for i, stored in enumerate(actions):
         step = next_step(turns)
@@ -47,7 +47,7 @@ def replay_hand(spec, seed: int, record: dict, hero_tier: str | None = None) -> 
         if isinstance(step, Waiting):
             try:
                 hand.check_replayed(stored, next_step(turns, hand.stored_action(stored)).played)
-            except M.MatchError as exc:
+            except match.MatchError as exc:
                 return str(exc)
             continue
         got = step.played
@@ -65,7 +65,7 @@ def replay_hand(spec, seed: int, record: dict, hero_tier: str | None = None) -> 
 def _bot(tier: str, key):
     """The loop's player of a reference seat: ``tier`` decided again from the seed's key."""
     def player(hand):
-        return (*M.bot_decide(tier, hand.view(), key), None)
+        return (*match.bot_decide(tier, hand.view(), key), None)
 
     return player
 
@@ -73,13 +73,13 @@ def _bot(tier: str, key):
 def verify(m, lines: dict, commitment: str | None = None) -> dict:
     """The checks above on closed match record ``m`` and its ``lines`` (`store.Line` by name).
     Returns ``{"ok", "problems", "hands_checked", "hands_replayed", "decks", ...}``."""
-    recomputed = M.commitment(m.seed, m.salt)
+    recomputed = match.commitment(m.seed, m.salt)
     problems = []
     for label, published in (("stored", m.commitment), ("given", commitment)):
         if published is not None and published.strip().lower() != recomputed:
             problems.append(f"the {label} commitment {published} is not SHA-256 of "
                             f"'{m.salt}:{m.seed}' = {recomputed}")
-    now = M.versions()
+    now = match.versions()
     if m.versions and m.versions != now:
         differ = sorted(k for k in set(now) | set(m.versions) if now.get(k) != m.versions.get(k))
         problems.append(f"created under other versions of {', '.join(differ)}: the replay "
@@ -89,7 +89,7 @@ def verify(m, lines: dict, commitment: str | None = None) -> dict:
         hero_tier = line.name.split(":", 1)[1] if line.reference else None
         for h, rec in sorted(line.hands.items()):
             if h not in decks:
-                d = [card_text(int(c)) for c in M.deck(m.seed, h)]
+                d = [card_text(int(c)) for c in match.deck(m.seed, h)]
                 decks[h] = ([d[2 * s:2 * s + 2] for s in range(n)],
                             d[BOARD_OFFSET:BOARD_OFFSET + BOARD_SIZE])
             hole, board = decks[h]

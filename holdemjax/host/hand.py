@@ -28,7 +28,7 @@ import numpy as np
 from holdemjax.host import protocol
 from holdemjax.host.packing import Layout
 from holdemjax.poker import table as tb
-from holdemjax.poker import tournament as tn
+from holdemjax.poker import tournament as poker_tournament
 from holdemjax.poker.cards import card_text
 from holdemjax.validate import require_int
 
@@ -123,7 +123,7 @@ class HostHand:
     (``state.decisions``, ``state.street_raises``), never counted here.
     """
 
-    def __init__(self, act, state: tn.Tournament, legal: tb.Legal):
+    def __init__(self, act, state: poker_tournament.Tournament, legal: tb.Legal):
         self._act = act
         self.state, self.legal = state, legal
         self.log = HandLog(state.table, int(state.hand))
@@ -157,12 +157,12 @@ class HostHand:
         """``# [seats] int32`` decisions each seat made in this hand (a bot's action rank)."""
         return self.state.decisions
 
-    def decision(self) -> tn.Decision:
+    def decision(self) -> poker_tournament.Decision:
         """The `tournament.Decision` view of the seat to act (host arrays, no JAX call): what
         `protocol.act_message` and the JAX bots read."""
         s = self.state
-        return tn.decision_at(s.table, s.hand, s.decisions, s.street_raises, alive=s.alive,
-                              legal=self.legal)
+        return poker_tournament.decision_at(s.table, s.hand, s.decisions, s.street_raises,
+                                            alive=s.alive, legal=self.legal)
 
     def view(self, *, tournament: int = 0, events=(), **clock) -> dict:
         """The protocol's ``act`` message of the seat to act (PROTOCOL §5); ``clock`` takes
@@ -198,7 +198,7 @@ def _lone_programs(seats: int):
         alive = jnp.ones(seats, bool)
         b, sb, bb, sb_posts = tb.first_positions(alive, button)
         table = tb.start_hand(stacks, alive, b, sb, bb, sb_posts, small, big, ante, deck)
-        t = tn.lone_hand(table, hand)
+        t = poker_tournament.lone_hand(table, hand)
         return t, tb.legal(t.table)
 
     i32 = jax.ShapeDtypeStruct((), jnp.int32)
@@ -206,7 +206,7 @@ def _lone_programs(seats: int):
                                    i32, i32, jax.ShapeDtypeStruct((52,), jnp.int32), i32))
 
     def act(state, kind, amount):
-        t = tn.act(layout.unpack(state, None), kind, amount)
+        t = poker_tournament.act(layout.unpack(state, None), kind, amount)
         return layout.pack((t, tb.legal(t.table)))
 
     return layout, jax.jit(lambda *args: layout.pack(dealt(*args))), jax.jit(act)

@@ -15,7 +15,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from holdemjax.poker import tournament as tn
+from holdemjax.poker import tournament
 
 __all__ = ["CHUNK_WORDS", "Layout"]
 
@@ -71,7 +71,7 @@ class Layout:
             words.append(leaf.reshape(-1))
         return tuple(jnp.split(jnp.concatenate(words), self.cuts))
 
-    def unpack(self, chunks, fmt) -> tn.Tournament:
+    def unpack(self, chunks, fmt) -> tournament.Tournament:
         """The tournament of packed chunks (traced), with the format ``fmt``."""
         vec = jnp.concatenate(chunks)
         leaves = []

@@ -89,7 +89,7 @@ def _ray_job(job: dict, modules: dict, compile_cache: bool) -> dict:
 def _play_series(job: dict, modules: dict) -> dict:
     from holdemjax.series import output, runner
     from holdemjax.series import replay as RP
-    from holdemjax.series import results as R
+    from holdemjax.series import results as series_results
     from holdemjax.series.protocol import SeriesVoid
     from holdemjax.series.wasm import PolicyLoadError, load_policy
 
@@ -107,7 +107,7 @@ def _play_series(job: dict, modules: dict) -> dict:
     finally:
         for p in policies:
             p.close()
-    doc = R.summarize(series, planned=job["tournaments"])
+    doc = series_results.summarize(series, planned=job["tournaments"])
     with tempfile.TemporaryDirectory(prefix="holdemjax-league-") as tmp:
         output.write_results(doc, tmp)
         output.write_all(series, doc, tmp)

@@ -75,8 +75,7 @@ def certify_module(wasm: bytes, path: str, fmt: str, *, max_wall: float | None) 
     """Certify one module (its bytes, recorded as ``path``) for a league of format ``fmt``:
     ``{"passed", "problem"}``, the problem being `certify_verdict`'s line without the module's
     name, or why it could not start."""
-    from holdemjax.series import results as R
-    from holdemjax.series import runner
+    from holdemjax.series import results, runner
     from holdemjax.series.output import certify_verdict
     from holdemjax.series.policies import bundled
     from holdemjax.series.protocol import SeriesVoid
@@ -97,7 +96,7 @@ def certify_module(wasm: bytes, path: str, fmt: str, *, max_wall: float | None) 
                                        max_wall=max_wall)
         except (runner.SeriesFailed, SeriesVoid, ValueError) as exc:
             return {"passed": False, "problem": f"the certification fails: {exc}"}
-        passed, verdict = certify_verdict(R.summarize(series), 0, name="\0")
+        passed, verdict = certify_verdict(results.summarize(series), 0, name="\0")
         return {"passed": passed, "problem": None if passed else verdict.replace(" \0:", "")}
     finally:
         for p in policies:

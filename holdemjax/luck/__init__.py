@@ -17,7 +17,7 @@ history before it, so the corrected outcome keeps the actual one's mean.
   decision and of an env step by player id (`step_luck`, beside `env.step`), and the action
   corrections of known policies (`action_luck`).
 
-Every public name of both is here: ``from holdemjax import luck as LK; LK.step_luck(...)``.
+Every public name of both is here: ``from holdemjax import luck; luck.step_luck(...)``.
 """
 
 from holdemjax.luck.hands import (

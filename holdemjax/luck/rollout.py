@@ -27,9 +27,8 @@ import jax.numpy as jnp
 
 from holdemjax import xla
 from holdemjax.luck.sng import DEAL_EVENT, EVENTS, _reveal_row
-from holdemjax.poker import cards
+from holdemjax.poker import cards, tournament
 from holdemjax.poker import table as tb
-from holdemjax.poker import tournament as tn
 from holdemjax.poker.cards import NUM_CARDS
 from holdemjax.sparse import sparse_cond
 from holdemjax.validate import require_int
@@ -51,7 +50,7 @@ def _settled(env, state) -> jax.Array:
     settles it: the places of seats out (their scores), ICM of the stacks the hand started with
     over the open places for the others, the scores once the game is over."""
     t = env.tournament(state)
-    icm = tn.open_places_icm(t.table.start_stacks, t.alive, t.format.payouts)
+    icm = tournament.open_places_icm(t.table.start_stacks, t.alive, t.format.payouts)
     value = jnp.where(t.alive & ~t.finished, icm, t.score)
     return value[t.seat_of].astype(jnp.float32)
 

@@ -29,7 +29,7 @@ from holdemjax.luck.hands import (
 )
 from holdemjax.luck.learned import StateValue, chance_term
 from holdemjax.poker import table as tb
-from holdemjax.poker import tournament as tn
+from holdemjax.poker import tournament
 from holdemjax.poker.actions import FOLD as MENU_FOLD
 from holdemjax.poker.cards import NUM_CARDS
 from holdemjax.poker.structure import RING
@@ -49,7 +49,7 @@ DEAL_EVENT = 0
 ACTION_EVENT = 4
 
 
-def tournament_value(t: tn.Tournament) -> Value:
+def tournament_value(t: tournament.Tournament) -> Value:
     """The value of the stacks at the end of the hand ``t`` is in, as the tournament scores
     them (`tournament.places_of_busts`: a seat the hand busts takes its place, busts of one hand
     ordered by their stacks at its start; the seats left `tournament.open_places_icm` of their
@@ -63,8 +63,8 @@ def tournament_value(t: tn.Tournament) -> Value:
     def value(stacks):
         busted = t.alive & (stacks == 0)
         alive = t.alive & ~busted
-        score, _ = tn.places_of_busts(t, busted, alive)
-        equity = tn.open_places_icm(stacks, alive, t.format.payouts)
+        score, _ = tournament.places_of_busts(t, busted, alive)
+        equity = tournament.open_places_icm(stacks, alive, t.format.payouts)
         return jnp.where(alive, equity, score).astype(jnp.float32)
     return value
 
@@ -86,7 +86,7 @@ def _hand_key(key, hand, event):
     return xla.fold_in(xla.fold_in(key, hand), event)
 
 
-def dealt_luck(t: tn.Tournament, key) -> jax.Array:
+def dealt_luck(t: tournament.Tournament, key) -> jax.Array:
     """``# [N] float32`` by seat: the luck of the deal of the hand ``t`` has just dealt (``t``
     not finished), drawn with the game's luck ``key`` addressed by the hand. A hand waiting for
     a decision: `deal_correction` (the same draws). A hand the blinds alone played out (nobody
@@ -107,7 +107,7 @@ def dealt_luck(t: tn.Tournament, key) -> jax.Array:
     return (dealt - means[1]).astype(jnp.float32)
 
 
-def decision_luck(t: tn.Tournament, kind, amount, key, by_event: bool = False) -> jax.Array:
+def decision_luck(t: tournament.Tournament, kind, amount, key, by_event: bool = False) -> jax.Array:
     """``# [N] float32`` by seat: the luck of one decision of the tournament ``t`` (the engine's
     exact action) and of everything it leads to before the next decision, as
     ``tournament.advance(tournament.act(t, kind, amount))`` plays it: the board cards it brings
@@ -119,7 +119,7 @@ def decision_luck(t: tn.Tournament, kind, amount, key, by_event: bool = False) -
     ``vmap`` only the rows with a reveal or a new hand compute them (`holdemjax.sparse`)."""
     table = t.table
     deciding = ~t.finished & ~table.hand_over & (table.to_act >= 0)
-    after = tn.act(t, kind, amount)
+    after = tournament.act(t, kind, amount)
     shown, now = table.revealed, after.table.revealed
     brought = deciding & (now > shown)
     mid = tb.decided(table, kind, amount)
@@ -131,7 +131,7 @@ def decision_luck(t: tn.Tournament, kind, amount, key, by_event: bool = False) -
 
     def next_hand(carry):
         game, total = carry
-        nxt = tn.next_hand(game)
+        nxt = tournament.next_hand(game)
         dealt = jnp.where(nxt.finished, 0.0, dealt_luck(nxt, key))
         return nxt, total.at[DEAL_EVENT].add(dealt)
 
@@ -175,7 +175,7 @@ def action_terms(values: jax.Array, probs: jax.Array) -> jax.Array:
     return (values - mean).astype(jnp.float32)
 
 
-def action_luck(t: tn.Tournament, probs: jax.Array, action, key) -> jax.Array:
+def action_luck(t: tournament.Tournament, probs: jax.Array, action, key) -> jax.Array:
     """``# [N] float32`` by seat: the action correction of the decision waiting in ``t`` (a
     menu action; ``probs # [M]``: the probabilities of the policy that took it, over the same
     menu, all zero when unknown: no correction), under `tournament_value` with check-downs
@@ -200,7 +200,7 @@ def first_luck(env, state, key, by_event: bool = False) -> jax.Array:
     `SitAndGo`, after ``env.init``) starts with: `dealt_luck` of its first hand (``by_event``:
     ``# [5, N]``, in the deal's row). Its formats' first hands always wait for a decision
     (`tournament.first_hand_waits`), checked here."""
-    if not tn.first_hand_waits(env.format):
+    if not tournament.first_hand_waits(env.format):
         raise ValueError(f"{env.id}: the first hand may end from the blinds; luck starts at a "
                          "decision")
     t = env.tournament(state)

@@ -38,12 +38,12 @@ from holdemjax.poker._pots import pay_pots
 from holdemjax.poker.cards import board_cards, hole_cards
 from holdemjax.poker.evaluator import evaluate
 from holdemjax.sparse import sparse_cond
-from holdemjax.validate import is_int
 
 __all__ = ["Kind", "Street", "FOLD", "CHECK_CALL", "RAISE", "NUM_KINDS", "PREFLOP", "FLOP",
     "TURN", "RIVER", "HAND_OVER", "NUM_STREETS", "NO_SEAT", "Table", "Legal", "start_hand",
-    "legal", "act", "first_positions", "next_positions", "total_chips", "check_action",
+    "legal", "act", "first_positions", "next_positions", "total_chips",
     "pot_total", "with_cards", "decided", "begin", "pay_if_ended", "showdown_winnings"]
+
 
 class Kind(enum.IntEnum):
     """The engine's action kinds (``act``): its exact actions."""
@@ -420,27 +420,3 @@ def decided(table: Table, kind, amount=0) -> Table:
         min_raise=jnp.where(full, increment, t.min_raise),
         num_decisions=t.num_decisions + 1,
     )
-
-
-def check_action(table: Table, kind, amount=0) -> None:
-    """Host-side validation of one decision for an unbatched table (the series host and other
-    callers outside `jit`): raises ValueError naming the bad value instead of letting `act`
-    clamp it. `act` itself never raises; it applies the documented clamping rules.
-    """
-    if not is_int(kind):
-        raise ValueError(f"action kind must be an int FOLD/CHECK_CALL/RAISE, got {kind!r}")
-    if kind not in (FOLD, CHECK_CALL, RAISE):
-        raise ValueError(f"action kind must be {FOLD}, {CHECK_CALL} or {RAISE}, got {kind}")
-    if bool(table.hand_over) or int(table.to_act) < 0:
-        raise ValueError("the hand is over: nobody is to act")
-    if kind != RAISE:
-        return
-    if not is_int(amount):
-        raise ValueError(f"raise-to amount must be an int number of chips, got {amount!r}")
-    lg = legal(table)
-    if not bool(lg.can_raise):
-        raise ValueError(f"raising is closed to seat {int(table.to_act)}; raise-to {amount} "
-                         "cannot be played")
-    lo, hi = int(lg.min_raise_to), int(lg.max_raise_to)
-    if not lo <= amount <= hi:
-        raise ValueError(f"raise-to {amount} is outside the legal range {lo}..{hi}")

@@ -18,9 +18,8 @@ import numpy as np
 from jax.experimental import serialize_executable
 
 from holdemjax.host.packing import Layout
-from holdemjax.poker import icm
+from holdemjax.poker import icm, tournament
 from holdemjax.poker import table as tb
-from holdemjax.poker import tournament as tn
 from holdemjax.poker.structure import FORMATS, Format, make_format
 from holdemjax.series import xla_cache
 
@@ -129,27 +128,28 @@ def engine(env_id: str) -> Engine:
         except Exception:  # noqa: BLE001 (a foreign layout: trace it, compile again)
             stored = None
     if layout is None:
-        layout = Layout(jax.eval_shape(lambda k: with_legal(tn.seat(k, fmt)),
+        layout = Layout(jax.eval_shape(lambda k: with_legal(tournament.seat(k, fmt)),
                                        jax.random.key(0)))
 
     def packed(rule):  # a rule on packed states: conditionals move two chunks, not 50 leaves
         return lambda state: layout.pack(with_legal(rule(layout.unpack(state, dev_fmt))))
 
     def seat(key):
-        return layout.pack(with_legal(tn.seat(key, fmt)))
+        return layout.pack(with_legal(tournament.seat(key, fmt)))
 
     def act(state, kind, amount):
-        return packed(lambda t: tn.act(t, kind, amount))(state)
+        return packed(lambda t: tournament.act(t, kind, amount))(state)
 
     def boundary(state):
-        return packed(tn.next_hand_if_over)(state)
+        return packed(tournament.next_hand_if_over)(state)
 
     def settle(state, stop):
-        return jax.lax.cond(stop != 0, packed(tn.stop), packed(tn.settle_if_due), state)
+        return jax.lax.cond(stop != 0, packed(tournament.stop), packed(tournament.settle_if_due),
+                            state)
 
     def end(state):
         t = layout.unpack(state, dev_fmt)
-        return tn.final_places(t), tn.player_scores(t)
+        return tournament.final_places(t), tournament.player_scores(t)
 
     examples = {"seat": (jax.random.key(0),), "act": (layout.avals(), _I32, _I32),
                 "boundary": (layout.avals(),), "settle": (layout.avals(), _I32),

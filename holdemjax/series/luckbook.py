@@ -27,8 +27,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from holdemjax import luck as LK
-from holdemjax.poker import tournament as tn
+from holdemjax import luck as holdemjax_luck
+from holdemjax.poker import tournament as poker_tournament
 from holdemjax.series import xla_cache
 from holdemjax.series.engine import COMPILER_OPTIONS, engine
 from holdemjax.sparse import sparse_cond
@@ -41,7 +41,7 @@ LUCK_STREAM = 0x4C55434B
 #: Decisions per call of the luck program (the last call of a tournament is padded): a sng-6
 #: tournament of baselines takes about 140 decisions; 128 ran fastest of 32, 64, 128 and 256.
 CHUNK = 128
-_DEAL = LK.EVENTS.index("deal")
+_DEAL = holdemjax_luck.EVENTS.index("deal")
 #: XLA:CPU options of the luck program: the engine's portable math (the same bits on every x86
 #: CPU, so that results replay anywhere), at the backend's lowest optimisation level: a fifth
 #: of the compile time (certify: 3.7 s of CPU instead of about 20 s; without LLVM's expensive
@@ -66,16 +66,17 @@ def program(env_id: str):
     adds its deal; ``valid``: not padding)."""
     eng = engine(env_id)
     fmt = jax.tree.map(jnp.asarray, eng.format)
-    if not tn.first_hand_waits(eng.format):  # the first deal is read at the first decision
+    # the first deal is read at the first decision
+    if not poker_tournament.first_hand_waits(eng.format):
         raise ValueError(f"{env_id}: the first hand may end from the blinds")
 
     def row(chunks, kind, amount, first, valid, key):
         t = eng.layout.unpack(chunks, fmt)
         t = t.replace(finished=t.finished | ~valid)  # padding: zero, and no work (sparse)
-        zeros = jnp.zeros((len(LK.EVENTS), t.num_seats), jnp.float32)
+        zeros = jnp.zeros((len(holdemjax_luck.EVENTS), t.num_seats), jnp.float32)
         deal = sparse_cond(first & valid,
-                           lambda z: z.at[_DEAL].add(LK.dealt_luck(t, key)), zeros)
-        return deal + LK.decision_luck(t, kind, amount, key, by_event=True)
+                           lambda z: z.at[_DEAL].add(holdemjax_luck.dealt_luck(t, key)), zeros)
+        return deal + holdemjax_luck.decision_luck(t, kind, amount, key, by_event=True)
 
     def run(chunks, kinds, amounts, first, valid, key):
         rows = jax.vmap(row, (0, 0, 0, 0, 0, None))(chunks, kinds, amounts, first, valid, key)
@@ -136,7 +137,7 @@ class LuckBook:
         run = program(self.env_id)
         width = len(rows[0][0]) if rows else 0
         n = engine(self.env_id).format.num_seats
-        total = np.zeros((len(LK.EVENTS), n), np.float64)
+        total = np.zeros((len(holdemjax_luck.EVENTS), n), np.float64)
         if not rows:
             return total
         key = jax.random.key_data(luck_key(seed, tournament))

@@ -95,7 +95,7 @@ def verify(path, policy_paths: list | None = None) -> tuple[bool, str]:
     ``policy_paths`` replaces the recorded policy paths (same order); every file must have the
     recorded SHA-256. Returns (identical, a one-line report).
     """
-    from holdemjax.series import results as R
+    from holdemjax.series import results as series_results
     from holdemjax.series import runner
     from holdemjax.series.wasm import load_policy
 
@@ -118,7 +118,7 @@ def verify(path, policy_paths: list | None = None) -> tuple[bool, str]:
     finally:
         for p in policies:
             p.close()
-    again = replay_document(series, R.summarize(series))
+    again = replay_document(series, series_results.summarize(series))
     for s, p in zip(again["slots"], recorded):  # the recorded paths, not the local ones
         s["policy"] = p
     if "options" not in doc:  # written before options were recorded

@@ -11,7 +11,7 @@ import sqlite3
 import subprocess
 import sys
 
-from holdemjax.duplicate import match as M
+from holdemjax.duplicate import match
 from holdemjax.duplicate.store import Store
 from holdemjax.poker import cards
 from holdemjax.series import protocol as P
@@ -128,7 +128,7 @@ def test_style_includes_the_reference_tiers(e2e):
     code, text = run_cli(e2e["store"], "style", e2e["match"], "--json")
     assert code == 0
     rows = {r["name"]: r for r in json.loads(text)["rows"]}
-    assert set(rows) == set(NAMES) | {f"ref:{t}" for t in M.tier_names()}
+    assert set(rows) == set(NAMES) | {f"ref:{t}" for t in match.tier_names()}
     person = rows[PERSON]  # the script only ever checks or calls
     assert person["pfr"] == 0 and person["postflop_bets"] == 0 and person["three_bet"] in (0, None)
     assert all(r["hands"] == HANDS for r in rows.values())
@@ -170,7 +170,7 @@ def test_decks_come_from_the_seed(e2e):
     import numpy as np
 
     record = _lines(e2e)["base-a"].hands[5]
-    key = jax.random.fold_in(jax.random.key(SEED), M.DEAL_DOMAIN)
+    key = jax.random.fold_in(jax.random.key(SEED), match.DEAL_DOMAIN)
     deck = np.asarray(jax.random.permutation(jax.random.fold_in(key, 5), 52))
     assert record["hole"] == [[cards.card_text(int(deck[2 * s])),
                                cards.card_text(int(deck[2 * s + 1]))] for s in range(SEATS)]
@@ -184,8 +184,8 @@ from holdemjax.duplicate import match as M
 from holdemjax.duplicate import references
 from holdemjax.duplicate.store import Store
 with Store(sys.argv[1]) as s:
-    m = s.create_match(M.MatchSpec(seats={seats}, hands={hands}, participants=1), seed={seed})
-    M.play_line(s, m.id, "random", M.BotHero("jax-random"))
+    m = s.create_match(match.MatchSpec(seats={seats}, hands={hands}, participants=1), seed={seed})
+    match.play_line(s, m.id, "random", match.BotHero("jax-random"))
     references.play(s, m.id)
     lines = s.lines(m.id)
     print(json.dumps({{n: l.hands for n, l in lines.items()}}))

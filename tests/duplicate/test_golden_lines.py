@@ -24,16 +24,15 @@ import tempfile
 import jax
 import numpy as np
 
-from holdemjax.duplicate import match as M
-from holdemjax.duplicate import rotation, tiers
+from holdemjax.duplicate import match, rotation, tiers
 from holdemjax.duplicate.policy import WasmHero
 from holdemjax.duplicate.store import Store
 from holdemjax.series.policies import bundled
 from holdemjax.series.wasm import CallResult
 
 GOLDEN = pathlib.Path(__file__).resolve().parent / "golden" / "lines.json.gz"
-SPEC = M.MatchSpec(seats=6, hands=6, stack=1500, ante=5,
-                   bots=("beginner", "advanced", "intermediate", "advanced", "beginner"))
+SPEC = match.MatchSpec(seats=6, hands=6, stack=1500, ante=5,
+                       bots=("beginner", "advanced", "intermediate", "advanced", "beginner"))
 SEED = 7
 
 
@@ -105,7 +104,7 @@ class Scripted:
                           .encode(), 1_000)
 
 
-class Watched(M.BotHero):
+class Watched(match.BotHero):
     """A registered bot hero that keeps every view it decided on and each hand's events."""
 
     def __init__(self, name: str, log: list):
@@ -129,7 +128,7 @@ def _lines(tmp: pathlib.Path) -> dict:
         m = store.create_match(SPEC, seed=SEED)
         for name in ("advanced", "random", "jax-baseline", "jax-random"):
             log: list = []
-            assert M.play_line(store, m.id, name, Watched(name, log)) == "finished"
+            assert match.play_line(store, m.id, name, Watched(name, log)) == "finished"
             out["views"][name] = log
         for name, inner in (("wasm", None), ("scripted", Scripted),
                             ("scripted-memory", lambda: Scripted({3: "memory"}))):
@@ -140,7 +139,7 @@ def _lines(tmp: pathlib.Path) -> dict:
             try:
                 wasm_mod.load_policy = (lambda path, _i=inner, _l=log: Spy(
                     real_load(path) if _i is None else _i(), _l, m.id))
-                assert M.play_line(store, m.id, name, hero) == "finished"
+                assert match.play_line(store, m.id, name, hero) == "finished"
             finally:
                 wasm_mod.load_policy = real_load
             out["messages"][name] = log

@@ -8,8 +8,7 @@ import jax
 import numpy as np
 import pytest
 
-from holdemjax.duplicate import draws
-from holdemjax.duplicate import match as M
+from holdemjax.duplicate import draws, match
 from holdemjax.poker import table as tb
 from holdemjax.series import protocol as P
 
@@ -27,32 +26,32 @@ from holdemjax.series import protocol as P
 ])
 def test_spec_names_the_bad_value(kwargs, message):
     with pytest.raises(ValueError, match=message):
-        M.MatchSpec(**kwargs)
+        match.MatchSpec(**kwargs)
 
 
 def test_one_tier_names_every_bot_seat():
     """docs/duplicate.md: ``bots`` is a tier per seat or one tier for all (the CLI and the
     service alike: issue 50, finding 7)."""
     for bots in ("beginner", ("beginner",), ["beginner"]):
-        assert M.MatchSpec(seats=4, bots=bots).bots == ("beginner",) * 3
-    assert M.MatchSpec.from_dict({"seats": 3, "bots": "advanced"}).bots == ("advanced",) * 2
+        assert match.MatchSpec(seats=4, bots=bots).bots == ("beginner",) * 3
+    assert match.MatchSpec.from_dict({"seats": 3, "bots": "advanced"}).bots == ("advanced",) * 2
 
 
 def test_spec_round_trip_and_seats():
-    spec = M.MatchSpec(seats=4, hero=2, bots=("beginner", "advanced", "intermediate"),
-                       deadline="2030-01-02T03:04:05")
-    assert M.MatchSpec.from_dict(spec.as_dict()) == spec
+    spec = match.MatchSpec(seats=4, hero=2, bots=("beginner", "advanced", "intermediate"),
+                           deadline="2030-01-02T03:04:05")
+    assert match.MatchSpec.from_dict(spec.as_dict()) == spec
     assert spec.deadline == "2030-01-02T03:04:05+00:00"  # naive means UTC
     assert [spec.tier_at(s) for s in range(4)] == ["beginner", "advanced", None, "intermediate"]
-    assert M.MatchSpec(seats=3).bots == ("intermediate", "intermediate")
+    assert match.MatchSpec(seats=3).bots == ("intermediate", "intermediate")
     with pytest.raises(ValueError, match="unknown match settings"):
-        M.MatchSpec.from_dict({**spec.as_dict(), "colour": "red"})
+        match.MatchSpec.from_dict({**spec.as_dict(), "colour": "red"})
 
 
 def test_commitment_is_sha256_of_salt_and_seed():
-    assert M.commitment(42, "ab") == hashlib.sha256(b"ab:42").hexdigest()
-    assert M.commitment(42, "ab") != M.commitment(42, "ac") != M.commitment(43, "ab")
-    assert len(M.new_salt()) == 32 and M.new_salt() != M.new_salt()
+    assert match.commitment(42, "ab") == hashlib.sha256(b"ab:42").hexdigest()
+    assert match.commitment(42, "ab") != match.commitment(42, "ac") != match.commitment(43, "ab")
+    assert len(match.new_salt()) == 32 and match.new_salt() != match.new_salt()
 
 
 @pytest.mark.parametrize("seats", [2, 3, 6, 9])
@@ -61,23 +60,24 @@ def test_positions_match_the_engine(seats):
     for hand in range(seats + 1):
         button = hand % seats
         b, sb, bb, _ = first(np.ones(seats, bool), button)
-        assert M.positions(seats, hand) == (int(b), int(sb), int(bb))
+        assert match.positions(seats, hand) == (int(b), int(sb), int(bb))
 
 
 def test_bot_keys_and_decks_from_the_seed():
     # The bot key with the pure-Python threefry of draws.py (key(seed) has the words (0, seed)).
     seed = 987654
     for seat in (0, 3):
-        assert M.bot_key(seed, seat) == draws.fold_in(draws.fold_in((0, seed), M.BOT_DOMAIN), seat)
-    assert M.bot_key(seed, 1) != M.bot_key(seed, 2) != M.bot_key(seed + 1, 2)
-    d = M.deck(seed, 7)
+        domain = draws.fold_in((0, seed), match.BOT_DOMAIN)
+        assert match.bot_key(seed, seat) == draws.fold_in(domain, seat)
+    assert match.bot_key(seed, 1) != match.bot_key(seed, 2) != match.bot_key(seed + 1, 2)
+    d = match.deck(seed, 7)
     assert sorted(d.tolist()) == list(range(52))
-    assert not np.array_equal(d, M.deck(seed, 8)) and np.array_equal(d, M.deck(seed, 7))
+    assert not np.array_equal(d, match.deck(seed, 8)) and np.array_equal(d, match.deck(seed, 7))
 
 
 def test_hand_records_exact_actions():
-    spec = M.MatchSpec(seats=6, hands=1, stack=1000)
-    hand = M.Hand(spec, 5, 0)  # button 0, SB 1, BB 2: seat 3 acts first
+    spec = match.MatchSpec(seats=6, hands=1, stack=1000)
+    hand = match.Hand(spec, 5, 0)  # button 0, SB 1, BB 2: seat 3 acts first
     for _ in range(2):  # seats 3 and 4 fold
         hand.apply(tb.FOLD)
     assert hand.to_act == 5 and hand.events[0]["type"] == "hand_start"
@@ -97,11 +97,11 @@ def test_hand_records_exact_actions():
     assert rec["showdown"] and rec["hero_folded_on"] is None
     assert [e["type"] for e in hand.events][-5:] == ["board", "board", "board", "showdown",
                                                      "result"]
-    again = M.Hand(spec, 5, 0)
-    M.replay(again, hand.actions[:2])  # through the one loop
+    again = match.Hand(spec, 5, 0)
+    match.replay(again, hand.actions[:2])  # through the one loop
     assert again.actions == hand.actions[:2]
-    with pytest.raises(M.MatchError, match="does not replay"):
-        M.replay(again, [[0, 0, P.CALL, 1000, 960, None]])  # seat 5 is to act, not seat 0
+    with pytest.raises(match.MatchError, match="does not replay"):
+        match.replay(again, [[0, 0, P.CALL, 1000, 960, None]])  # seat 5 is to act, not seat 0
 
 
 def _view(legal, hand=0, seat=1, street=0, decision=0):
@@ -112,17 +112,17 @@ def test_random_bot_is_uniform_over_the_offered_kinds():
     key = (1, 2)
     facing = {"fold": True, "check": False, "call": 20, "raise": [40, 200]}
     free = {"fold": True, "check": True, "call": 0, "raise": None}
-    picks = [M.bot_decide("random", _view(facing, hand=h), key) for h in range(300)]
+    picks = [match.bot_decide("random", _view(facing, hand=h), key) for h in range(300)]
     kinds = [k for k, _ in picks]
     assert {kinds.count(k) for k in (tb.FOLD, tb.CHECK_CALL, tb.RAISE)} <= set(range(70, 131))
     assert all(40 <= a <= 200 for k, a in picks if k == tb.RAISE)
-    assert {M.bot_decide("random", _view(free, hand=h), key)[0] for h in range(50)} == \
+    assert {match.bot_decide("random", _view(free, hand=h), key)[0] for h in range(50)} == \
         {tb.CHECK_CALL}  # nothing to fold to and no raise offered: only check
     # addressed by coordinates: the same decision draws the same, whatever came before
-    assert M.bot_decide("random", _view(facing, 9, 1, 2, 3), key) == \
-        M.bot_decide("random", {**_view(facing, 9, 1, 2, 3), "history": [[0, 1, 3, 60]]}, key)
+    assert match.bot_decide("random", _view(facing, 9, 1, 2, 3), key) == \
+        match.bot_decide("random", {**_view(facing, 9, 1, 2, 3), "history": [[0, 1, 3, 60]]}, key)
     with pytest.raises(ValueError, match="unknown bot 'mystery'"):
-        M.bot_decide("mystery", _view(facing), key)
+        match.bot_decide("mystery", _view(facing), key)
 
 
 def test_bot_draws_do_not_shift_when_another_line_adds_decisions(tmp_path, monkeypatch):
@@ -143,10 +143,10 @@ def test_bot_draws_do_not_shift_when_another_line_adds_decisions(tmp_path, monke
     monkeypatch.setattr(tiers, "draw", spy)
     current = [""]
     with Store(tmp_path / "s.sqlite") as s:
-        m = s.create_match(M.MatchSpec(seats=6, hands=6), seed=11)
+        m = s.create_match(match.MatchSpec(seats=6, hands=6), seed=11)
         for hero in ("random", "advanced"):
             current[0] = hero
-            M.play_line(s, m.id, hero, M.BotHero(hero))
+            match.play_line(s, m.id, hero, match.BotHero(hero))
         s.close_match(m.id)
         lines = s.lines(m.id, references=False)
     a, b = seen["random"], seen["advanced"]
@@ -166,10 +166,10 @@ def test_a_jax_bot_plays_a_line_and_matches_the_wasm_baseline(tmp_path):
     from holdemjax.series.policies import bundled
 
     with Store(tmp_path / "s.sqlite") as s:
-        m = s.create_match(M.MatchSpec(seats=6, hands=12), seed=7)
-        assert M.play_line(s, m.id, "jax", M.BotHero("jax-baseline")) == "finished"
-        assert M.play_line(s, m.id, "wasm", WasmHero(bundled("baseline"))) == "finished"
-        assert M.play_line(s, m.id, "rnd", M.BotHero("jax-random")) == "finished"
+        m = s.create_match(match.MatchSpec(seats=6, hands=12), seed=7)
+        assert match.play_line(s, m.id, "jax", match.BotHero("jax-baseline")) == "finished"
+        assert match.play_line(s, m.id, "wasm", WasmHero(bundled("baseline"))) == "finished"
+        assert match.play_line(s, m.id, "rnd", match.BotHero("jax-random")) == "finished"
         s.close_match(m.id)
         lines = s.lines(m.id, references=False)
     hero_actions = [a for h in lines["jax"].hands.values() for a in h["actions"]

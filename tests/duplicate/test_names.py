@@ -7,8 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from holdemjax.duplicate import match as M
-from holdemjax.duplicate import names
+from holdemjax.duplicate import match, names
 from holdemjax.duplicate.store import Store
 
 
@@ -48,7 +47,7 @@ def test_the_store_refuses_a_look_alike_beside_a_name(first, second, tmp_path):
     """(The store takes names in their normal form: "bad\u3164" is "bad\u1160" there.)"""
     assert names.normal("bad\u3164") == "bad\u1160"
     with Store(tmp_path / "s.sqlite") as s:
-        mid = s.create_match(M.MatchSpec(seats=3, hands=2), 17).id
-        s.join(mid, first, "api", "http", "", M.utcnow())
-        with pytest.raises(M.MatchError, match=f"{second!r} already took part.*as {first!r}"):
-            s.join(mid, second, "api", "http", "", M.utcnow())
+        mid = s.create_match(match.MatchSpec(seats=3, hands=2), 17).id
+        s.join(mid, first, "api", "http", "", match.utcnow())
+        with pytest.raises(match.MatchError, match=f"{second!r} already took part.*as {first!r}"):
+            s.join(mid, second, "api", "http", "", match.utcnow())

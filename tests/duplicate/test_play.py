@@ -7,8 +7,7 @@ import io
 import pytest
 from rich.console import Console
 
-from holdemjax.duplicate import match as M
-from holdemjax.duplicate import play
+from holdemjax.duplicate import match, play
 from holdemjax.duplicate.store import Store
 from holdemjax.poker import table as tb
 
@@ -47,7 +46,7 @@ def test_bad_commands_are_explained(text, legal, message):
 
 
 def test_quit():
-    with pytest.raises(M.Quit):
+    with pytest.raises(match.Quit):
         play.parse_command("q", FACING)
 
 
@@ -55,13 +54,13 @@ def test_scripted_person_sees_the_table_and_resumes(tmp_path):
     out = io.StringIO()
     console = Console(file=out, width=120, color_system=None)
     with Store(tmp_path / "s.sqlite") as s:
-        m = s.create_match(M.MatchSpec(seats=6, hands=2), seed=21)
+        m = s.create_match(match.MatchSpec(seats=6, hands=2), seed=21)
         script = iter(["c", "q"])
         assert play.play(s, m.id, "ann", key="ann-secret", ask=lambda prompt: next(script),
                          console=console) \
             == "paused"
     screen = out.getvalue()
-    hand = M.Hand(M.MatchSpec(seats=6, hands=2), 21, 0)
+    hand = match.Hand(match.MatchSpec(seats=6, hands=2), 21, 0)
     hole = hand.hole_text()[0]
     suits = {"c": "♣", "d": "♦", "h": "♥", "s": "♠"}
     assert all(f"{c[0]}{suits[c[1]]}" in screen for c in hole)  # the hero's cards
@@ -82,12 +81,12 @@ def test_eof_quits_and_the_next_session_finishes(tmp_path):
 
     quiet = Console(file=io.StringIO(), width=120)
     with Store(tmp_path / "s.sqlite") as s:
-        m = s.create_match(M.MatchSpec(seats=6, hands=2, participants=1), seed=21)
+        m = s.create_match(match.MatchSpec(seats=6, hands=2, participants=1), seed=21)
         assert play.play(s, m.id, "ann", key="ann-secret", ask=ask_from(["nonsense", "c"]),
                          console=quiet) == "paused"
         hand, stored = s.progress(m.id, "ann", "ann-secret")
         assert hand == 0 and sum(a[1] == 0 for a in stored) == 1
-        with pytest.raises(M.MatchError, match="no line of that name opens with that key"):
+        with pytest.raises(match.MatchError, match="no line of that name opens with that key"):
             play.play(s, m.id, "ann", key="not-the-key", ask=ask_from(["f"]), console=quiet)
         assert play.play(s, m.id, "ann", key="ann-secret", ask=ask_from(["f"] * 20),
                          console=quiet) == "finished"

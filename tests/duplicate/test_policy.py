@@ -9,7 +9,7 @@ import pathlib
 import pytest
 import wasmtime
 
-from holdemjax.duplicate import match as M
+from holdemjax.duplicate import match
 from holdemjax.duplicate.policy import WasmHero
 from holdemjax.duplicate.store import Store
 from holdemjax.series.wasm import CallResult, PolicyLoadError
@@ -61,9 +61,9 @@ def store(tmp_path):
 
 
 def test_timeouts_then_away(tmp_path, store):
-    m = store.create_match(M.MatchSpec(seats=6, hands=4), seed=2)
+    m = store.create_match(match.MatchSpec(seats=6, hands=4), seed=2)
     hero = WasmHero(_wasm(tmp_path, "spin", SPIN))
-    assert M.play_line(store, m.id, "spin", hero) == "finished"
+    assert match.play_line(store, m.id, "spin", hero) == "finished"
     autos = [a for hand in _hero_autos(store, m.id, "spin") for a in hand]
     # two timeouts in a row make the seat away; it never sends sit_in, so it stays away
     assert len(autos) >= 3 and autos[:2] == ["timeout", "timeout"] and set(autos[2:]) == {"away"}
@@ -72,9 +72,9 @@ def test_timeouts_then_away(tmp_path, store):
 
 
 def test_a_trap_benches_the_policy(tmp_path, store):
-    m = store.create_match(M.MatchSpec(seats=6, hands=3), seed=2)
+    m = store.create_match(match.MatchSpec(seats=6, hands=3), seed=2)
     hero = WasmHero(_wasm(tmp_path, "trap_nth"))  # start, one act, then unreachable
-    assert M.play_line(store, m.id, "trap", hero) == "finished"
+    assert match.play_line(store, m.id, "trap", hero) == "finished"
     autos = [a for hand in _hero_autos(store, m.id, "trap") for a in hand]
     assert autos[0] == "bad_reply" and set(autos[1:]) <= {"fault"}
     assert hero.fault == "trap" and hero.fault_detail  # the cause as PROTOCOL.md names it
@@ -82,9 +82,9 @@ def test_a_trap_benches_the_policy(tmp_path, store):
 
 
 def test_bad_replies_get_the_default_action(tmp_path, store):
-    m = store.create_match(M.MatchSpec(seats=6, hands=2), seed=2)
+    m = store.create_match(match.MatchSpec(seats=6, hands=2), seed=2)
     hero = WasmHero(_wasm(tmp_path, "bad_amount", BAD_AMOUNT))
-    M.play_line(store, m.id, "bad", hero)
+    match.play_line(store, m.id, "bad", hero)
     store.close_match(m.id)
     line = store.lines(m.id)["bad"]
     mine = [a for h in line.hands.values() for a in h["actions"] if a[1] == 0]
@@ -93,10 +93,10 @@ def test_bad_replies_get_the_default_action(tmp_path, store):
 
 
 def test_a_policy_that_fails_to_load_never_joins(tmp_path, store):
-    m = store.create_match(M.MatchSpec(seats=6, hands=2), seed=2)
+    m = store.create_match(match.MatchSpec(seats=6, hands=2), seed=2)
     path = _wasm(tmp_path, "wasi_import")
     with pytest.raises(PolicyLoadError, match="wasi_snapshot_preview1"):
-        M.play_line(store, m.id, "wasi", WasmHero(path))
+        match.play_line(store, m.id, "wasi", WasmHero(path))
     assert store.participants(m.id) == []
     code, text = run_cli(store.path, "run", m.id, path)
     assert code == 2 and "does not join" in text
@@ -145,9 +145,9 @@ def test_sit_in_in_a_hand_end_reply_brings_the_seat_back(tmp_path, store, monkey
     series path: tests/series/test_series_holes.py); the match's host ignored it."""
     policy = _SitsInAtHandEnd()
     monkeypatch.setattr("holdemjax.series.wasm.load_policy", lambda path: policy)
-    m = store.create_match(M.MatchSpec(seats=6, hands=6), seed=2)
+    m = store.create_match(match.MatchSpec(seats=6, hands=6), seed=2)
     hero = WasmHero(str(tmp_path / "scripted.wasm"))
-    assert M.play_line(store, m.id, "sits-in", hero) == "finished"
+    assert match.play_line(store, m.id, "sits-in", hero) == "finished"
     assert policy.away_seen and policy.sat_in
     hands = _hero_autos(store, m.id, "sits-in")
     assert [a for hand in hands for a in hand][:2] == ["timeout", "timeout"]

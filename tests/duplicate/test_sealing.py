@@ -18,13 +18,12 @@ import jax
 import numpy as np
 import pytest
 
-from holdemjax.duplicate import match as M
-from holdemjax.duplicate import references
+from holdemjax.duplicate import match, references
 from holdemjax.duplicate.store import JOINED, Sealed, Store
 
 SEED = 2**100 + 12345  # a 128-bit seed: its decimal text must never show while open
 KEY = "alice-key-0001"
-SPEC = M.MatchSpec(seats=3, hands=2)
+SPEC = match.MatchSpec(seats=3, hands=2)
 
 
 def _calls(m, store):
@@ -34,7 +33,7 @@ def _calls(m, store):
         "match_ids": store.match_ids, "participants": lambda: store.participants(m.id),
         "participant": lambda: store.participant(m.id, "alice"),
         "check_can_join": lambda: store.check_can_join(m.id, "carol"),
-        "join": lambda: store.join(m.id, "dave", "bot", "random", "", M.utcnow()),
+        "join": lambda: store.join(m.id, "dave", "bot", "random", "", match.utcnow()),
         "seat": lambda: store.seat(m.id, "alice", "wrong-key-123"),
         "progress": lambda: store.progress(m.id, "alice"),
         "lines": lambda: store.lines(m.id), "refresh": lambda: store.refresh(m.id),
@@ -45,7 +44,7 @@ def _calls(m, store):
         "add_door": lambda: store.add_door(m.id, "invite"),
         "door": lambda: store.door(m.id, "no-such-token"),
         "join_by_door": lambda: store.join_by_door(m.id, store.add_door(m.id), "erin", "api",
-                                                   "http", M.utcnow()),
+                                                   "http", match.utcnow()),
         "references": lambda: store.references(m.id),
         "authorized": lambda: store.authorized(m.id, "alice", "wrong-key-123"),
         "joining_seat": lambda: store.joining_seat(m.id),
@@ -68,8 +67,8 @@ def test_no_public_method_returns_sealed_data_for_an_open_match(tmp_path):
     with Store(tmp_path / "s.sqlite") as store:
         m = store.create_match(SPEC, seed=SEED)
         salt = sqlite3.connect(store.path).execute("SELECT salt FROM matches").fetchone()[0]
-        M.play_line(store, m.id, "alice", M.BotHero("advanced"), key=KEY)  # finished
-        M.play_line(store, m.id, "bob", M.BotHero("random"), key="bob-key-0001")
+        match.play_line(store, m.id, "alice", match.BotHero("advanced"), key=KEY)  # finished
+        match.play_line(store, m.id, "bob", match.BotHero("random"), key="bob-key-0001")
         public = {n for n, f in inspect.getmembers(Store, inspect.isfunction)
                   if not n.startswith("_")}
         calls = _calls(m, store)
@@ -80,7 +79,7 @@ def test_no_public_method_returns_sealed_data_for_an_open_match(tmp_path):
                 continue
             try:
                 out = _text(call())
-            except (Sealed, M.MatchError) as exc:
+            except (Sealed, match.MatchError) as exc:
                 out = str(exc)
             for secret in secrets_:
                 assert secret not in out, (name, secret, out[:300])
@@ -96,34 +95,34 @@ def test_no_public_method_returns_sealed_data_for_an_open_match(tmp_path):
 
 
 def test_a_128_bit_seed_reaches_the_decks_and_old_seeds_deal_as_before():
-    legacy = M.deck(7, 3)
-    key = jax.random.fold_in(jax.random.key(7), M.DEAL_DOMAIN)  # the 32-bit derivation
+    legacy = match.deck(7, 3)
+    key = jax.random.fold_in(jax.random.key(7), match.DEAL_DOMAIN)  # the 32-bit derivation
     from holdemjax.poker import cards
 
     assert (legacy == np.asarray(cards.hand_deck(key, 3))).all()
-    high = [M.deck(7 + (1 << b), 0) for b in (40, 80, 127)]  # only a high bit differs
-    assert all(not (d == M.deck(7, 0)).all() for d in high)
+    high = [match.deck(7 + (1 << b), 0) for b in (40, 80, 127)]  # only a high bit differs
+    assert all(not (d == match.deck(7, 0)).all() for d in high)
     assert not (high[0] == high[1]).all() and not (high[1] == high[2]).all()
     with pytest.raises(ValueError, match="seed must be 0..2\\*\\*128-1|seed must be 0.."):
-        M.deck(2**128, 0)
+        match.deck(2**128, 0)
 
 
 def test_a_line_is_not_dealt_under_other_versions(tmp_path):
     with Store(tmp_path / "s.sqlite") as store:
         m = store.create_match(SPEC, seed=3)
         db = sqlite3.connect(store.path)
-        bad = {**M.versions(), "engine": "0" * 64}
+        bad = {**match.versions(), "engine": "0" * 64}
         db.execute("UPDATE matches SET versions = ?", (json.dumps(bad),))
         db.commit()
-        with pytest.raises(M.MatchError, match="other versions.*engine 000000000000"):
-            M.play_line(store, m.id, "alice", M.BotHero("random"))
+        with pytest.raises(match.MatchError, match="other versions.*engine 000000000000"):
+            match.play_line(store, m.id, "alice", match.BotHero("random"))
         assert store.participants(m.id) == []  # refused before joining
 
 
 def test_verify_replays_every_reference_bot_decision(tmp_path):
     with Store(tmp_path / "s.sqlite") as store:
         m = store.create_match(SPEC, seed=SEED)
-        M.play_line(store, m.id, "alice", M.BotHero("advanced"))
+        match.play_line(store, m.id, "alice", match.BotHero("advanced"))
         store.close_match(m.id)
         references.play(store, m.id)  # closing plays nothing: the caller plays them
         good = store.verify(m.id)
@@ -156,7 +155,7 @@ def test_verify_is_computed_once_per_closed_match_and_recomputed_after_any_chang
     monkeypatch.setattr(verify, "verify", lambda *a, **k: calls.append(1) or real(*a, **k))
     with Store(tmp_path / "s.sqlite") as store:
         m = store.create_match(SPEC, seed=SEED)
-        M.play_line(store, m.id, "alice", M.BotHero("advanced"))
+        match.play_line(store, m.id, "alice", match.BotHero("advanced"))
         store.close_match(m.id)
         first = verify.kept(store, m.id)
         assert first["ok"] and first["hands_checked"] == 2 and len(calls) == 1
@@ -171,7 +170,7 @@ def test_verify_is_computed_once_per_closed_match_and_recomputed_after_any_chang
         db.commit()
         bad = verify.kept(store, m.id)
         assert not bad["ok"] and len(calls) == 4, bad["problems"]
-        other = {**M.versions(), "engine": "0" * 64}
+        other = {**match.versions(), "engine": "0" * 64}
         monkeypatch.setattr("holdemjax.duplicate.spec.versions", lambda: other)
         verify.kept(store, m.id)
         assert len(calls) == 5  # kept under other versions: replayed under these
@@ -185,22 +184,22 @@ def test_verify_is_computed_once_per_closed_match_and_recomputed_after_any_chang
 
 def test_the_match_closes_once_the_field_is_closed_and_every_line_finished(tmp_path):
     with Store(tmp_path / "s.sqlite") as store:
-        deadline = (M.utcnow().replace(microsecond=0).isoformat())[:10] + "T23:59:59Z"
+        deadline = (match.utcnow().replace(microsecond=0).isoformat())[:10] + "T23:59:59Z"
         spec = dataclasses.replace(SPEC, deadline="2999-01-01T00:00Z")
         m = store.create_match(spec, seed=5)
         assert deadline  # the deadline is far: only the early path can close it
-        M.play_line(store, m.id, "alice", M.BotHero("random"))
-        paused = iter([M.Quit()])
+        match.play_line(store, m.id, "alice", match.BotHero("random"))
+        paused = iter([match.Quit()])
 
-        class Pauser(M.BotHero):
+        class Pauser(match.BotHero):
             def decide(self, hand):
                 raise next(paused, None) or RuntimeError("no second session here")
 
-        assert M.play_line(store, m.id, "bob", Pauser("random"), key=KEY) == "paused"
+        assert match.play_line(store, m.id, "bob", Pauser("random"), key=KEY) == "paused"
         assert store.close_field(m.id) == "open"  # bob is still within the deadline
-        with pytest.raises(M.MatchError, match="field closed"):
+        with pytest.raises(match.MatchError, match="field closed"):
             store.check_can_join(m.id, "carol")
-        assert M.play_line(store, m.id, "bob", M.BotHero("random"), key=KEY) == "finished"
+        assert match.play_line(store, m.id, "bob", match.BotHero("random"), key=KEY) == "finished"
         rec = store.match(m.id)
         assert rec.state == "closed" and rec.close_reason == "complete"
         assert {p.status for p in store.participants(m.id)} == {"finished"}  # nobody forfeited

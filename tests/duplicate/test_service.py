@@ -9,7 +9,7 @@ import sqlite3
 import pytest
 from fastapi.testclient import TestClient
 
-from holdemjax.duplicate import match as M
+from holdemjax.duplicate import match
 from holdemjax.duplicate.entrants import HeroLoaders
 from holdemjax.duplicate.service import create_app
 
@@ -111,7 +111,7 @@ def test_a_match_played_over_the_api_then_closed(client, monkeypatch):
     st = client.get(f"/api/matches/{mid}").json()
     assert st["state"] == "closed" and st["close_reason"] == "complete"
     assert st["seed"] == int(seed) and st["salt"] == salt
-    assert M.commitment(st["seed"], st["salt"]) == m["commitment"]
+    assert match.commitment(st["seed"], st["salt"]) == m["commitment"]
     board = client.get(f"/api/matches/{mid}/leaderboard").json()
     assert {p["name"] for p in board["participants"]} == {"ann", "bob", "robot"}
     assert board["headline"]["kind"] == "divergent_ranking"
@@ -188,9 +188,9 @@ def test_the_operator_uploads_a_sampled_participant(tmp_path):
 
     def sampled(path):
         made.append(open(path, "rb").read())
-        return M.BotHero("advanced")
+        return match.BotHero("advanced")
 
-    heroes = HeroLoaders({".fake": lambda path: M.BotHero("beginner")}, {".fake": sampled})
+    heroes = HeroLoaders({".fake": lambda path: match.BotHero("beginner")}, {".fake": sampled})
     app = create_app(str(tmp_path / "s.sqlite"), operator="operator-token", hero_loaders=heroes)
     with TestClient(app) as client:
         _sampled_upload(client, made)
@@ -236,7 +236,7 @@ def _checkpoint_upload(client, command, Store):
                     content=path.read_bytes(), headers=OP)
     assert r.status_code == 200 and r.json() == {"name": "upload", "status": "finished"}
     with Store(str(client.store_path)) as s:
-        M.play_line(s, mid, "by-file", command.hero_loaders().files[".msgpack"](str(path)))
+        match.play_line(s, mid, "by-file", command.hero_loaders().files[".msgpack"](str(path)))
     assert client.post(f"/api/matches/{mid}/close", headers=OP).status_code == 200
     with Store(str(client.store_path)) as s:
         lines = s.lines(mid)

@@ -17,8 +17,7 @@ import stat
 import pytest
 from fastapi.testclient import TestClient
 
-from holdemjax.duplicate import match as M
-from holdemjax.duplicate import names, report, scores
+from holdemjax.duplicate import match, names, report, scores
 from holdemjax.duplicate.service import JSON_CAP, UPLOAD_CAP, create_app
 from holdemjax.duplicate.store import Store
 from tests.duplicate.lines import SPEC as LINES_SPEC
@@ -26,7 +25,7 @@ from tests.duplicate.lines import from_nets
 from tests.duplicate.server import OPERATOR, running
 
 OP = {"X-Operator": OPERATOR}
-SPEC = M.MatchSpec(seats=3, hands=2, bots=("advanced", "beginner"))  # test_service's programs
+SPEC = match.MatchSpec(seats=3, hands=2, bots=("advanced", "beginner"))  # test_service's programs
 SEED = 2**90 + 17
 
 
@@ -46,7 +45,7 @@ def club(tmp_path_factory):
 def _match(client, **spec) -> tuple[str, str]:
     """A new open match in the app's store (no reference lines): (id, share token)."""
     store = client.app.state.service.store
-    m = store.create_match(M.MatchSpec(**{**SPEC.as_dict(), **spec}), SEED)
+    m = store.create_match(match.MatchSpec(**{**SPEC.as_dict(), **spec}), SEED)
     return m.id, store.add_door(m.id, "share")
 
 
@@ -199,10 +198,10 @@ def test_the_store_refuses_a_name_not_in_its_normal_form(tmp_path):
     """Finding 6, below the service: every joiner (CLI, bots, references) goes through it."""
     with Store(tmp_path / "s.sqlite") as s:
         mid = s.create_match(SPEC, SEED).id
-        s.join(mid, "carol", "api", "http", "", M.utcnow())
+        s.join(mid, "carol", "api", "http", "", match.utcnow())
         with pytest.raises(names.BadName, match="' dave' is not in its normal form: write 'dave'"):
-            s.join(mid, " dave", "api", "http", "", M.utcnow())
-        with pytest.raises(M.MatchError, match="'CAROL' already took part.*as 'carol'"):
+            s.join(mid, " dave", "api", "http", "", match.utcnow())
+        with pytest.raises(match.MatchError, match="'CAROL' already took part.*as 'carol'"):
             s.check_can_join(mid, "CAROL")
 
 

@@ -17,7 +17,7 @@ import sqlite3
 import pytest
 from fastapi.testclient import TestClient
 
-from holdemjax.duplicate import match as M
+from holdemjax.duplicate import match
 from holdemjax.duplicate.doors import key_hash
 from holdemjax.duplicate.lines import SHARE_CAP
 from holdemjax.duplicate.service import create_app
@@ -26,7 +26,7 @@ from tests.duplicate.conftest import run_cli
 from tests.duplicate.server import OPERATOR
 
 OP = {"X-Operator": OPERATOR}
-SPEC = M.MatchSpec(seats=3, hands=2, bots=("advanced", "beginner"))  # test_service's programs
+SPEC = match.MatchSpec(seats=3, hands=2, bots=("advanced", "beginner"))  # test_service's programs
 SEED = 2**90 + 17
 
 
@@ -53,7 +53,7 @@ def field(tmp_path_factory):
 def _match(client, *, cap=None, **spec) -> tuple[str, str]:
     """A new open match in the app's store (no reference lines): (id, share token)."""
     store = client.svc.store
-    m = store.create_match(M.MatchSpec(**{**SPEC.as_dict(), **spec}), SEED)
+    m = store.create_match(match.MatchSpec(**{**SPEC.as_dict(), **spec}), SEED)
     return m.id, store.add_door(m.id, "share", cap=cap, token=client.svc.share_token(m.id))
 
 
@@ -90,7 +90,7 @@ def test_a_status_read_writes_nothing_and_the_steward_closes(field):
     read leaves the store as it was; the steward's tick closes it."""
     store = field.svc.store
     then = dt.datetime(2020, 1, 1, tzinfo=dt.UTC)
-    mid = store.create_match(M.MatchSpec(**{**SPEC.as_dict(), "deadline": "2020-01-02T00:00Z"}),
+    mid = store.create_match(match.MatchSpec(**{**SPEC.as_dict(), "deadline": "2020-01-02T00:00Z"}),
                              SEED, now=then).id
     key = store.join(mid, "late", "api", "http", "", then)
     row = lambda: sqlite3.connect(store.path).execute(  # noqa: E731
@@ -141,7 +141,7 @@ def test_a_share_link_admits_its_cap_and_the_operator_sees_it_every_time(field, 
     # created through the service, a link's cap is the match's participants, else SHARE_CAP
     monkeypatch.setattr(field.svc.references, "start", lambda match_id: False)  # not needed
     for participants, cap in ((3, 3), (None, SHARE_CAP)):
-        spec = M.MatchSpec(**{**SPEC.as_dict(), "participants": participants})
+        spec = match.MatchSpec(**{**SPEC.as_dict(), "participants": participants})
         m, token = field.svc.create(spec, SEED, None)
         assert token == field.svc.share_token(m.id)
         assert field.svc.store.find_door(m.id, key_hash(token))[3] == cap
@@ -276,7 +276,7 @@ def test_simultaneous_matches_from_the_cli(tmp_path):
     assert ran.code == 2 and "is simultaneous" in ran.err
     for bad in ({"simultaneous": "yes"}, {"clock": 1}):
         with pytest.raises(ValueError, match=next(iter(bad))):
-            M.MatchSpec(**{**SPEC.as_dict(), **bad})
+            match.MatchSpec(**{**SPEC.as_dict(), **bad})
 
 
 # ------------------------------------------------------------------------- pages

@@ -8,8 +8,7 @@ import sqlite3
 
 import pytest
 
-from holdemjax.duplicate import match as M
-from holdemjax.duplicate import references, scores
+from holdemjax.duplicate import match, references, scores
 from holdemjax.duplicate.names import BadName
 from holdemjax.duplicate.store import Sealed, Store
 
@@ -42,7 +41,7 @@ class _Crash(Exception):
     pass
 
 
-class _CrashingBot(M.BotHero):
+class _CrashingBot(match.BotHero):
     """A registered bot that dies (like a killed process) at its n-th decision."""
 
     def __init__(self, name, at):
@@ -58,18 +57,19 @@ class _CrashingBot(M.BotHero):
 
 def test_a_crash_loses_at_most_the_action_in_flight(tmp_path):
     with Store(tmp_path / "s.sqlite") as s:
-        m = s.create_match(M.MatchSpec(**SPEC), seed=3)
-        M.play_line(s, m.id, "whole", M.BotHero("advanced"))
+        m = s.create_match(match.MatchSpec(**SPEC), seed=3)
+        match.play_line(s, m.id, "whole", match.BotHero("advanced"))
         with pytest.raises(_Crash):
-            M.play_line(s, m.id, "crashed", _CrashingBot("advanced", at=4), key=KEY)
+            match.play_line(s, m.id, "crashed", _CrashingBot("advanced", at=4), key=KEY)
         hand, stored = s.progress(m.id, "crashed", KEY)
-        with pytest.raises(M.MatchError, match="started by advanced"):
-            M.play_line(s, m.id, "crashed", M.BotHero("random"), key=KEY)  # only its own policy
-        with pytest.raises(M.MatchError, match="is a bot participant, not a person"):
-            M.play_line(s, m.id, "crashed", _Script(1), key=KEY)
-        with pytest.raises(M.MatchError, match="no line of that name opens with that key"):
-            M.play_line(s, m.id, "crashed", M.BotHero("advanced"))
-        assert M.play_line(s, m.id, "crashed", M.BotHero("advanced"), key=KEY) == "finished"
+        with pytest.raises(match.MatchError, match="started by advanced"):
+            # only its own policy
+            match.play_line(s, m.id, "crashed", match.BotHero("random"), key=KEY)
+        with pytest.raises(match.MatchError, match="is a bot participant, not a person"):
+            match.play_line(s, m.id, "crashed", _Script(1), key=KEY)
+        with pytest.raises(match.MatchError, match="no line of that name opens with that key"):
+            match.play_line(s, m.id, "crashed", match.BotHero("advanced"))
+        assert match.play_line(s, m.id, "crashed", match.BotHero("advanced"), key=KEY) == "finished"
         s.close_match(m.id)
         whole = s.lines(m.id)["whole"].hands
         played = [a for h in range(hand) for a in whole[h]["actions"]] + stored
@@ -81,21 +81,21 @@ def test_a_crash_loses_at_most_the_action_in_flight(tmp_path):
 
 def test_join_rules(tmp_path):
     with Store(tmp_path / "s.sqlite") as s:
-        m = s.create_match(M.MatchSpec(**SPEC, participants=1), seed=4)
+        m = s.create_match(match.MatchSpec(**SPEC, participants=1), seed=4)
         with pytest.raises(BadName, match="reserved"):  # a malformed name (service: 422)
-            M.play_line(s, m.id, "REF:me", M.BotHero("random"))
-        assert M.play_line(s, m.id, "solo", M.BotHero("random")) == "finished"
+            match.play_line(s, m.id, "REF:me", match.BotHero("random"))
+        assert match.play_line(s, m.id, "solo", match.BotHero("random")) == "finished"
         assert s.match(m.id).state == "closed" and s.match(m.id).close_reason == "complete"
-        with pytest.raises(M.MatchError, match="closed"):
-            M.play_line(s, m.id, "late", M.BotHero("random"))
-        with pytest.raises(M.MatchError, match="kept as played \\(finished\\)"):
-            M.play_line(s, m.id, "solo", M.BotHero("random"))
+        with pytest.raises(match.MatchError, match="closed"):
+            match.play_line(s, m.id, "late", match.BotHero("random"))
+        with pytest.raises(match.MatchError, match="kept as played \\(finished\\)"):
+            match.play_line(s, m.id, "solo", match.BotHero("random"))
         # issue 36 point 8: the store never plays: the close it made when the last line
         # finished played no reference line; whoever reads the results plays them
         assert set(s.lines(m.id)) == {"solo"}
         references.play(s, m.id)
         lines = s.lines(m.id)
-        assert {f"ref:{t}" for t in M.tier_names()} <= set(lines)
+        assert {f"ref:{t}" for t in match.tier_names()} <= set(lines)
         assert all(len(line.hands) == 3 for line in lines.values())
         board = scores.leaderboard(m.spec, lines)
         assert board["compared_with"] == "ref:intermediate"
@@ -104,10 +104,10 @@ def test_join_rules(tmp_path):
 
 def test_full_match_refuses_another(tmp_path):
     with Store(tmp_path / "s.sqlite") as s:
-        m = s.create_match(M.MatchSpec(**SPEC, participants=1), seed=4)
+        m = s.create_match(match.MatchSpec(**SPEC, participants=1), seed=4)
         s.join(m.id, "first", "bot", "random", "", T0)
-        with pytest.raises(M.MatchError, match="full: 1 participants joined"):
-            M.play_line(s, m.id, "second", M.BotHero("random"))
+        with pytest.raises(match.MatchError, match="full: 1 participants joined"):
+            match.play_line(s, m.id, "second", match.BotHero("random"))
 
 
 class _Script:
@@ -127,7 +127,7 @@ class _Script:
     def decide(self, hand):
         self.n -= 1
         if self.n < 0:
-            raise M.Quit()
+            raise match.Quit()
         return 1, 0, None
 
     def hand_over(self, *a):
@@ -140,18 +140,18 @@ class _Script:
 def test_sealed_until_the_deadline_then_unfinished_lines_are_kept(tmp_path):
     clock = [T0]
     with Store(tmp_path / "s.sqlite") as s:
-        m = s.create_match(M.MatchSpec(**SPEC, deadline="2030-01-01T13:00Z"), seed=5, now=T0)
-        assert M.play_line(s, m.id, "bot", M.BotHero("beginner"), now=lambda: clock[0]) \
+        m = s.create_match(match.MatchSpec(**SPEC, deadline="2030-01-01T13:00Z"), seed=5, now=T0)
+        assert match.play_line(s, m.id, "bot", match.BotHero("beginner"), now=lambda: clock[0]) \
             == "finished"
-        assert M.play_line(s, m.id, "eve", _Script(3), now=lambda: clock[0], key=KEY) \
+        assert match.play_line(s, m.id, "eve", _Script(3), now=lambda: clock[0], key=KEY) \
             == "paused"
         with pytest.raises(Sealed, match="sealed until it closes.*deadline 2030-01-01T13:00"):
             s.require_closed(m.id)
         hand, stored = s.progress(m.id, "eve", KEY)
         clock[0] = T0 + dt.timedelta(hours=2)
         # resuming after the deadline: the match closes instead, keeping the line
-        with pytest.raises(M.MatchError, match="closed \\(deadline\\).*kept as played"):
-            M.play_line(s, m.id, "eve", _Script(50), now=lambda: clock[0], key=KEY)
+        with pytest.raises(match.MatchError, match="closed \\(deadline\\).*kept as played"):
+            match.play_line(s, m.id, "eve", _Script(50), now=lambda: clock[0], key=KEY)
         record = s.require_closed(m.id)
         assert record.close_reason == "deadline"
         eve = s.participant(m.id, "eve")
@@ -165,7 +165,7 @@ def test_sealed_until_the_deadline_then_unfinished_lines_are_kept(tmp_path):
 
 def test_close_is_idempotent_and_reveals(tmp_path):
     with Store(tmp_path / "s.sqlite") as s:
-        m = s.create_match(M.MatchSpec(**SPEC), seed=6)
+        m = s.create_match(match.MatchSpec(**SPEC), seed=6)
         with pytest.raises(Sealed):
             s.verify(m.id)
         first = s.close_match(m.id, "closed")
@@ -177,7 +177,7 @@ def test_close_is_idempotent_and_reveals(tmp_path):
         result = s.verify(m.id)
         assert result["ok"] and result["seed"] == 6 and result["hands_checked"] == 9  # 3 refs
         with pytest.raises(ValueError, match="deadline .* is not in the future"):
-            s.create_match(M.MatchSpec(**SPEC, deadline="2000-01-01T00:00Z"))
+            s.create_match(match.MatchSpec(**SPEC, deadline="2000-01-01T00:00Z"))
 
 
 def test_the_deadline_stops_a_line_in_play(tmp_path):
@@ -188,8 +188,8 @@ def test_the_deadline_stops_a_line_in_play(tmp_path):
         return T0 if calls[0] < 6 else T0 + dt.timedelta(hours=2)
 
     with Store(tmp_path / "s.sqlite") as s:
-        m = s.create_match(M.MatchSpec(**SPEC, deadline="2030-01-01T13:00Z"), seed=8, now=T0)
-        assert M.play_line(s, m.id, "eve", _Script(50), now=now) == "closed"
+        m = s.create_match(match.MatchSpec(**SPEC, deadline="2030-01-01T13:00Z"), seed=8, now=T0)
+        assert match.play_line(s, m.id, "eve", _Script(50), now=now) == "closed"
         assert s.match(m.id).close_reason == "deadline"
         assert s.participant(m.id, "eve").status == "unfinished"
         hand, stored = s.progress(m.id, "eve")
@@ -199,7 +199,7 @@ def test_the_deadline_stops_a_line_in_play(tmp_path):
 def test_a_line_closed_by_another_process_never_grows(tmp_path):
     path = tmp_path / "s.sqlite"
     with Store(path) as s, Store(path) as other:
-        m = s.create_match(M.MatchSpec(**SPEC), seed=9)
+        m = s.create_match(match.MatchSpec(**SPEC), seed=9)
 
         class _CloseMidway(_Script):
             def decide(self, hand):  # the organiser closes the match during this decision
@@ -207,7 +207,7 @@ def test_a_line_closed_by_another_process_never_grows(tmp_path):
                     other.close_match(m.id, "closed")
                 return super().decide(hand)
 
-        assert M.play_line(s, m.id, "eve", _CloseMidway(50)) == "closed"
+        assert match.play_line(s, m.id, "eve", _CloseMidway(50)) == "closed"
         hand, stored = s.progress(m.id, "eve")
         mine = [a for a in stored if a[1] == 0] + [
             a for rec in s.lines(m.id)["eve"].hands.values() for a in rec["actions"] if a[1] == 0]
@@ -249,15 +249,15 @@ def test_a_version_1_store_is_upgraded_and_its_32_bit_seed_deals_as_before(tmp_p
     path = tmp_path / "old.sqlite"
     db = sqlite3.connect(path)
     db.executescript(_V1)
-    spec = M.MatchSpec(**SPEC)
+    spec = match.MatchSpec(**SPEC)
     db.execute("INSERT INTO matches VALUES ('m1', '2026-01-01T00:00:00+00:00', ?, 4000000000, "
                "'ab', ?, 'open', NULL, NULL)",
-               (json.dumps(spec.as_dict()), M.commitment(4_000_000_000, "ab")))
+               (json.dumps(spec.as_dict()), match.commitment(4_000_000_000, "ab")))
     db.commit()
     db.close()
     with Store(path) as s:
         assert s.match("m1").versions == {} and s.match("m1").seed is None
-        assert M.play_line(s, "m1", "late", M.BotHero("advanced")) == "finished"
+        assert match.play_line(s, "m1", "late", match.BotHero("advanced")) == "finished"
         s.close_match("m1")
         references.play(s, "m1")
         assert s.match("m1").seed == 4_000_000_000
@@ -279,7 +279,7 @@ def test_reads_never_close_a_match_closing_is_a_call(tmp_path):
     until `refresh` (called by the CLI's commands and the service's routes) closes it."""
     then = dt.datetime(2020, 1, 1, tzinfo=dt.UTC)
     with Store(tmp_path / "s.sqlite") as s:
-        m = s.create_match(M.MatchSpec(**SPEC, deadline="2020-01-02T00:00Z"), seed=3, now=then)
+        m = s.create_match(match.MatchSpec(**SPEC, deadline="2020-01-02T00:00Z"), seed=3, now=then)
         for read in (s.lines, s.verify, s.require_closed):
             with pytest.raises(Sealed):
                 read(m.id)

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import holdemjax
-from holdemjax.envs import _gardner_rules as R
+from holdemjax.envs import _gardner_rules as rules
 from holdemjax.envs import gardner_chess as gc
 from holdemjax.envs.gardner_chess import (
     NUM_ACTIONS,
@@ -36,7 +36,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 GOLDEN = ROOT / "tests" / "envs" / "golden" / "gardner_chess.jsonl"
 DOC = ROOT / "docs" / "gardner_chess.md"
 step = jax.jit(ENV.step)
-legal = jax.jit(R.legal_moves)
+legal = jax.jit(rules.legal_moves)
 
 
 def moves_of(state) -> set[str]:
@@ -83,8 +83,8 @@ def test_registry_and_properties():
 def test_action_tables_match_pgx():
     """Action ids are pgx's: the destination of every (square, plane), the start's moves."""
     utils = pytest.importorskip("pgx._src.gardner_chess_utils")
-    np.testing.assert_array_equal(R.TO, np.asarray(utils.TO_MAP))
-    assert np.flatnonzero(utils.INIT_LEGAL_ACTION_MASK).tolist() == list(R.START_MOVES)
+    np.testing.assert_array_equal(rules.TO, np.asarray(utils.TO_MAP))
+    assert np.flatnonzero(utils.INIT_LEGAL_ACTION_MASK).tolist() == list(rules.START_MOVES)
 
 
 def test_move_names():
@@ -179,7 +179,7 @@ def test_pawns_push_capture_diagonally_and_promote():
 def test_insufficient_material(fen, insufficient):
     """pgx's rule (OpenSpiel's): at most one minor piece, or only bishops all of one colour."""
     s = from_fen(fen)
-    assert bool(R.insufficient_material(s._board)) is insufficient
+    assert bool(rules.insufficient_material(s._board)) is insufficient
     assert bool(s.terminated) is insufficient and not s.rewards.any()
 
 

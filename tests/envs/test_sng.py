@@ -18,7 +18,7 @@ import holdemjax
 from holdemjax.envs import sng_obs
 from holdemjax.envs.sng import SitAndGo
 from holdemjax.poker import table as tb
-from holdemjax.poker import tournament as tn
+from holdemjax.poker import tournament
 from holdemjax.poker.icm import icm
 from holdemjax.poker.structure import SNG_PAYOUTS
 
@@ -122,7 +122,7 @@ def test_simultaneous_busts_ordered_by_starting_stack():
                            stacks=jnp.array([0, 0, 0, 3000, 0, 3000], jnp.int32))
     busted = jnp.array([True, True, True, False, True, False])
     alive = ~busted
-    score, place = tn.places_of_busts(T(s).replace(table=t), busted, alive)
+    score, place = tournament.places_of_busts(T(s).replace(table=t), busted, alive)
     # Six were in; four bust: places 3..6. Seat 4 (900) 3rd, seat 0 (500) 4th, seats 1, 2
     # (300 each) share 5th and 6th.
     assert np.asarray(place).tolist() == [4, 5, 5, 0, 3, 0]

@@ -1,8 +1,11 @@
-"""The one host legality check (holdemjax/host/legal.py): what it admits, and that it agrees
-with the JAX rules (`table.legal`, the table's own `check_action`) on many states."""
+"""The one host legality check (holdemjax/host/legal.py): what it admits, that a bad host input
+is named, and that it agrees with the JAX rules (`table.legal`, and `table.act` playing the
+action as given rather than clamping it) on many states."""
 
 from __future__ import annotations
 
+import jax
+import jax.numpy as jnp
 import numpy as np
 import pytest
 
@@ -13,6 +16,7 @@ from holdemjax.series import protocol as P
 
 FACING = {"fold": True, "check": False, "call": 20, "raise": [40, 1000]}
 FREE = {"fold": True, "check": True, "call": 0, "raise": None}
+_act = jax.jit(tb.act)
 
 
 def test_exact_actions_are_those_the_table_plays_as_given():
@@ -29,12 +33,33 @@ def test_exact_actions_are_those_the_table_plays_as_given():
         L.admitted(FACING, tb.RAISE, 39, "bot 'x'")
 
 
+def test_a_bad_host_input_is_named():
+    """A host caller (a bot, a person, a script) gets a ValueError naming the bad kind or
+    amount and the legal block, where `table.act` would clamp it, on a real table's block."""
+    stacks = jnp.full(6, 1000, jnp.int32)
+    table = tb.start_hand(stacks, jnp.ones(6, bool), 5, 0, 1, True, 10, 20, 0,
+                          jnp.arange(52, dtype=jnp.int32))
+    legal = P.legal_info(table)
+    assert legal == FACING
+    for kind, amount in [(tb.RAISE, 40), (tb.RAISE, 1000), (tb.FOLD, 0)]:
+        assert L.admitted(legal, kind, amount, "host") == (kind, amount)
+    for kind, amount, match in [(3, 0, r"\(3, 0\)"), ("raise", 0, r"\('raise', 0\)"),
+                                (True, 0, r"\(True, 0\)"),
+                                (tb.RAISE, 39, r"\(2, 39\), not legal: .*'raise': \[40, 1000\]"),
+                                (tb.RAISE, 1001, r"\(2, 1001\)"), (tb.RAISE, 40.5, r"\(2, 40.5\)")]:
+        with pytest.raises(ValueError, match=r"host chose " + match):
+            L.admitted(legal, kind, amount, "host")
+
+
 def _played_as_given(table, kind, amount) -> bool:
-    try:
-        tb.check_action(table, kind, amount)
-    except ValueError:
-        return False
-    return True
+    """`table.act` plays ``(kind, amount)`` unclamped: a fold or a check/call always; a raise
+    when the seat's bet becomes ``amount`` and the table's bet rises to it (a closed raise is
+    played as a call, an amount outside the range is clipped)."""
+    if kind != tb.RAISE:
+        return True
+    seat, before = int(table.to_act), int(table.current_bet)
+    after = _act(table, jnp.int32(kind), jnp.int32(amount))
+    return int(after.bets[seat]) == amount == int(after.current_bet) > before
 
 
 def _states(hands: int = 6):
@@ -57,8 +82,8 @@ def _states(hands: int = 6):
 
 def test_the_host_check_agrees_with_the_jax_rule_on_many_states():
     """On every decision of random lone hands, for folds, calls and raises to the edges of the
-    range and past them: `admits` says yes exactly when the table's own check does, and the
-    elementwise `exact` on the engine's `table.Legal` arrays says the same."""
+    range and past them: `admits` says yes exactly when `table.act` plays the action as given,
+    and the elementwise `exact` on the engine's `table.Legal` arrays says the same."""
     checked = 0
     for table, lg, legal in _states():
         lo, hi = int(lg.min_raise_to), int(lg.max_raise_to)

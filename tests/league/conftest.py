@@ -11,13 +11,12 @@ import shutil
 import pytest
 
 from holdemjax.league import manifest as MF
-from holdemjax.league import play
-from holdemjax.league import run as R
+from holdemjax.league import play, run
 from holdemjax.league.pool import load_pool
 from holdemjax.series.policies import bundled
 
 # 7 bots pass: 2 series of 2 tournaments each -> 3 qualifying series; a final of 1 series
-SPEC = R.LeagueSpec(format="sng-6", seed=5, games=4, tournaments=2, final=6, final_games=2)
+SPEC = run.LeagueSpec(format="sng-6", seed=5, games=4, tournaments=2, final=6, final_games=2)
 ZOO = pathlib.Path(__file__).parents[1] / "series" / "zoo"
 PASSING = {"b1": "baseline", "b2": "baseline", "b3": "baseline", "b4": "baseline",
            "b5": "baseline", "r1": "random", "r2": "random"}
@@ -44,7 +43,7 @@ def pool_dir(tmp_path_factory) -> pathlib.Path:
 def reference(pool_dir, tmp_path_factory):
     """`SPEC` played whole, uninterrupted: (its folder, its leaderboard document)."""
     out = tmp_path_factory.mktemp("league") / "ref"
-    doc = R.run_league(SPEC, load_pool([pool_dir]), out, play.Inline())
+    doc = run.run_league(SPEC, load_pool([pool_dir]), out, play.Inline())
     return out, doc
 
 
@@ -52,6 +51,6 @@ def seed_certification(league: pathlib.Path, folder: pathlib.Path) -> None:
     """Give ``folder`` the certifications of the league folder ``league``, recorded in its
     manifest (so trusted: not run again)."""
     folder.mkdir(parents=True, exist_ok=True)
-    data = (league / R.CERT_NAME).read_bytes()
-    (folder / R.CERT_NAME).write_bytes(data)
-    MF.Manifest(folder, warn=print).record({R.CERT_NAME: data})
+    data = (league / run.CERT_NAME).read_bytes()
+    (folder / run.CERT_NAME).write_bytes(data)
+    MF.Manifest(folder, warn=print).record({run.CERT_NAME: data})

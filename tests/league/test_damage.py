@@ -11,8 +11,7 @@ import shutil
 import pytest
 
 from holdemjax.league import manifest as MF
-from holdemjax.league import play
-from holdemjax.league import run as R
+from holdemjax.league import play, run
 from holdemjax.league.pool import load_pool
 from tests.league.conftest import SPEC
 
@@ -80,7 +79,7 @@ def test_a_damaged_manifest_trusts_nothing(reference, pool_dir, tmp_path, capsys
     out = tmp_path / "league"
     shutil.copytree(ref_out, out)
     (out / MF.MANIFEST_NAME).write_bytes(b'{"schema": "holdemjax.league.manifest/1", "fi')
-    R.run_league(SPEC, load_pool([pool_dir]), out, play.Inline())
+    run.run_league(SPEC, load_pool([pool_dir]), out, play.Inline())
     lines = _damage_lines(capsys.readouterr().err)
     assert lines == [
         f"holdemjax league: manifest.json is damaged, every file is checked again "

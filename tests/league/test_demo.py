@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from holdemjax.league import run as R
+from holdemjax.league import run as league_run
 from holdemjax.league.demo import BUNDLED, Exports, build_demo_pool
 from holdemjax.league.pool import PoolError, load_pool
 from holdemjax.series.policies import bundled
@@ -95,7 +95,7 @@ def test_a_pool_smaller_than_the_table_is_refused_before_certifying(tmp_path):
             raise AssertionError("a job ran for a pool that cannot fill a table")
 
     bots = load_pool([bundled("baseline"), bundled("random")])
-    with pytest.raises(R.LeagueError, match=r"a sng-6 table needs 6 bots, the pool has 2 "
+    with pytest.raises(league_run.LeagueError, match=r"a sng-6 table needs 6 bots, the pool has 2 "
                        r"\(baseline, random\)"):
-        R.run_league(SPEC, bots, tmp_path / "league", NoJobs())
+        league_run.run_league(SPEC, bots, tmp_path / "league", NoJobs())
     assert not (tmp_path / "league").exists()

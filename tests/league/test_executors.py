@@ -8,14 +8,13 @@ import time
 
 import pytest
 
-from holdemjax.league import play
-from holdemjax.league import run as R
+from holdemjax.league import play, run
 from holdemjax.league.pool import load_pool
 from holdemjax.series import replay as RP
 from holdemjax.series import wasm
 from tests.league.conftest import seed_certification
 
-SPEC = R.LeagueSpec(format="sng-6", seed=9, games=4, tournaments=2)  # 3 series of 2
+SPEC = run.LeagueSpec(format="sng-6", seed=9, games=4, tournaments=2)  # 3 series of 2
 
 
 @pytest.fixture(scope="module")
@@ -26,7 +25,7 @@ def ray_league(pool_dir, tmp_path_factory):
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
     try:
         out = tmp_path_factory.mktemp("ray") / "league"
-        doc = R.run_league(SPEC, load_pool([pool_dir]), out, play.RayCluster(address=None))
+        doc = run.run_league(SPEC, load_pool([pool_dir]), out, play.RayCluster(address=None))
         # ray.init put the Ray driver's fault handler in front of wasmtime's; the league put
         # wasmtime's back (RayCluster, each new store), else the next wasm trap here kills us
         doc["wasmtime_handlers_in_front"] = not wasm.trap_handlers_first()
@@ -37,7 +36,7 @@ def ray_league(pool_dir, tmp_path_factory):
 
 
 def _same_files(a, b, series: int) -> None:
-    for name in (R.LEADERBOARD_JSON, R.LEADERBOARD_HTML):
+    for name in (run.LEADERBOARD_JSON, run.LEADERBOARD_HTML):
         assert (a / name).read_bytes() == (b / name).read_bytes(), name
     for k in range(series):
         for name in (RP.REPLAY_NAME, "summary.json"):  # (results and viewer hold the timing)
@@ -53,7 +52,7 @@ def test_ray_and_a_process_pool_agree_byte_for_byte(ray_league, pool_dir, tmp_pa
     out = tmp_path / "pool"
     # the certification is Ray's (already in the folder): the pool plays the three series
     seed_certification(ray_out, out)
-    R.run_league(SPEC, load_pool([pool_dir]), out, play.ProcessPool(2))
+    run.run_league(SPEC, load_pool([pool_dir]), out, play.ProcessPool(2))
     _same_files(ray_out, out, 3)
 
 
@@ -61,7 +60,7 @@ def test_and_this_process_too(ray_league, pool_dir, tmp_path):
     ray_out, _ = ray_league
     out = tmp_path / "inline"
     seed_certification(ray_out, out)
-    R.run_league(SPEC, load_pool([pool_dir]), out, play.Inline())
+    run.run_league(SPEC, load_pool([pool_dir]), out, play.Inline())
     _same_files(ray_out, out, 3)
 
 

@@ -13,14 +13,13 @@ import signal
 
 import pytest
 
-from holdemjax.league import play
-from holdemjax.league import run as R
+from holdemjax.league import play, run
 from holdemjax.league.pool import load_pool
 from holdemjax.series import replay as RP
 from holdemjax.series import runner
 from tests.league.conftest import SPEC, seed_certification
 
-FILES = (R.LEADERBOARD_JSON, R.LEADERBOARD_HTML)
+FILES = (run.LEADERBOARD_JSON, run.LEADERBOARD_HTML)
 
 
 def test_certification_first_and_the_failing_bots_left_out(reference):
@@ -32,7 +31,7 @@ def test_certification_first_and_the_failing_bots_left_out(reference):
     assert "holdem_abi_version() returned 2" in cert["wrong_abi"]["problem"]
     playing = {r["bot"] for r in doc["stages"][0]["rows"]}
     assert playing == {"b1", "b2", "b3", "b4", "b5", "r1", "r2"}
-    html = (out / R.LEADERBOARD_HTML).read_text()
+    html = (out / run.LEADERBOARD_HTML).read_text()
     assert "left out: FAILED: fault in game 0: trap" in html
 
 
@@ -47,7 +46,7 @@ def test_balanced_qualifying_then_a_final_of_the_top_six(reference):
     assert final["lineup"] == [r["bot"] for r in qual["rows"][:6]]
     assert [s["bots"] for s in final["series"]] == [final["lineup"]]
     assert final["series"][0]["index"] == 3 and final["complete"]
-    html = (out / R.LEADERBOARD_HTML).read_text()
+    html = (out / run.LEADERBOARD_HTML).read_text()
     for stage in doc["stages"]:
         counted: dict[str, dict] = {}  # the bots' HUD counts, summed from the results files
         for s in stage["series"]:
@@ -66,7 +65,7 @@ def test_balanced_qualifying_then_a_final_of_the_top_six(reference):
             assert {k: r["hud"][k] for k in counted[r["bot"]]} == counted[r["bot"]]
             assert r["hud"]["vpip"] == 100 * counted[r["bot"]]["vpip_hands"] / r["hud"]["hands"]
         assert f'<table id="hud-{stage["stage"]}"' in html
-    assert json.loads((out / R.LEADERBOARD_JSON).read_bytes()) == doc
+    assert json.loads((out / run.LEADERBOARD_JSON).read_bytes()) == doc
 
 
 def test_a_series_replays_alone(reference):
@@ -86,10 +85,10 @@ def test_interrupted_league_resumes_to_the_same_bytes(reference, pool_dir, tmp_p
         return progress
 
     with pytest.raises(KeyboardInterrupt):  # after one module's certification
-        R.run_league(SPEC, bots, out, play.Inline(), progress=stop_at("certification", 1))
+        run.run_league(SPEC, bots, out, play.Inline(), progress=stop_at("certification", 1))
     assert len(json.loads((out / "certification.json").read_text())["modules"]) == 1
     with pytest.raises(KeyboardInterrupt):  # after two qualifying series
-        R.run_league(SPEC, bots, out, play.Inline(), progress=stop_at("qualifying", 2))
+        run.run_league(SPEC, bots, out, play.Inline(), progress=stop_at("qualifying", 2))
     assert sorted(p.name for p in (out / "series").iterdir()) == ["0000", "0001"]
     # a real SIGINT in the middle of series 2 (from its first hand): it stops at the next hand
     # boundary and nothing of it is kept
@@ -104,10 +103,10 @@ def test_interrupted_league_resumes_to_the_same_bytes(reference, pool_dir, tmp_p
 
     monkeypatch.setattr(runner, "run_series", interrupted_series)
     with pytest.raises(KeyboardInterrupt):
-        R.run_league(SPEC, bots, out, play.Inline())
+        run.run_league(SPEC, bots, out, play.Inline())
     assert sent and sorted(p.name for p in (out / "series").iterdir()) == ["0000", "0001"]
     monkeypatch.setattr(runner, "run_series", original)
-    R.run_league(SPEC, bots, out, play.Inline())
+    run.run_league(SPEC, bots, out, play.Inline())
     for name in FILES:
         assert (out / name).read_bytes() == (ref_out / name).read_bytes(), name
     for k in range(4):
@@ -190,7 +189,7 @@ def test_the_leaderboard_in_the_browser_links_each_viewer(reference):
 
     out, doc = reference
     with browser("league", "1300,900") as driver:
-        driver.get((out / R.LEADERBOARD_HTML).as_uri())
+        driver.get((out / run.LEADERBOARD_HTML).as_uri())
         for stage in doc["stages"]:
             rows = driver.find_elements(
                 "css selector", f"table.board[data-stage={stage['stage']}] tr")[1:]
@@ -214,10 +213,10 @@ def test_a_ring_9_league_ranks_by_chips(reference, pool_dir, tmp_path):
         shutil.copy(pool_dir / "b1.wasm", pool / f"b{i}.wasm")
     out = tmp_path / "ring"
     seed_certification(ref_out, out)
-    spec = R.LeagueSpec(format="ring-9", seed=1, games=2, tournaments=2)
+    spec = run.LeagueSpec(format="ring-9", seed=1, games=2, tournaments=2)
     seen = []
-    doc = R.run_league(spec, load_pool([pool]), out, play.Inline(),
-                       progress=lambda *a: seen.append(a))
+    doc = run.run_league(spec, load_pool([pool]), out, play.Inline(),
+                         progress=lambda *a: seen.append(a))
     assert seen[:2] == [("certification", 0, 1), ("certification", 1, 1)]
     assert json.loads((out / "certification.json").read_text())["variant"] == "ring-9-series"
     (stage,) = doc["stages"]
@@ -226,4 +225,4 @@ def test_a_ring_9_league_ranks_by_chips(reference, pool_dir, tmp_path):
     assert all(r["games"] == 2 and sum(r["places"].values()) == 2 for r in stage["rows"])
     results = json.loads((out / "series" / "0000" / "results.json").read_text())
     assert results["variant"] == "ring-9-series" and results["options"]["tournaments"] == 2
-    assert "chips at the end" in (out / R.LEADERBOARD_HTML).read_text()
+    assert "chips at the end" in (out / run.LEADERBOARD_HTML).read_text()

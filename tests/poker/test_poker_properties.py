@@ -1,6 +1,7 @@
 """Property-based tests (hypothesis) of the poker core: ICM (holdemjax/poker/icm.py), the hand
 evaluator (evaluator.py), the rules engine with random exact amounts (table.py: `act`'s
-documented clamping, `check_action`), and the protocol's reply parser against `check_action`.
+documented clamping; the one host check, holdemjax/host/legal.py, refuses exactly what it
+clamps), and the protocol's reply parser against the host check.
 
 Reproducible in CI: the profile derandomizes and keeps no example database in the tree;
 ``HYPOTHESIS_PROFILE=holdemjax-deep`` searches more.
@@ -11,6 +12,7 @@ from __future__ import annotations
 import functools
 import itertools
 import os
+import re
 
 import jax
 import jax.numpy as jnp
@@ -19,6 +21,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from holdemjax.host import legal as L
 from holdemjax.poker import table as T
 from holdemjax.poker.evaluator import (
     FLUSH,
@@ -33,6 +36,7 @@ from holdemjax.poker.evaluator import (
     evaluate,
 )
 from holdemjax.poker.icm import icm
+from holdemjax.series import protocol as P
 
 settings.register_profile("holdemjax-ci", derandomize=True, database=None, deadline=None,
                           max_examples=40, print_blob=True,
@@ -186,12 +190,9 @@ def _amount(mode, raw, lo, hi):
     return [raw, lo - 1, lo, hi, hi + 1, (lo + hi) // 2][mode]
 
 
-def _check_raises(table, kind, amount) -> bool:
-    try:
-        T.check_action(table, kind, amount)
-    except ValueError:
-        return True
-    return False
+def _refused(lg, kind, amount) -> bool:
+    """The one host check (`legal.admits` on the table's `legal` block) refuses the action."""
+    return not L.admits(P.legal_info(lg), kind, amount)
 
 
 @given(h=hands())
@@ -199,8 +200,8 @@ def test_random_exact_actions_keep_chips_and_follow_the_clamping_rules(h):
     """Any kind and any int32 amount, played with `act`: chips are conserved at every step
     (SPEC: exact chips), stacks never go negative, `act` plays what docs/rules.md's clamping
     table says (kind clipped to FOLD..RAISE, a closed raise is a check/call, a raise-to
-    clipped to the legal range), `check_action` raises exactly for the inputs `act` would
-    clamp, and every hand ends (cycling through the moves)."""
+    clipped to the legal range), the host check refuses exactly the inputs `act` would clamp,
+    and every hand ends (cycling through the moves)."""
     _, act, legal, total, _ = _engine()
     table = _start(h)
     chips = int(total(table))
@@ -216,7 +217,7 @@ def test_random_exact_actions_keep_chips_and_follow_the_clamping_rules(h):
         amount = _amount(mode, raw, lo, hi)
         invalid = (kind not in (T.FOLD, T.CHECK_CALL, T.RAISE)
                    or (kind == T.RAISE and not (can_raise and lo <= amount <= hi)))
-        assert _check_raises(table, kind, amount) == invalid, (kind, amount, lo, hi, can_raise)
+        assert _refused(lg, kind, amount) == invalid, (kind, amount, lo, hi, can_raise)
         out = act(table, jnp.int32(kind), jnp.int32(amount))
         if clamped_kind == T.RAISE and can_raise:
             want = act(table, jnp.int32(T.RAISE), jnp.int32(min(max(amount, lo), hi)))
@@ -230,16 +231,14 @@ def test_random_exact_actions_keep_chips_and_follow_the_clamping_rules(h):
         assert (np.asarray(table.stacks) >= 0).all()
     assert bool(table.hand_over), "the hand did not end"
     assert int(np.asarray(table.stacks).sum()) == chips
-    assert _check_raises(table, T.CHECK_CALL, 0)  # nobody is to act any more
+    assert not bool(legal(table).can_fold)  # nobody is to act any more
 
 
 @given(h=hands(), data=st.data())
-def test_replies_the_parser_admits_pass_check_action(h, data):
+def test_replies_the_parser_admits_pass_the_host_check(h, data):
     """The series host reads a reply with `protocol.parse_reply(reply, legal_info(table))`;
-    whatever it admits as "ok" is a legal engine action (`check_action` does not raise), and
+    whatever it admits as "ok" is a legal engine action (`legal.admitted` does not raise), and
     a raise it admits is inside the legal range (PROTOCOL.md §4)."""
-    from holdemjax.series import protocol as P
-
     _, act, legal, _, _ = _engine()
     table = _start(h)
     for i in range(40):
@@ -253,7 +252,7 @@ def test_replies_the_parser_admits_pass_check_action(h, data):
         reply = {"action": action} if amount is None else {"action": action, "amount": amount}
         r = P.parse_reply(P.encode(reply), info)
         if r.outcome == "ok":
-            T.check_action(table, r.kind, r.amount)  # raises if the parser let a bad one in
+            L.admitted(info, r.kind, r.amount, "the parser")  # raises if it let a bad one in
             if r.kind == T.RAISE:
                 assert info["raise"][0] <= r.amount <= info["raise"][1]
         else:
@@ -265,9 +264,10 @@ def test_replies_the_parser_admits_pass_check_action(h, data):
 
 
 @pytest.mark.parametrize("amount", [True, 1.5, "20", None])
-def test_check_action_refuses_non_integer_amounts(amount):
+def test_the_host_check_refuses_non_integer_amounts(amount):
     h = dict(in_hand=[True] * SEATS, stacks=[1000] * SEATS, big=20, ante=0, button=0,
              deck=list(range(52)), moves=[(2, 0, 40)])
-    table = _start(h)
-    with pytest.raises(ValueError, match="amount"):
-        T.check_action(table, T.RAISE, amount)
+    legal = P.legal_info(_start(h))
+    assert L.admits(legal, T.RAISE, 40)
+    with pytest.raises(ValueError, match=re.escape(f"(2, {amount!r}), not legal")):
+        L.admitted(legal, T.RAISE, amount, "a script")

@@ -8,7 +8,7 @@ import numpy as np
 
 from holdemjax.host.packing import CHUNK_WORDS
 from holdemjax.poker import table as tb
-from holdemjax.poker import tournament as tn
+from holdemjax.poker import tournament
 from holdemjax.series.engine import engine
 
 
@@ -18,7 +18,7 @@ def test_a_packed_state_reads_back_leaf_for_leaf():
     state = eng.seat(key)
     assert all(c.shape[0] <= CHUNK_WORDS and c.dtype == np.int32 for c in state)
     t, legal = eng.host(state)
-    want = jax.device_get(jax.jit(lambda k: tn.seat(k, eng.format))(key))
+    want = jax.device_get(jax.jit(lambda k: tournament.seat(k, eng.format))(key))
     for got, ref in zip(jax.tree.leaves((t.replace(format=None), legal)),
                         jax.tree.leaves((want.replace(format=None), tb.legal(want.table)))):
         assert got.dtype == np.asarray(ref).dtype and got.shape == np.shape(ref)
@@ -69,8 +69,8 @@ def test_boundary_then_settle_is_advance_one_at_every_hand_boundary():
     leaf, at every hand boundary of certify tournaments (8-hand cap: the ICM settles at it,
     SPEC §2), and ``settle`` with ``stop`` is `tournament.stop`."""
     eng = engine("certify")
-    advance_one = jax.jit(tn.advance_one)
-    stop = jax.jit(tn.stop)
+    advance_one = jax.jit(tournament.advance_one)
+    stop = jax.jit(tournament.stop)
     settled = 0
     for seed in range(4):
         state = eng.seat(jax.random.key(seed))

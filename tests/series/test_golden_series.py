@@ -29,14 +29,14 @@ import jax
 import numpy as np
 import pytest
 
-from holdemjax import luck as LK
+from holdemjax import luck as holdemjax_luck
 from holdemjax.poker import table as tb
-from holdemjax.poker import tournament as tn
+from holdemjax.poker import tournament
 from holdemjax.poker.structure import FORMATS, make_format
 from holdemjax.series import luckbook, runner
 from holdemjax.series import protocol as P
 from holdemjax.series import replay as replay_mod
-from holdemjax.series import results as R
+from holdemjax.series import results as series_results
 from holdemjax.series.wasm import CallResult
 
 GOLDEN = pathlib.Path(__file__).resolve().parent / "golden"
@@ -163,7 +163,7 @@ def _run(name: str) -> tuple:
         for p in policies:
             if hasattr(p, "close"):
                 p.close()
-    results = R.summarize(series)
+    results = series_results.summarize(series)
     results.pop("timing")
     results.pop("versions")
     for slot in results["slots"]:
@@ -245,7 +245,7 @@ def _check_luck(replay: dict, results: dict) -> None:
     Takes the luck out of both documents."""
     tours = replay["tournaments"]
     luck = np.array([t.pop("luck") for t in tours])  # [T, seats, events]
-    assert luck.shape == (len(tours), len(results["slots"]), len(LK.EVENTS))
+    assert luck.shape == (len(tours), len(results["slots"]), len(holdemjax_luck.EVENTS))
     assert np.abs(luck).max() > 0.01
     np.testing.assert_allclose(luck.sum(axis=1), 0.0, atol=1e-5)
     for slot in results["slots"]:
@@ -256,8 +256,9 @@ def _check_luck(replay: dict, results: dict) -> None:
         corrected = scores - mine.sum(axis=1)
         assert block["score"] == pytest.approx(corrected.mean(), abs=4e-6)
         assert block["score"] == pytest.approx(slot["score"] - block["luck"], abs=2e-6)
-        assert block["stderr"] == pytest.approx(R.standard_error(corrected), abs=4e-6)
-        assert sorted(block["by_event"]) == sorted(LK.EVENTS)  # canonical JSON: sorted keys
+        assert block["stderr"] == pytest.approx(series_results.standard_error(corrected), abs=4e-6)
+        # canonical JSON: sorted keys
+        assert sorted(block["by_event"]) == sorted(holdemjax_luck.EVENTS)
         assert sum(block["by_event"].values()) == pytest.approx(block["luck"], abs=4e-6)
 
 
@@ -268,13 +269,13 @@ def _jax_route(env_id: str):
     `luck.decision_luck` / `luck.dealt_luck` on one unbatched tournament, jitted here (the
     luck program's compile options: a quarter of the compile time; only the luck is compared)."""
     fmt = make_format(**FORMATS[env_id])
-    start = jax.jit(lambda key: tn.start(key, fmt), compiler_options=luckbook.OPTIONS)
-    step = jax.jit(lambda t, kind, amount: tn.advance(tn.act(t, kind, amount)),
+    start = jax.jit(lambda key: tournament.start(key, fmt), compiler_options=luckbook.OPTIONS)
+    step = jax.jit(lambda t, kind, amount: tournament.advance(tournament.act(t, kind, amount)),
                    compiler_options=luckbook.OPTIONS)
-    decided = jax.jit(lambda t, kind, amount, key: LK.decision_luck(t, kind, amount, key,
-                                                                     by_event=True),
+    decided = jax.jit(lambda t, kind, amount, key: holdemjax_luck.decision_luck(
+                          t, kind, amount, key, by_event=True),
                       compiler_options=luckbook.OPTIONS)
-    dealt = jax.jit(LK.dealt_luck, compiler_options=luckbook.OPTIONS)
+    dealt = jax.jit(holdemjax_luck.dealt_luck, compiler_options=luckbook.OPTIONS)
     return start, step, decided, dealt
 
 
@@ -290,8 +291,8 @@ def _luck_by_jax(seed: int, tour: dict, env_id: str) -> np.ndarray:
     start, step, decided, dealt = _jax_route(env_id)
     t = start(jax.random.fold_in(jax.random.key(seed), tour["tournament"]))
     key = luckbook.luck_key(seed, tour["tournament"])
-    total = np.zeros((len(LK.EVENTS), t.num_seats))
-    total[LK.EVENTS.index("deal")] += np.asarray(dealt(t, key))
+    total = np.zeros((len(holdemjax_luck.EVENTS), t.num_seats))
+    total[holdemjax_luck.EVENTS.index("deal")] += np.asarray(dealt(t, key))
     for hand in tour["hands"]:
         for a in hand["actions"]:
             assert (int(t.hand), int(t.table.to_act)) == (hand["hand"], a["seat"])
@@ -324,7 +325,7 @@ def test_series_luck_reruns_byte_for_byte():
     kwargs = replay_mod.rerun_options(json.loads(replay))
     assert kwargs["luck"] is True
     again = runner.run_series(_chaos(), **kwargs)
-    doc = replay_mod.replay_document(again, {**R.summarize(again), "versions": None})
+    doc = replay_mod.replay_document(again, {**series_results.summarize(again), "versions": None})
     doc.pop("versions")
     assert replay_mod.encode_replay(doc) == replay
 

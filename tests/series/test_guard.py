@@ -14,10 +14,13 @@ import pytest
 wasmtime = pytest.importorskip("wasmtime")
 
 from holdemjax.series import guard as machine_guard  # noqa: E402
-from holdemjax.series import output, runner  # noqa: E402
+from holdemjax.series import (  # noqa: E402
+    output,
+    results,  # noqa: E402
+    runner,
+)
 from holdemjax.series import protocol as P  # noqa: E402
 from holdemjax.series import replay as RP  # noqa: E402
-from holdemjax.series import results as R  # noqa: E402
 from holdemjax.series.policies import bundled  # noqa: E402
 from holdemjax.series.wasm import load_policy  # noqa: E402
 
@@ -147,7 +150,7 @@ def test_a_series_beside_a_hostile_thread_is_the_series_alone(monkeypatch, tmp_p
         finally:
             for p in policies:
                 p.close()
-        doc = R.summarize(series, planned=20)
+        doc = results.summarize(series, planned=20)
         assert all(s["faulted_at"] is None for s in doc["slots"])
         output.write_all(series, doc, tmp_path / "out")
         return (tmp_path / "out" / RP.REPLAY_NAME).read_bytes()
@@ -223,7 +226,7 @@ def test_a_guard_trip_is_recorded_in_the_replay_and_reproduced(monkeypatch, tmp_
                                    max_wall=None, shot_ns=2_000 * P.MS)
         for p in policies:
             p.close()
-    doc = R.summarize(series, planned=1)
+    doc = results.summarize(series, planned=1)
     assert doc["slots"][0]["faults"][0]["cause"] == P.WALL_CLOCK
     assert all(s["faulted_at"] is None for s in doc["slots"][1:])
     trips = [trip for t in series.tournaments for trip in t.get("guard_trips", ())]

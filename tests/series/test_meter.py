@@ -7,9 +7,8 @@ from __future__ import annotations
 import pytest
 import wasmtime
 
-from holdemjax.series import meter as M
+from holdemjax.series import meter, wasm_module
 from holdemjax.series import wasm as W
-from holdemjax.series import wasm_module
 from holdemjax.series.policies import bundled
 from holdemjax.series.protocol import RUNTIME_CALL_NS
 from holdemjax.series.wasm_module import engine, new_store
@@ -70,7 +69,7 @@ def _fuel(wasm: bytes) -> int:
 def test_each_runtime_call_costs_exactly_the_extra_units(name):
     body, charged = SITES[name]
     wasm = _module(body)
-    metered, sites = M.meter(wasm)
+    metered, sites = meter.meter(wasm)
     assert sites == int(charged)
     assert (metered == wasm) == (not charged)  # nothing to charge: the very same bytes
     assert _fuel(metered) - _fuel(wasm) == (RUNTIME_CALL_NS if charged else 0)
@@ -80,7 +79,7 @@ def test_the_pad_leaves_the_stack_and_the_results_as_they_were():
     wat = """(module (memory 1 4)
       (func (export "grow") (param i32) (result i32) (memory.grow (local.get 0)))
       (func (export "size") (result i32) (memory.size)))"""
-    metered, sites = M.meter(bytes(wasmtime.wat2wasm(wat)))
+    metered, sites = meter.meter(bytes(wasmtime.wat2wasm(wat)))
     assert sites == 1
     store = new_store()
     store.set_fuel(10**6)
@@ -91,20 +90,20 @@ def test_the_pad_leaves_the_stack_and_the_results_as_they_were():
 
 def test_every_immediate_kind_is_read_and_every_site_in_every_body_charged():
     wasm = _module(EVERYTHING)
-    metered, sites = M.meter(wasm)
+    metered, sites = meter.meter(wasm)
     # the pad, and the body's and section's sizes one LEB byte longer each at most
-    assert sites == 1 and 0 <= len(metered) - len(wasm) - len(M.PAD) <= 2
+    assert sites == 1 and 0 <= len(metered) - len(wasm) - len(meter.PAD) <= 2
     assert _fuel(metered) - _fuel(wasm) == RUNTIME_CALL_NS
     two = bytes(wasmtime.wat2wasm("""(module (memory 1)
       (func (drop (memory.grow (i32.const 0))) (drop (memory.grow (i32.const 0))))
       (func (memory.fill (i32.const 0) (i32.const 0) (i32.const 0))))"""))
-    assert M.meter(two)[1] == 3
+    assert meter.meter(two)[1] == 3
 
 
 def test_the_bundled_policies_are_metered_and_load_with_it():
     for name in ("baseline", "random"):
         wasm = open(bundled(name), "rb").read()
-        metered, sites = M.meter(wasm)
+        metered, sites = meter.meter(wasm)
         assert sites > 0  # their allocators grow and fill memory
         wasmtime.Module.validate(engine(), metered)
 
@@ -112,15 +111,15 @@ def test_the_bundled_policies_are_metered_and_load_with_it():
 def test_an_instruction_the_engine_lacks_gets_wasmtimes_own_message(tmp_path):
     """SIMD is off: the meter cannot read it, and the load error is wasmtime's, as before."""
     simd = bytes(wasmtime.wat2wasm("(module (func (drop (v128.const i64x2 0 0))))"))
-    with pytest.raises(M.MeterError, match="0xfd"):
-        M.meter(simd)
+    with pytest.raises(meter.MeterError, match="0xfd"):
+        meter.meter(simd)
     with pytest.raises(W.PolicyLoadError, match="SIMD"):
         W.load_policy(simd, cache=False)
 
 
 def test_a_module_that_cannot_be_metered_is_never_compiled_as_it_is(monkeypatch):
     def refuse(wasm):
-        raise M.MeterError("unknown instruction 0xee at byte 99")
+        raise meter.MeterError("unknown instruction 0xee at byte 99")
 
     monkeypatch.setattr(wasm_module, "meter", refuse)
     with pytest.raises(W.PolicyLoadError, match="cannot charge its runtime calls.*0xee"):
@@ -130,5 +129,5 @@ def test_a_module_that_cannot_be_metered_is_never_compiled_as_it_is(monkeypatch)
 @pytest.mark.parametrize("cut", [9, 20, -3])
 def test_a_truncated_module_is_a_meter_error_not_a_crash(cut):
     wasm = _module(EVERYTHING)
-    with pytest.raises(M.MeterError):
-        M.meter(wasm[:cut])
+    with pytest.raises(meter.MeterError):
+        meter.meter(wasm[:cut])

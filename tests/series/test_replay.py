@@ -11,8 +11,7 @@ import random
 import pytest
 
 from holdemjax.series import replay as RP
-from holdemjax.series import results as R
-from holdemjax.series import runner
+from holdemjax.series import results, runner
 from tests.series.test_runner import Scripted
 
 
@@ -54,7 +53,7 @@ def series():
 
 
 def test_replay_document_is_canonical_and_complete(series):
-    doc = RP.replay_document(series, R.summarize(series))
+    doc = RP.replay_document(series, results.summarize(series))
     data = RP.encode_replay(doc)
     assert json.loads(data) == doc
     assert RP.encode_replay(json.loads(data)) == data  # canonical: re-encoding is identity
@@ -78,7 +77,7 @@ def test_load_refuses_other_files(tmp_path):
 
 def test_phh_export_replays_in_pokerkit(series):
     pokerkit = pytest.importorskip("pokerkit")
-    doc = RP.replay_document(series, R.summarize(series))
+    doc = RP.replay_document(series, results.summarize(series))
     compared = antes = 0
     for t, tour in enumerate(doc["tournaments"]):
         text = RP.to_phh(doc, t)

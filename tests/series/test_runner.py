@@ -10,8 +10,7 @@ import numpy as np
 import pytest
 
 from holdemjax.series import protocol as P
-from holdemjax.series import results as R
-from holdemjax.series import runner
+from holdemjax.series import results, runner
 from holdemjax.series.wasm import CallResult
 
 
@@ -65,7 +64,7 @@ def test_scores_sum_to_one_and_results_document():
     """SPEC §3: a slot's series score is its mean tournament score; the six sum to 1."""
     pols = [Scripted(f"p{i}") for i in range(6)]
     s = _series(pols)
-    doc = R.summarize(s, planned=3)
+    doc = results.summarize(s, planned=3)
     assert doc["tournaments_played"] == 3 and not doc["stopped_early"]
     assert abs(sum(slot["score"] for slot in doc["slots"]) - 1.0) < 1e-5
     for t in range(3):
@@ -185,7 +184,7 @@ def test_a_trap_benches_the_seat_for_the_rest_of_the_series():
     assert s.tournaments_played == 3
     assert s.slots[0].faulted_at == 1 and s.slots[0].fault == "trap"
     assert all(m["tournament"] <= 1 for m in p.messages), "a benched seat is never called"
-    doc = R.summarize(s)
+    doc = results.summarize(s)
     # the cause as PROTOCOL.md names it, the detail apart (issue 50, finding 10)
     assert doc["slots"][0]["faults"] == [{"faulted_at": 1, "cause": "trap", "detail": ""}]
     later = [a for a in s.tournaments[2]["hands"][0]["actions"]

@@ -11,7 +11,7 @@ import pathlib
 import pytest
 
 from holdemjax.series import protocol as P
-from holdemjax.series import results as R
+from holdemjax.series import results as series_results
 from holdemjax.series import runner
 from holdemjax.series.wasm import PolicyLoadError, load_policy
 from tests.series.test_runner import Scripted, _check_call
@@ -40,7 +40,7 @@ def test_every_dropped_line_is_counted_by_reason():
         return "ok", b'{"action":"pass","chat":["a","b"],"say":"c"}', 10  # a bad reply
 
     s = _series([Scripted("talker", talker)] + _others(), tournaments=1)
-    doc = R.summarize(s, planned=1)["slots"][0]
+    doc = series_results.summarize(s, planned=1)["slots"][0]
     by = doc["chat_dropped_by"]
     assert by.get("say_not_admitted", 0) > 0
     assert by.get("bad_reply", 0) >= 3 and by["bad_reply"] % 3 == 0  # two chat lines + say
@@ -66,7 +66,7 @@ def test_an_away_seat_still_in_the_hand_may_not_emote():
     emotes = [e for t in s.tournaments for h in t["hands"] for e in h["events"]
               if e["type"] == "emote"]
     assert emotes == []
-    by = R.summarize(s)["slots"][0]["chat_dropped_by"]
+    by = series_results.summarize(s)["slots"][0]["chat_dropped_by"]
     assert by.get("emote_in_hand", 0) > 0
 
 
@@ -91,7 +91,7 @@ def test_tournament_end_chat_goes_to_the_last_hand_played():
     # call never raise, bet or fold, so nobody has a 3-bet, c-bet or fold-to-c-bet chance,
     # there is no post-flop bet and so no post-flop call (no AF), and every hand dealt goes to
     # a showdown: WTSD 100%. The big blind's checks are not voluntary, the limps are.
-    huds = [slot["hud"] for slot in R.summarize(s)["slots"]]
+    huds = [slot["hud"] for slot in series_results.summarize(s)["slots"]]
     assert sum(h["won_at_showdown"] for h in huds) > 0
     for h in huds:
         assert h["hands"] > 0 and h["saw_flop"] == h["showdowns"] == h["hands"]
@@ -108,13 +108,13 @@ def test_the_engine_version_is_the_environments(monkeypatch):
     from holdemjax.envs.sng import SitAndGo
 
     s = _series(_others(6), tournaments=1)
-    assert R.summarize(s)["versions"]["engine"] == "certify v0"
+    assert series_results.summarize(s)["versions"]["engine"] == "certify v0"
     monkeypatch.setattr(SitAndGo, "version", property(lambda self: "v7"))
-    assert R.summarize(s)["versions"]["engine"] == "certify v7"
+    assert series_results.summarize(s)["versions"]["engine"] == "certify v7"
     # the fuel accounting is wasmtime's and the meter's (PROTOCOL §3): both are recorded
     from holdemjax.series.meter import METER_VERSION
 
-    versions = R.summarize(s)["versions"]
+    versions = series_results.summarize(s)["versions"]
     assert versions["meter"] == METER_VERSION and versions["wasmtime"]
 
 
@@ -222,18 +222,19 @@ def test_the_rerun_of_a_stopped_series_gets_the_planned_count():
 
     first = [Scripted(f"p{i}") for i in range(6)]
     s = _series(first, variant="series-10", max_wall=0.0)
-    doc = RP.replay_document(s, R.summarize(s))
+    doc = RP.replay_document(s, series_results.summarize(s))
     kwargs = RP.rerun_options(doc)
     again = [Scripted(f"p{i}") for i in range(6)]
     s2 = runner.run_series(again, **kwargs)
     assert [p.started["tournaments"] for p in again] == [10] * 6
     assert [p.started for p in again] == [p.started for p in first]
-    assert RP.encode_replay(RP.replay_document(s2, R.summarize(s2))) == RP.encode_replay(doc)
+    assert RP.encode_replay(RP.replay_document(s2, series_results.summarize(s2))) \
+        == RP.encode_replay(doc)
     # a series stopped between two tournaments: the re-run stops there too
     s3 = runner.run_series([Scripted(f"p{i}") for i in range(6)], variant="series-10",
                            max_wall=None, cut=(2, 0))
     assert s3.stopped_early and s3.tournaments_played == 2
-    doc3 = RP.replay_document(s3, R.summarize(s3))
+    doc3 = RP.replay_document(s3, series_results.summarize(s3))
     assert RP.rerun_options(doc3)["cut"] == (2, 0)
 
 
@@ -254,7 +255,7 @@ def test_one_instance_per_slot_for_the_whole_series(monkeypatch):
     p = Scripted("trapper", trapper)
     others = _others()
     s = _series([p] + others, tournaments=5)
-    doc = R.summarize(s)
+    doc = series_results.summarize(s)
     assert doc["mode"] == "one instance per slot" and doc["blocks"] is None
     assert doc["options"]["block"] is None and s.timing["blocks"] == 1
     assert [f["faulted_at"] for f in doc["slots"][0]["faults"]] == [0]  # once, not per block
@@ -290,7 +291,7 @@ def test_the_research_mode_says_so_and_keeps_every_blocks_records(tmp_path):
     paths = [_logger(tmp_path), _wasm(tmp_path, "trap_nth")] + [bundled("random")] * 4
     s = runner.run_series([load_policy(p) for p in paths], variant="certify-series", seed=2,
                           tournaments=3, block=2, max_wall=None)
-    doc = R.summarize(s)
+    doc = series_results.summarize(s)
     assert doc["mode"] == "blocks" and doc["options"]["block"] == 2
     assert [(b["first"], b["tournaments"]) for b in doc["blocks"]] == [(0, 2), (2, 1)]
     for b in doc["blocks"]:  # trap_nth traps in each block's fresh instance
@@ -402,7 +403,7 @@ def test_a_grow_loop_costs_no_more_wall_time_than_a_plain_loop(tmp_path):
         dt = time.perf_counter() - t0
         for p in pols:
             p.close()
-        slot = R.summarize(s)["slots"][0]
+        slot = series_results.summarize(s)["slots"][0]
         return dt, slot["faults"], slot["timeouts"]
 
     # The best of two runs of each side, interleaved, so that a burst of load on the machine

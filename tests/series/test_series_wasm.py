@@ -11,9 +11,8 @@ import pytest
 import wasmtime
 
 from holdemjax.cli import main
-from holdemjax.series import output, runner
+from holdemjax.series import output, results, runner
 from holdemjax.series import replay as RP
-from holdemjax.series import results as R
 from holdemjax.series.policies import bundled
 from holdemjax.series.wasm import load_policy
 
@@ -74,7 +73,7 @@ def zoo_series(tmp_path_factory):
 def test_hostile_policies_each_get_their_recorded_outcome(zoo_series):
     paths, series = zoo_series
     assert series.tournaments_played == 3 and not series.stopped_early
-    doc = R.summarize(series, planned=3)
+    doc = results.summarize(series, planned=3)
     slots = doc["slots"]
     for t in range(3):
         assert abs(sum(s.scores[t] for s in series.slots) - 1) < 1e-5
@@ -95,7 +94,7 @@ def test_hostile_policies_each_get_their_recorded_outcome(zoo_series):
 
 def test_replay_reproduces_byte_for_byte(zoo_series, tmp_path):
     paths, series = zoo_series
-    doc = R.summarize(series, planned=3)
+    doc = results.summarize(series, planned=3)
     out = tmp_path / "out"
     written = output.write_all(series, doc, out)
     assert [p.name for p in written] == [RP.REPLAY_NAME, RP.VIEWER_NAME]
@@ -197,7 +196,7 @@ def test_workers_give_the_results_of_one_process(monkeypatch):
         series = runner.run_series([load_policy(p) for p in paths], variant="certify-series",
                                    seed=5, tournaments=7, max_wall=None, workers=workers,
                                    block=3 if workers == 1 else None)
-        doc = R.summarize(series, planned=7)
+        doc = results.summarize(series, planned=7)
         timing = doc.pop("timing")
         return RP.encode_replay(RP.replay_document(series, {**doc, "timing": timing})), doc, timing
 

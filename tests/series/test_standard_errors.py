@@ -11,8 +11,7 @@ import numpy as np
 import pytest
 
 from holdemjax.poker.structure import SNG_PAYOUTS
-from holdemjax.series import results as R
-from holdemjax.series import runner
+from holdemjax.series import results, runner
 from holdemjax.series.policies import bundled
 from holdemjax.series.wasm import load_policy
 
@@ -22,7 +21,7 @@ SD = float(np.std(SNG_PAYOUTS))  # population sd of a uniformly random place's p
 def _six_baselines(variant):
     policies = [load_policy(bundled("baseline")) for _ in range(6)]
     series = runner.run_series(policies, variant=variant, seed=2026, max_wall=None)
-    return R.summarize(series)
+    return results.summarize(series)
 
 
 def _check(doc, n):

@@ -9,7 +9,7 @@ import jax
 import numpy as np
 import pytest
 
-from holdemjax import luck as LK
+from holdemjax import luck as holdemjax_luck
 from holdemjax.training import ppo
 from holdemjax.training.ppo_trainer import luck_key
 
@@ -31,7 +31,7 @@ def test_luck_out_takes_each_steps_luck_out_of_the_rewards_gae_sees():
     # the first step's luck is step_luck of each table's state and action under the
     # tournament's luck key, by player id
     keys = jax.vmap(luck_key)(ts.setup.bot_key)
-    first = jax.vmap(LK.step_luck, in_axes=(None, 0, 0, 0))(trainer.env, ts.env_state,
+    first = jax.vmap(holdemjax_luck.step_luck, in_axes=(None, 0, 0, 0))(trainer.env, ts.env_state,
                                                              traj.action[0], keys)
     np.testing.assert_array_equal(np.asarray(first), traj.luck[0])
 
@@ -55,7 +55,7 @@ def test_a_hand_objective_takes_out_its_hands_luck_but_not_the_next_deal():
     @jax.jit
     def step(states):
         action = jax.numpy.where(states.legal_action_mask[:, 0], 0, 1)  # fold, else check
-        events = jax.vmap(lambda s, a, k: LK.step_luck(env, s, a, luck_key(k), True))(
+        events = jax.vmap(lambda s, a, k: holdemjax_luck.step_luck(env, s, a, luck_key(k), True))(
             states, action, bot_keys)
         return jax.vmap(hand._luck)(states, action, bot_keys), events, jax.vmap(env.step)(
             states, action, jax.random.split(jax.random.key(5), B))
@@ -64,7 +64,7 @@ def test_a_hand_objective_takes_out_its_hands_luck_but_not_the_next_deal():
     for _ in range(6):
         luck, events, states = step(states)
         events = np.asarray(events)
-        np.testing.assert_allclose(np.asarray(luck), events.sum(1) - events[:, LK.DEAL_EVENT],
-                                   atol=1e-7)
-        deals += int((np.abs(events[:, LK.DEAL_EVENT]).max(-1) > 1e-4).sum())
+        np.testing.assert_allclose(np.asarray(luck),
+                                   events.sum(1) - events[:, holdemjax_luck.DEAL_EVENT], atol=1e-7)
+        deals += int((np.abs(events[:, holdemjax_luck.DEAL_EVENT]).max(-1) > 1e-4).sum())
     assert deals > 0  # hands ended and new ones were dealt: the deal row was there to leave out
