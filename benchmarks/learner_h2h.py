@@ -13,7 +13,7 @@ import json
 import sys
 
 from holdemjax.training import evaluate as ev
-from holdemjax.training import panel, ppo
+from holdemjax.training import ppo, records
 
 
 def main(argv=None) -> int:
@@ -40,7 +40,7 @@ def main(argv=None) -> int:
                          tournaments=r.tournaments, illegal=r.illegal,
                          unfinished=r.unfinished))
         print(f"{me} vs five {them}: {r.summary()}", flush=True)
-    doc = dict(panel.run_header(), command=" ".join(
+    doc = dict(records.run_header(), command=" ".join(
         ["python benchmarks/learner_h2h.py", *(argv or sys.argv[1:])]), greedy=args.greedy,
         deals=args.deals, seed=args.seed, fair_share=1 / 6,
         z="(mean - 1/6) / SE over deals", rows=rows)

@@ -25,7 +25,7 @@ from rich.console import Console
 from rich.table import Table
 
 from holdemjax.training import evaluate as ev
-from holdemjax.training import panel, ppo, push_fold
+from holdemjax.training import panel, ppo, push_fold, records
 
 
 def rows(params, config, teacher: np.ndarray) -> list[tuple[str, object, object]]:
@@ -85,7 +85,7 @@ def main(argv=None) -> int:
                       checkpoint=args.checkpoint, teacher=teacher.tolist(),
                       opponent=args.opponent, deals=args.deals, seed=args.seed,
                       passive=dict(mean=reference.mean, se=reference.se), rows=out,
-                      **panel.run_header())
+                      **records.run_header())
         pathlib.Path(args.out).write_text(json.dumps(record, indent=1) + "\n")
     return 0
 

@@ -133,24 +133,31 @@ KNOWN_CYCLES = {
     ("holdemjax.envs._backgammon_svg", "holdemjax.envs.backgammon"),
     # the SGF record reads the rules' `zobrist` table (a move told by its hash) and `KOMI`
     ("holdemjax.envs._go_record", "holdemjax.envs.go"),
-    # the panel's opponents and run header, read by evaluation and PPO, which the panel runs
-    ("holdemjax.training.evaluate", "holdemjax.training.panel"),
-    ("holdemjax.training.evaluate", "holdemjax.training.ppo", "holdemjax.training.panel"),
-    ("holdemjax.training.evaluate", "holdemjax.training.ppo", "holdemjax.training.ppo_trainer",
-     "holdemjax.training.panel"),
-    ("holdemjax.training.panel", "holdemjax.training.ppo"),
-    ("holdemjax.training.panel", "holdemjax.training.ppo", "holdemjax.training.ppo_trainer"),
 }
+
+
+def _without_main_block(tree: ast.Module) -> ast.Module:
+    """``tree`` less its ``if __name__ == "__main__":`` block: that code runs only when the file
+    is the program (``python -m``), never when the module is imported, so its imports make no
+    cycle (a module's command may live in a module that imports it)."""
+    def is_main(node):
+        test = getattr(node, "test", None)
+        return (isinstance(node, ast.If) and isinstance(test, ast.Compare)
+                and isinstance(test.left, ast.Name) and test.left.id == "__name__"
+                and any(isinstance(c, ast.Constant) and c.value == "__main__"
+                        for c in test.comparators))
+    return ast.Module(body=[n for n in tree.body if not is_main(n)], type_ignores=[])
 
 
 def _room_graph() -> dict[str, set[str]]:
     """Module -> the modules of its own room it imports (anywhere in it: a function's import
-    counts, a cycle hidden in a function is still a cycle)."""
+    counts, a cycle hidden in a function is still a cycle; the ``__main__`` block does not)."""
     modules = {_module_name(p, ROOT): p for p in _files()}
     graph = {}
     for name, path in modules.items():
         room, targets = _room(path), set()
-        for imported in _module_imports(ast.parse(path.read_text())):
+        tree = _without_main_block(ast.parse(path.read_text()))
+        for imported in _module_imports(tree):
             parts = imported.split(".")
             for cut in (len(parts), len(parts) - 1):
                 module = ".".join(parts[:cut])

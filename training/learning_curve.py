@@ -16,7 +16,7 @@ import sys
 import numpy as np
 
 from holdemjax.training import evaluate as ev
-from holdemjax.training import panel, ppo
+from holdemjax.training import panel, ppo, records
 
 __all__ = ["REFERENCES", "kept_checkpoints", "paired_point", "curve", "plot", "main"]
 
@@ -73,7 +73,7 @@ def curve(runs, *, deals: int, seed: int, opponent: str = "baseline", references
                 progress(f"{run} it {point['iteration']}: {point['mean']:.4f} ± "
                          f"{point['se']:.4f}")
         out.append(dict(run=str(run), seed=config.seed, points=points))
-    return dict(panel.run_header(), opponent=opponent, deals=deals, deal_seed=seed,
+    return dict(records.run_header(), opponent=opponent, deals=deals, deal_seed=seed,
                 greedy=True, references={k: dict(mean=v.mean, se=v.se)
                                          for k, v in ref_results.items()}, runs=out)
 

@@ -14,24 +14,24 @@ or the path of a PPO checkpoint (a trained policy as opponent, sampling). Each l
 from __future__ import annotations
 
 import dataclasses
-import datetime as dt
 import functools
 import os
 import pathlib
-import platform
-import sys
 from collections.abc import Callable
 
-import jax
 import jax.numpy as jnp
 
 from holdemjax.bots import baseline, random_bot
 from holdemjax.bots import tiers as jax_tiers
 from holdemjax.poker.actions import CHECK_CALL, FOLD
+from holdemjax.training import evaluate as ev
+from holdemjax.training.evaluate import baseline_opponent
+from holdemjax.training.ppo_checkpoint import load_checkpoint, policy
 from holdemjax.training.ppo_config import CHECKPOINTS, TRAINED_BOTS
+from holdemjax.training.records import run_header
 
 __all__ = ["OPPONENTS", "Paired", "passive_move", "opponent", "run_panel", "run_versus", "table",
-           "record", "run_header", "plot"]
+           "record", "plot"]
 
 FAIR = 1 / 6
 OPPONENTS = ("baseline", "random", "passive", "allin", *jax_tiers.TIERS)
@@ -64,8 +64,6 @@ def opponent(name: str, env) -> Callable:
     """``act(state, key)`` of the opponent ``name`` on ``env`` (cached per name: one compiled
     evaluation per line-up). ``name``: one of `OPPONENTS` or a PPO checkpoint path."""
     if name == "baseline":
-        from holdemjax.training.evaluate import baseline_opponent
-
         return baseline_opponent(env)  # evaluate's default: its compiled programs are shared
     if name in _BOTS:
         return functools.partial(_BOTS[name], env)
@@ -76,12 +74,10 @@ def opponent(name: str, env) -> Callable:
     if not (name.endswith(".msgpack") or os.path.sep in name or pathlib.Path(name).exists()):
         raise ValueError(f"opponent {name!r} is neither a known opponent "
                          f"({', '.join((*OPPONENTS, *TRAINED_BOTS))}) nor a checkpoint path")
-    from holdemjax.training import ppo
-
-    params, config = ppo.load_checkpoint(name)
+    params, config = load_checkpoint(name)
     if config.env_id != env.id:
         raise ValueError(f"opponent checkpoint {name} plays {config.env_id}, not {env.id}")
-    fn = ppo.policy(config)
+    fn = policy(config)
     return lambda state, key: fn(params, state, key)
 
 
@@ -93,8 +89,6 @@ def run_panel(policy: Callable, params, names, *, deals: int, env_id: str = "sng
     five copies of each opponent in ``names``, on the same deals (same ``seed``).
     ``progress(name, deals_done)`` is called after every batch; ``luck``: each line-up's
     score with the luck taken out too (`evaluate`'s ``luck``, ``luck_value``, ``rollouts``)."""
-    from holdemjax.training import evaluate as ev
-
     names = list(names)
     if not names:
         raise ValueError("the panel needs at least one opponent")
@@ -132,8 +126,6 @@ def run_versus(reference: str, results, *, deals: int, env_id: str = "sng-6", se
     """``[Paired]``, one per line-up of ``results`` (`run_panel`'s, same ``deals``, ``seed``
     and ``env_id``): the bot or checkpoint ``reference`` (a name `opponent` accepts) evaluated
     in the policy's seat against the same opponents on the same deals."""
-    from holdemjax.training import evaluate as ev
-
     env = ev.make_env(env_id)
     ref = opponent(reference, env)
     out = []
@@ -178,18 +170,6 @@ def table(results, title: str = "cross-play", versus=None):
                          f"{r.se / r.corrected_se:.2f}x" if r.corrected_se > 0 else "-"])
         t.add_row(*row)
     return t
-
-
-def run_header() -> dict:
-    """``date``, ``machine`` and ``versions`` of a training-side JSON record (this run's)."""
-    import holdemjax
-
-    return dict(date=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
-                machine=dict(uname=" ".join(platform.uname()), nproc=os.cpu_count(),
-                             load_average=list(os.getloadavg()),
-                             devices=[str(d) for d in jax.devices()]),
-                versions=dict(python=sys.version.split()[0], jax=jax.__version__,
-                              holdemjax=holdemjax.__version__))
 
 
 def record(results, versus=None, **about) -> dict:

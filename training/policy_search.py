@@ -39,7 +39,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from holdemjax.training import evaluate as ev
-from holdemjax.training import panel, push_fold
+from holdemjax.training import panel, push_fold, records
 
 __all__ = ["GRID", "ORDER", "ONLY", "SearchConfig", "Step", "search", "deal_seed", "main"]
 
@@ -222,7 +222,7 @@ def main(argv=None) -> int:
     console = Console()
     record = dict(command=" ".join(["python -m holdemjax.training.policy_search",
                                     *(argv if argv is not None else sys.argv[1:])]),
-                  config=config.to_dict(), **panel.run_header())
+                  config=config.to_dict(), **records.run_header())
     start = time.perf_counter()
     status = 0
     if previous is not None:

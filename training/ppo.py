@@ -48,7 +48,6 @@ import time
 import jax
 import numpy as np
 
-from holdemjax.training.panel import run_header
 from holdemjax.training.ppo_checkpoint import (
     action_probs,
     checkpoint_info,
@@ -79,6 +78,7 @@ from holdemjax.training.ppo_config import (
     make_network,
 )
 from holdemjax.training.ppo_trainer import Setup, Trainer, TrainState, Transition
+from holdemjax.training.records import run_header
 
 __all__ = ["ENV_IDS", "CHECKPOINT_FORMAT", "LEARNER", "POOL", "BASELINE", "PANEL", "TABLE_KINDS",
            "SHAPINGS", "OBJECTIVES", "LR_SCHEDULES", "PRIORS", "PANEL_BOTS", "TRAINED_BOTS",

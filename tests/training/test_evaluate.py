@@ -13,6 +13,7 @@ import pytest
 from holdemjax.bots import baseline, random_bot
 from holdemjax.testing import CompileCounter
 from holdemjax.training import evaluate as ev
+from holdemjax.training import evaluate_cli
 
 ENV = ev.make_env("sng-6")
 BASELINE, RANDOM, OUT_OF_RANGE = 0, 1, 2
@@ -97,7 +98,7 @@ def test_a_policy_returning_the_wrong_thing_is_refused_by_name():
 
 def test_cli_help(capsys):
     with pytest.raises(SystemExit) as exit_info:
-        ev.main(["--help"])
+        evaluate_cli.main(["--help"])
     assert exit_info.value.code == 0
     text = capsys.readouterr().out
     for flag in ("--deals", "--greedy", "--opponent", "--out", "--plot", "advanced", "1/6"):
@@ -105,18 +106,18 @@ def test_cli_help(capsys):
 
 
 def test_cli_reports_a_missing_checkpoint(capsys, tmp_path):
-    assert ev.main([str(tmp_path / "missing.msgpack"), "--deals", "2"]) == 2
+    assert evaluate_cli.main([str(tmp_path / "missing.msgpack"), "--deals", "2"]) == 2
     assert "missing.msgpack" in capsys.readouterr().err
 
 
 def test_cli_refuses_a_critic_it_does_not_have(capsys):
     """``--luck-value critic`` takes the checkpoint's critic: refused (exit 2, named) for a
     reference bot, which has none; another value than the check-down without ``--luck`` too."""
-    assert ev.main(["baseline", "--luck", "--luck-value", "critic", "--deals", "2"]) == 2
+    assert evaluate_cli.main(["baseline", "--luck", "--luck-value", "critic", "--deals", "2"]) == 2
     assert "critic" in (err := capsys.readouterr().err) and "baseline" in err
     for value in ("critic", "rollout"):
-        assert ev.main(["training/checkpoints/sng6_example.msgpack", "--luck-value", value,
-                        "--deals", "2"]) == 2
+        assert evaluate_cli.main(["training/checkpoints/sng6_example.msgpack", "--luck-value",
+                                  value, "--deals", "2"]) == 2
         assert f"--luck-value {value} needs --luck" in capsys.readouterr().err
 
 
@@ -168,8 +169,8 @@ def test_versus_pairs_the_policy_with_a_reference_on_the_same_deals():
 
 def test_the_cli_writes_the_paired_record(tmp_path, capsys):
     out = tmp_path / "panel.json"
-    assert ev.main(["random", "--opponent", "baseline", "--versus", "passive", "--deals", "8",
-                    "--chunk", "8", "--quiet", "--out", str(out)]) == 0
+    assert evaluate_cli.main(["random", "--opponent", "baseline", "--versus", "passive",
+                              "--deals", "8", "--chunk", "8", "--quiet", "--out", str(out)]) == 0
     rec = json.loads(out.read_text())
     assert rec["reference"] == "passive" and "--versus passive" in rec["command"]
     [lineup] = rec["lineups"]
@@ -207,12 +208,12 @@ def test_unknown_opponents_are_refused_by_name(capsys, tmp_path):
         panel.opponent("sharky", ENV)
     with pytest.raises(ValueError, match="at least one"):
         panel.run_panel(switch_policy, jnp.int32(0), [], deals=2)
-    assert ev.main(["baseline", "--opponent", "passive", "--opponent", "sharky",
-                    "--deals", "2"]) == 2
+    assert evaluate_cli.main(["baseline", "--opponent", "passive", "--opponent", "sharky",
+                             "--deals", "2"]) == 2
     assert "sharky" in capsys.readouterr().err
-    assert ev.main(["baseline", "--opponent", str(tmp_path / "gone.msgpack")]) == 2
+    assert evaluate_cli.main(["baseline", "--opponent", str(tmp_path / "gone.msgpack")]) == 2
     assert "gone.msgpack" in capsys.readouterr().err
-    assert ev.main(["baseline", "--versus", "nitbot", "--deals", "2"]) == 2
+    assert evaluate_cli.main(["baseline", "--versus", "nitbot", "--deals", "2"]) == 2
     assert "nitbot" in capsys.readouterr().err
 
 
