@@ -129,10 +129,6 @@ def test_rooms_import_only_downward():
 #: where it belongs (issue 53 point 5). A new cycle fails the test, and so does one fixed but
 #: still listed.
 KNOWN_CYCLES = {
-    # the SVG view calls the rules' `turn_round` (the board seen by the other player)
-    ("holdemjax.envs._backgammon_svg", "holdemjax.envs.backgammon"),
-    # the SGF record reads the rules' `zobrist` table (a move told by its hash) and `KOMI`
-    ("holdemjax.envs._go_record", "holdemjax.envs.go"),
     # the panel's opponents and run header, read by evaluation and PPO, which the panel runs
     ("holdemjax.training.evaluate", "holdemjax.training.panel"),
     ("holdemjax.training.evaluate", "holdemjax.training.ppo", "holdemjax.training.panel"),
