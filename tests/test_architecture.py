@@ -242,8 +242,8 @@ def _aliases(tree: ast.AST) -> dict[str, str]:
 
 
 def _refers(node: ast.AST, names: dict, module: str, attrs, enum: str) -> bool:
-    """``node`` names one of ``module``'s constants ``attrs`` (``tb.RAISE``, ``RAISE``
-    imported from it, ``tb.Kind.RAISE``; inside ``module`` itself a bare ``RAISE``)."""
+    """``node`` names one of ``module``'s constants ``attrs`` (``table.RAISE``, ``RAISE``
+    imported from it, ``table.Kind.RAISE``; inside ``module`` itself a bare ``RAISE``)."""
     if isinstance(node, ast.Name):
         return names.get(node.id) in {f"{module}.{a}" for a in attrs} or (
             names.get("__module__") == module and node.id in attrs)
@@ -331,14 +331,15 @@ def test_one_host_hand_driver():
 def test_one_wire_code_to_engine_kind_map():
     """Issue 35: the wire codes (and reply words) map to the engine's kinds in one place,
     `protocol.KIND_OF` (`protocol.kind_of`, `protocol.code_of`); nobody else writes the map."""
-    from holdemjax.poker import table as tb
-    from holdemjax.series import protocol as P
+    from holdemjax.poker import table
+    from holdemjax.series import protocol
 
     line = next(i for i, text in enumerate((ROOT / "holdemjax/host/protocol.py").read_text()
                                            .splitlines(), 1) if text.startswith("KIND_OF = "))
     assert wire_kind_maps() == [f"holdemjax/host/protocol.py:{line}"]
-    assert [P.kind_of(w) for w in P.ACTIONS] == [P.kind_of(c) for c in P.Code] == \
-        [tb.FOLD, tb.CHECK_CALL, tb.CHECK_CALL, tb.RAISE]
+    assert [protocol.kind_of(w) for w in protocol.ACTIONS] \
+        == [protocol.kind_of(c) for c in protocol.Code] \
+        == [table.FOLD, table.CHECK_CALL, table.CHECK_CALL, table.RAISE]
 
 
 # ------------------------------------------------------------------- one hand loop (issue 53)
