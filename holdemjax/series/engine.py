@@ -18,8 +18,7 @@ import numpy as np
 from jax.experimental import serialize_executable
 
 from holdemjax.host.packing import Layout
-from holdemjax.poker import icm, tournament
-from holdemjax.poker import table as tb
+from holdemjax.poker import icm, table, tournament
 from holdemjax.poker.structure import FORMATS, Format, make_format
 from holdemjax.series import xla_cache
 
@@ -114,7 +113,7 @@ def engine(env_id: str) -> Engine:
     dev_fmt = jax.tree.map(jnp.asarray, fmt)
 
     def with_legal(t):
-        return t, tb.legal(t.table)
+        return t, table.legal(t.table)
 
     options = {"seat": INTEGER_OPTIONS, "act": INTEGER_OPTIONS, "boundary": INTEGER_OPTIONS,
                "settle": COMPILER_OPTIONS, "end": COMPILER_OPTIONS}
