@@ -180,7 +180,7 @@ def test_decks_come_from_the_seed(e2e):
 
 _FRESH = """
 import json, sys
-from holdemjax.duplicate import match as M
+from holdemjax.duplicate import match
 from holdemjax.duplicate import references
 from holdemjax.duplicate.store import Store
 with Store(sys.argv[1]) as s:
