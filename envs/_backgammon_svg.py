@@ -10,12 +10,11 @@ roll is drawn at the right of the bar; dice already played are faded.
 
 from __future__ import annotations
 
-import jax
 import numpy as np
 
 from holdemjax.render.svg import Svg, unbatched
 
-__all__ = ["render_svg", "absolute_board"]
+__all__ = ["render_svg"]
 
 _W, _H = 34, 150  # point width, point height
 _PAD, _BAR, _TRAY = 20, 34, 46
@@ -25,17 +24,6 @@ _PIPS = {1: [(0, 0)], 2: [(-1, -1), (1, 1)], 3: [(-1, -1), (0, 0), (1, 1)],
          4: [(-1, -1), (1, -1), (-1, 1), (1, 1)],
          5: [(-1, -1), (1, -1), (0, 0), (-1, 1), (1, 1)],
          6: [(-1, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (1, 1)]}
-
-
-def absolute_board(state) -> np.ndarray:
-    """int [28]: the board from black's view (black positive): the state's own board when
-    black is to move, else the board turned round."""
-    from holdemjax.envs.backgammon import turn_round
-
-    board = np.asarray(jax.device_get(state._board))
-    if int(state._turn) == 1:
-        board = np.asarray(turn_round(board))
-    return board
 
 
 def _column(index: int) -> tuple[int, bool]:
@@ -69,9 +57,9 @@ def _die(svg: Svg, x: float, y: float, face: int, faded: bool) -> None:
                    opacity=0.35 if faded else 1.0)
 
 
-def render_svg(state) -> str:
+def render_svg(state, board: np.ndarray) -> str:
+    """The picture of `state`, its int [28] board given from black's view (black positive)."""
     unbatched(state)
-    board = absolute_board(state)
     width = 2 * _PAD + 12 * _W + _BAR + _TRAY
     top, bottom = _PAD + 14, _PAD + 14 + 2 * _H + 40
     height = bottom + 14 + 40

@@ -16,6 +16,7 @@ import re
 import jax
 import numpy as np
 
+from holdemjax.envs._go_board import KOMI, zobrist
 from holdemjax.render.svg import Svg, unbatched
 
 __all__ = ["GoRecord", "to_sgf", "from_sgf", "area_scores", "render_svg"]
@@ -91,8 +92,6 @@ def _move(before, after, n: int) -> int:
         return int(new[0])
     # A stone put on the mover's own stone (an illegal move) changes no point: the hash
     # still records the point (the new stone's key is xor-ed in).
-    from holdemjax.envs.go import zobrist
-
     diff = np.asarray(before._hash) ^ np.asarray(after._hash)
     hits = np.flatnonzero((zobrist(n)[color] == diff).all(axis=1))
     if hits.size != 1:
@@ -122,8 +121,6 @@ def to_sgf(states, *, komi: float | None = None) -> str:
     states, or one state stacked on a leading time axis, as `lax.scan` returns them).
 
     The moves are read off consecutive states; `komi` (default 7.5) is only written down."""
-    from holdemjax.envs.go import KOMI
-
     states = _rows(states)
     if not states:
         raise ValueError("to_sgf needs at least the initial state")

@@ -58,6 +58,8 @@ from flax import struct
 
 from holdemjax import xla
 from holdemjax.api import Array, Env, State
+from holdemjax.envs._backgammon_svg import render_svg
+from holdemjax.render.svg import unbatched
 
 __all__ = [
     "Backgammon", "BackgammonState", "NUM_POINTS", "BAR", "OPP_BAR", "OFF", "OPP_OFF",
@@ -133,9 +135,8 @@ class BackgammonState(State):
         return "backgammon"
 
     def to_svg(self) -> str:
-        from holdemjax.envs._backgammon_svg import render_svg
-
-        return render_svg(self)
+        unbatched(self)
+        return render_svg(self, _black_view(self))
 
 
 class Backgammon(Env):
@@ -277,6 +278,13 @@ def move(board: Array, action: Array) -> Array:
 def turn_round(board: Array) -> Array:
     """`board` seen by the other player: points reversed, bars and offs swapped, signs flipped."""
     return -board[_TURN_ROUND]
+
+
+def _black_view(state: BackgammonState) -> np.ndarray:
+    """int [28]: an unbatched state's board from black's view (black positive), for drawing:
+    its own board when black is to move, else the board turned round."""
+    board = np.asarray(state._board)
+    return board if int(state._turn) == 0 else np.asarray(turn_round(board))
 
 
 def _playable(dice: Array) -> Array:

@@ -42,14 +42,13 @@ flood-filled once, when the game ends (again only on the rows that end).
 
 from __future__ import annotations
 
-import functools
-
 import jax
 import jax.numpy as jnp
 import numpy as np
 from flax import struct
 
 from holdemjax.api import Array, Env, State
+from holdemjax.envs._go_board import KOMI, zobrist
 from holdemjax.envs._go_record import GoRecord, area_scores, from_sgf, render_svg, to_sgf
 from holdemjax.sparse import sparse_cond
 from holdemjax.validate import is_real
@@ -59,28 +58,11 @@ __all__ = ["Go", "GoState", "SIZES", "KOMI", "HISTORY", "NUM_PLANES", "OBS_MINE"
            "GoRecord", "area_scores"]
 
 SIZES = (9, 19)
-KOMI = 7.5
 HISTORY = 8  # boards in the observation, the current one first
 OBS_MINE, OBS_THEIRS = 0, 1  # plane 2 i + OBS_MINE / OBS_THEIRS: stones i steps ago
 OBS_COLOR = 2 * HISTORY  # plane 16: all true when the observer plays white
 NUM_PLANES = 2 * HISTORY + 1
 BLACK, WHITE = 0, 1  # colours (black moves at even steps)
-_ZOBRIST_SEED = 0x60_9E37_79B9  # fixed: the same table in every process
-
-
-@functools.cache
-def zobrist(size: int) -> np.ndarray:
-    """[2 (colour), size², 2 (words)] uint32: the Zobrist keys of a stone of each colour on each
-    point, drawn by splitmix64 from a fixed seed (computed on first use, the same every time)."""
-    n = 2 * size * size
-    x = (np.uint64(_ZOBRIST_SEED) + np.uint64(0x9E3779B97F4A7C15)
-         * np.arange(1, n + 1, dtype=np.uint64))
-    with np.errstate(over="ignore"):
-        x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-        x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-        x = x ^ (x >> np.uint64(31))
-    words = np.stack([x & np.uint64(0xFFFFFFFF), x >> np.uint64(32)], axis=-1).astype(np.uint32)
-    return words.reshape(2, size * size, 2)
 
 
 @struct.dataclass
@@ -229,8 +211,8 @@ class Go(Env):
 
 # ------------------------------------------------------------------------------ board ops
 def _dilate(x: Array) -> Array:
-    """[N, N] -> [N, N]: the OR of the 4 neighbours of each point (0 off the board). (From
-    `_shifted`: the same values from a padded copy compiled 9 % slower into a 19x19 step.)"""
+    """[N, N] -> [N, N]: the OR of the 4 neighbours of each point (0 off the board), from
+    `_shifted` slices rather than a padded copy (docs/go.md, Implementation)."""
     up, down, left, right = _shifted(x, 0)
     return up | down | left | right
 

@@ -51,7 +51,7 @@ from flax import struct
 from holdemjax.api import Array, Env, State
 from holdemjax.envs import sng_obs
 from holdemjax.poker import cards
-from holdemjax.poker import table as tb
+from holdemjax.poker import table as poker_table
 from holdemjax.poker import tournament as poker_tournament
 from holdemjax.poker.actions import DEFAULT_SIZES, Menu
 from holdemjax.poker.cards import NUM_CARDS
@@ -170,7 +170,7 @@ class SitAndGo(Env):
 
     def _step_deterministic(self, state: SngState, action: Array) -> SngState:
         table = state._x.table
-        shown = tb.act(table, *self.menu.engine_action(table, action)).revealed
+        shown = poker_table.act(table, *self.menu.engine_action(table, action)).revealed
         return state.replace(_pending_action=action.astype(jnp.int32),
                              _reveal_pending=shown > table.revealed)
 
@@ -188,7 +188,7 @@ class SitAndGo(Env):
         # The state the step started from (`Env.step` counts the step and zeroes the rewards
         # before the move; an illegal action's end is put back after it, as `Env.step` does).
         before = state.replace(
-            _x=t.replace(table=tb.with_cards(table, table.hole, board)),
+            _x=t.replace(table=poker_table.with_cards(table, table.hole, board)),
             terminated=jnp.bool_(False), rewards=jnp.zeros_like(state.rewards),
             _pending_action=jnp.int32(NO_ACTION), _reveal_pending=jnp.bool_(False))
         nxt = self._step(before, state._pending_action, None)
@@ -252,5 +252,5 @@ class SitAndGo(Env):
             rewards=rewards.astype(jnp.float32),
             terminated=terminated,
             current_player=jnp.where(live, current, last).astype(jnp.int32),
-            legal_action_mask=self.menu.legal_mask(t.table, tb.legal(t.table), live),
+            legal_action_mask=self.menu.legal_mask(t.table, poker_table.legal(t.table), live),
         )

@@ -12,7 +12,7 @@ import dataclasses
 import jax
 import jax.numpy as jnp
 
-from holdemjax.poker import table as tb
+from holdemjax.poker import table
 from holdemjax.poker.structure import level_at
 from holdemjax.poker.tournament import Tournament
 
@@ -87,7 +87,7 @@ def _rotated(rows: jax.Array, seat: jax.Array) -> jax.Array:
 def encode(lay: Layout, tour: Tournament, seat: jax.Array) -> jax.Array:
     """`# [lay.size] float32`: the observation of the player at `seat` of the tournament."""
     fmt = tour.format
-    t: tb.Table = tour.table
+    t: table.Table = tour.table
     n = lay.num_seats
     seats = jnp.arange(n)
     # Divisions are written as products with one reciprocal, so that every compiled form
@@ -123,7 +123,7 @@ def encode(lay: Layout, tour: Tournament, seat: jax.Array) -> jax.Array:
     board = jnp.zeros(52, bool)
     for k in range(5):
         board = board | ((cards == t.board[k]) & (k < t.revealed))
-    lg = tb.legal(t)
+    lg = table.legal(t)
     mine = t.to_act == seat
     to_call = jnp.minimum(jnp.maximum(t.current_bet - t.bets[seat], 0), t.stacks[seat])
     to_call = jnp.where(t.hand_over, 0, to_call)
@@ -135,7 +135,7 @@ def encode(lay: Layout, tour: Tournament, seat: jax.Array) -> jax.Array:
         "HOLE": flag(hole),
         "BOARD": flag(board),
         "STREET": flag(jnp.arange(4) == t.street),
-        "POT": chips(tb.pot_total(t))[None],
+        "POT": chips(table.pot_total(t))[None],
         "TO_CALL": chips(to_call)[None],
         "MIN_RAISE_TO": chips(jnp.where(mine, lg.min_raise_to, 0))[None],
         "MAX_RAISE_TO": chips(jnp.where(mine, lg.max_raise_to, 0))[None],

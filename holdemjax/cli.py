@@ -233,12 +233,12 @@ def _replay(args: argparse.Namespace) -> int:
     from rich.console import Console
 
     from holdemjax.series import output
-    from holdemjax.series import replay as RP
+    from holdemjax.series import replay as series_replay
     from holdemjax.series.protocol import SeriesVoid
 
     console = Console()
     try:
-        doc = RP.load(args.file)
+        doc = series_replay.load(args.file)
     except OSError as exc:
         return cli_error("replay", f"cannot read the replay: {exc.strerror or exc} ({args.file})")
     except ValueError as exc:  # it names the file
@@ -247,7 +247,7 @@ def _replay(args: argparse.Namespace) -> int:
         if not 0 <= args.phh < len(doc["tournaments"]):
             return cli_error("replay", f"--phh: tournament {args.phh} is not in the replay "
                              f"(0..{len(doc['tournaments']) - 1})")
-        text = RP.to_phh(doc, args.phh)
+        text = series_replay.to_phh(doc, args.phh)
         if args.out:
             try:
                 output.write_file(args.out, text.encode("utf-8"))
@@ -261,7 +261,7 @@ def _replay(args: argparse.Namespace) -> int:
     _compile_cache(args)
     try:
         with console.status("re-running the series from its seed and policies"):
-            same, report = RP.verify(args.file, args.policy or None)
+            same, report = series_replay.verify(args.file, args.policy or None)
     except (OSError, ValueError) as exc:
         return cli_error("replay", str(exc))
     except SeriesVoid as exc:

@@ -46,9 +46,8 @@ def set_gather(enabled: bool) -> None:
 
 
 def chunk(batch: int) -> int:
-    """Rows gathered per pass of the batched forms: a sixteenth of the batch, at least 8 (on
-    sng-6 at batch 1,024 and 4,096, an eighth, a sixteenth and a thirty-second measured within
-    5 % of each other; a quarter was 20 % slower)."""
+    """Rows gathered per pass of the batched forms: a sixteenth of the batch, at least 8 (the
+    size measured on sng-6: docs/env-api.md)."""
     return max(1, min(batch, max(8, batch // 16)))
 
 

@@ -100,12 +100,11 @@ def compute_once(x: jax.Array) -> jax.Array:
     seat against seat (``[N, N]``) would rerun the whole evaluator N times per seat.
 
     One form for every caller: a reduction (`once_by_reduction`), chosen over a one-trip while
-    loop (`once_by_loop`) by ``benchmarks/bench_xla_helpers.py``
-    (``benchmarks/results/xla_helpers.json``, this 2-core CPU): sng-6 steps as fast or faster
-    (6 % at batch 64), the evaluator as fast, fewer kernels (sng-6's step 636 fusions and 12
-    while loops against 719 and 25; every loop trip costs an accelerator a round trip to the
-    host); the loop runs some side games' random play 12-27 % faster. ``lax.optimization_barrier``
-    does not stop the fusion at all."""
+    loop (`once_by_loop`) by ``benchmarks/bench_xla_helpers.py`` (its figures:
+    ``benchmarks/results/xla_helpers.json``, docs/benchmarks.md): sng-6 and the evaluator as
+    fast or faster, with fewer kernels (every loop trip costs an accelerator a round trip to the
+    host), though the loop runs some side games' random play faster.
+    ``lax.optimization_barrier`` does not stop the fusion at all."""
     x = jnp.asarray(x)
     if not (jnp.issubdtype(x.dtype, jnp.integer) or x.dtype == jnp.bool_):
         raise TypeError(f"compute_once takes integer or bool arrays, got {x.dtype}")

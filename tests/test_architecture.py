@@ -124,18 +124,6 @@ def test_rooms_import_only_downward():
     assert not any(wrong.values()), wrong
 
 
-#: Import cycles inside a room (or inside envs/, training/) not yet broken, each with the piece
-#: that makes it. Each is hidden by a function-local import; the fix moves the shared piece to
-#: where it belongs (issue 53 point 5). A new cycle fails the test, and so does one fixed but
-#: still listed.
-KNOWN_CYCLES = {
-    # the SVG view calls the rules' `turn_round` (the board seen by the other player)
-    ("holdemjax.envs._backgammon_svg", "holdemjax.envs.backgammon"),
-    # the SGF record reads the rules' `zobrist` table (a move told by its hash) and `KOMI`
-    ("holdemjax.envs._go_record", "holdemjax.envs.go"),
-}
-
-
 def _without_main_block(tree: ast.Module) -> ast.Module:
     """``tree`` less its ``if __name__ == "__main__":`` block: that code runs only when the file
     is the program (``python -m``), never when the module is imported, so its imports make no
@@ -190,7 +178,7 @@ def import_cycles() -> set[tuple[str, ...]]:
 
 def test_no_import_cycle_inside_a_room():
     """Issue 53 point 5: no cycle inside a room, envs/ or training/ but the known ones."""
-    assert import_cycles() == KNOWN_CYCLES
+    assert import_cycles() == set()
 
 
 def test_every_module_is_on_the_map():
@@ -253,8 +241,8 @@ def _aliases(tree: ast.AST) -> dict[str, str]:
 
 
 def _refers(node: ast.AST, names: dict, module: str, attrs, enum: str) -> bool:
-    """``node`` names one of ``module``'s constants ``attrs`` (``tb.RAISE``, ``RAISE``
-    imported from it, ``tb.Kind.RAISE``; inside ``module`` itself a bare ``RAISE``)."""
+    """``node`` names one of ``module``'s constants ``attrs`` (``table.RAISE``, ``RAISE``
+    imported from it, ``table.Kind.RAISE``; inside ``module`` itself a bare ``RAISE``)."""
     if isinstance(node, ast.Name):
         return names.get(node.id) in {f"{module}.{a}" for a in attrs} or (
             names.get("__module__") == module and node.id in attrs)
@@ -342,14 +330,15 @@ def test_one_host_hand_driver():
 def test_one_wire_code_to_engine_kind_map():
     """Issue 35: the wire codes (and reply words) map to the engine's kinds in one place,
     `protocol.KIND_OF` (`protocol.kind_of`, `protocol.code_of`); nobody else writes the map."""
-    from holdemjax.poker import table as tb
-    from holdemjax.series import protocol as P
+    from holdemjax.poker import table
+    from holdemjax.series import protocol
 
     line = next(i for i, text in enumerate((ROOT / "holdemjax/host/protocol.py").read_text()
                                            .splitlines(), 1) if text.startswith("KIND_OF = "))
     assert wire_kind_maps() == [f"holdemjax/host/protocol.py:{line}"]
-    assert [P.kind_of(w) for w in P.ACTIONS] == [P.kind_of(c) for c in P.Code] == \
-        [tb.FOLD, tb.CHECK_CALL, tb.CHECK_CALL, tb.RAISE]
+    assert [protocol.kind_of(w) for w in protocol.ACTIONS] \
+        == [protocol.kind_of(c) for c in protocol.Code] \
+        == [table.FOLD, table.CHECK_CALL, table.CHECK_CALL, table.RAISE]
 
 
 # ------------------------------------------------------------------- one hand loop (issue 53)

@@ -31,8 +31,7 @@ import pytest
 from scipy import stats
 
 import holdemjax
-from holdemjax.envs import backgammon as bg
-from holdemjax.envs import play2048 as p2048
+from holdemjax.envs import backgammon, play2048
 from holdemjax.poker import cards
 from holdemjax.testing import shove_policy
 
@@ -109,7 +108,7 @@ def _exact_spawn(board) -> np.ndarray:
     high = jnp.arange(65536, dtype=jnp.uint32) << 16
     counts = np.zeros(2 * 16)
     for low, weight in ((0xFFFF, 65536 - 6554), (0, 6554)):
-        boards = jax.jit(jax.vmap(p2048.place_tile, in_axes=(None, 0)))(board, high | low)
+        boards = jax.jit(jax.vmap(play2048.place_tile, in_axes=(None, 0)))(board, high | low)
         changed = np.asarray(boards.reshape(65536, -1) != board.reshape(-1))
         cells = np.where(changed.any(1), changed.argmax(1), 0)
         four = np.asarray(boards.reshape(65536, -1))[np.arange(65536), cells] == 2
@@ -133,7 +132,7 @@ def test_2048_the_split_is_the_step(steps, action):
 
 def test_2048_full_board_puts_the_tile_on_cell_0():
     board = jnp.arange(1, 17, dtype=jnp.int32).reshape(4, 4)
-    probs = np.asarray(p2048.spawn_probabilities(board))
+    probs = np.asarray(play2048.spawn_probabilities(board))
     assert probs[0] == pytest.approx(1 - 6554 / 65536) and probs[1] == pytest.approx(6554 / 65536)
     np.testing.assert_allclose(probs, _exact_spawn(board), atol=2e-7)
 
@@ -143,7 +142,7 @@ def _roll(after, nxt) -> int:
     """The outcome step drew: the next player's roll as (low, high) faces."""
     if not bool(after._roll_pending):
         return 0
-    return bg.ROLLS.index(tuple(sorted(int(d) for d in nxt._dice)))
+    return backgammon.ROLLS.index(tuple(sorted(int(d) for d in nxt._dice)))
 
 
 def _turn_ending(env, seed):
@@ -157,11 +156,11 @@ def _turn_ending(env, seed):
 
 
 def test_backgammon_rolls_are_the_36_ordered_pairs():
-    counts = np.zeros(len(bg.ROLLS))
+    counts = np.zeros(len(backgammon.ROLLS))
     for a, b in itertools.product(range(6), repeat=2):
-        counts[bg.ROLLS.index((min(a, b), max(a, b)))] += 1
-    np.testing.assert_allclose(bg.ROLL_PROBABILITIES, counts / 36, rtol=1e-7)
-    assert len(bg.ROLLS) == 21
+        counts[backgammon.ROLLS.index((min(a, b), max(a, b)))] += 1
+    np.testing.assert_allclose(backgammon.ROLL_PROBABILITIES, counts / 36, rtol=1e-7)
+    assert len(backgammon.ROLLS) == 21
 
 
 @pytest.mark.parametrize("seed", [0, 1])
@@ -170,7 +169,7 @@ def test_backgammon_the_split_is_the_step(seed):
     state, action = _turn_ending(env, seed)
     # step keeps the roll's dice in drawn order, the split as (low, high): the same roll
     after, probs = _check_split("backgammon", state, action, _roll, skip=("_dice",))
-    np.testing.assert_array_equal(probs, bg.ROLL_PROBABILITIES)
+    np.testing.assert_array_equal(probs, backgammon.ROLL_PROBABILITIES)
     assert env.num_chance_outcomes == 21
 
 

@@ -15,20 +15,20 @@ import jax.numpy as jnp
 import numpy as np
 
 from holdemjax import luck
-from holdemjax.poker import table as tb
+from holdemjax.poker import table as poker_table
 from holdemjax.poker import tournament
 from holdemjax.poker.actions import Menu
 from holdemjax.poker.structure import FORMATS, make_format
 from tests.poker.test_table import make_deck
 
-_act = jax.jit(tb.act)
-_decided = jax.jit(tb.decided)
+_act = jax.jit(poker_table.act)
+_decided = jax.jit(poker_table.decided)
 
 
 def _heads_up(board: str, stacks=(1000, 1000)):
     deck = make_deck({0: "AsAh", 1: "KsKh"}, board)
-    return tb.start_hand(jnp.asarray(stacks, jnp.int32), jnp.ones(2, bool), 0, 0, 1, True, 10, 20,
-                         0, deck, can_end=False)
+    return poker_table.start_hand(jnp.asarray(stacks, jnp.int32), jnp.ones(2, bool), 0, 0, 1,
+                                  True, 10, 20, 0, deck, can_end=False)
 
 
 def test_river_correction_equals_the_hand_computed_value():
@@ -36,12 +36,12 @@ def test_river_correction_equals_the_hand_computed_value():
     minus both seats' cards and the four shown), Kc and Kd (2) win the 40-chip pot for KK, the
     other 42 for AA. The river Kd: AA's check-down value falls by 40 * 42/44 chips, KK's rises
     by as much (the chips value: stacks)."""
-    t = tb.begin(_heads_up("2c7d9hJcKd"))
-    while int(_act(t, tb.CHECK_CALL, 0).revealed) < 5:  # call, checks to the turn's last
-        t = _act(t, tb.CHECK_CALL, 0)
+    t = poker_table.begin(_heads_up("2c7d9hJcKd"))
+    while int(_act(t, poker_table.CHECK_CALL, 0).revealed) < 5:  # call, checks to the turn's last
+        t = _act(t, poker_table.CHECK_CALL, 0)
     assert int(t.revealed) == 4 and int(t.to_act) == 0  # the button closes the turn
-    mid = _decided(t, tb.CHECK_CALL, 0)
-    after = _act(t, tb.CHECK_CALL, 0)
+    mid = _decided(t, poker_table.CHECK_CALL, 0)
+    after = _act(t, poker_table.CHECK_CALL, 0)
     assert int(after.revealed) == 5
     corr = np.asarray(jax.jit(luck.reveal_correction)(mid, t.revealed, after.revealed,
                                                      key=jax.random.key(0)))
@@ -52,9 +52,9 @@ def test_icm_value_heads_up_is_linear_in_the_expected_chips():
     """`icm_value` plugged in: heads-up, ICM is linear in the chips (second prize plus the
     difference times the chip share), so the ICM check-down value on the turn equals that line
     applied to the chips check-down value (the expectation commutes with it)."""
-    t = tb.begin(_heads_up("2c7d9hJcKd"))
+    t = poker_table.begin(_heads_up("2c7d9hJcKd"))
     while int(t.revealed) < 4:
-        t = _act(t, tb.CHECK_CALL, 0)
+        t = _act(t, poker_table.CHECK_CALL, 0)
     payouts = jnp.asarray([0.65, 0.35], jnp.float32)
     value = luck.icm_value(jnp.ones(2, bool), payouts)
     by_chips = np.asarray(luck.check_down_values(t, 4))
@@ -63,8 +63,9 @@ def test_icm_value_heads_up_is_linear_in_the_expected_chips():
     assert not np.allclose(by_chips, by_chips[::-1])  # AA is ahead: the values differ
 
 
-def _finish_by_checks(t: tb.Table, steps: int = 24) -> tb.Table:
-    return jax.lax.fori_loop(0, steps, lambda _, t: tb.act(t, tb.CHECK_CALL, 0), t)
+def _finish_by_checks(t: poker_table.Table, steps: int = 24) -> poker_table.Table:
+    return jax.lax.fori_loop(0, steps, lambda _, t: poker_table.act(t, poker_table.CHECK_CALL, 0),
+                             t)
 
 
 def test_exact_check_down_values_equal_the_engine_playing_every_board_out():
@@ -76,13 +77,13 @@ def test_exact_check_down_values_equal_the_engine_playing_every_board_out():
     visible = 3
     deck = make_deck({0: "AsKd", 1: "QhQc", 2: "7s6s", 3: "2d3d"}, "Ts9s2hJd4c")
     stacks = jnp.asarray([1000, 60, 1000, 0], jnp.int32)  # seat 3: out (its cards still dealt)
-    t = tb.begin(tb.start_hand(stacks, stacks > 0, 3, 0, 1, True, 10, 20, 0, deck,
-                               can_end=False))
-    t = _act(t, tb.RAISE, 100)  # seat 2 raises; seat 0 calls; seat 1 calls all-in (60)
-    t = _act(t, tb.CHECK_CALL, 0)
-    t = _act(t, tb.CHECK_CALL, 0)
+    t = poker_table.begin(poker_table.start_hand(stacks, stacks > 0, 3, 0, 1, True, 10, 20, 0, deck,
+                                                 can_end=False))
+    t = _act(t, poker_table.RAISE, 100)  # seat 2 raises; seat 0 calls; seat 1 calls all-in (60)
+    t = _act(t, poker_table.CHECK_CALL, 0)
+    t = _act(t, poker_table.CHECK_CALL, 0)
     while int(t.revealed) < visible:
-        t = _act(t, tb.CHECK_CALL, 0)
+        t = _act(t, poker_table.CHECK_CALL, 0)
     assert int(t.revealed) == visible and not bool(t.hand_over)
     got = np.asarray(jax.jit(luck.check_down_values, static_argnums=1)(t, visible))
     used = set(np.asarray(t.hole).reshape(-1).tolist()) | set(
@@ -91,23 +92,23 @@ def test_exact_check_down_values_equal_the_engine_playing_every_board_out():
     assert len(unseen) == 52 - 8 - visible
     extra = [(a, b) for i, a in enumerate(unseen) for b in unseen[i + 1:]]
     boards = np.array([list(np.asarray(t.board[:visible])) + list(e) for e in extra], np.int32)
-    ends = jax.jit(jax.vmap(lambda b: _finish_by_checks(tb.with_cards(t, t.hole, b))))(
+    ends = jax.jit(jax.vmap(lambda b: _finish_by_checks(poker_table.with_cards(t, t.hole, b))))(
         jnp.asarray(boards))
     assert bool(ends.hand_over.all())
     end = ends.stacks
     np.testing.assert_allclose(got, np.asarray(end, np.float64).mean(axis=0), rtol=1e-5)
 
 
-def _policy(t: tb.Table, key) -> tuple[jax.Array, jax.Array]:
+def _policy(t: poker_table.Table, key) -> tuple[jax.Array, jax.Array]:
     """Unequal players: seat 0 raises half the time (a pot-sized raise or all-in), the others
     fold a fifth of the time and otherwise check or call."""
     k1, k2 = jax.random.split(key)
     u = jax.random.uniform(k1)
-    lg = tb.legal(t)
+    lg = poker_table.legal(t)
     aggressive = t.to_act == 0
     raise_to = jnp.where(jax.random.uniform(k2) < 0.7, lg.min_raise_to * 2, lg.max_raise_to)
-    kind = jnp.where(aggressive, jnp.where(u < 0.5, tb.RAISE, tb.CHECK_CALL),
-                     jnp.where((u < 0.2) & ~lg.can_check, tb.FOLD, tb.CHECK_CALL))
+    kind = jnp.where(aggressive, jnp.where(u < 0.5, poker_table.RAISE, poker_table.CHECK_CALL),
+                     jnp.where((u < 0.2) & ~lg.can_check, poker_table.FOLD, poker_table.CHECK_CALL))
     return kind.astype(jnp.int32), raise_to.astype(jnp.int32)
 
 
@@ -120,15 +121,15 @@ def _play_and_luck(key):
     k_deck, k_play, k_luck = jax.random.split(key, 3)
     deck = jax.random.permutation(k_deck, 52).astype(jnp.int32)
     stacks = jnp.full(6, 1000, jnp.int32)
-    start = tb.start_hand(stacks, jnp.ones(6, bool), 0, 1, 2, True, 10, 20, 0, deck,
-                          can_end=False)
+    start = poker_table.start_hand(stacks, jnp.ones(6, bool), 0, 1, 2, True, 10, 20, 0, deck,
+                                   can_end=False)
 
     def body(t, k):
         kind, amount = _policy(t, k)
-        return tb.act(t, kind, amount), (kind, amount)
+        return poker_table.act(t, kind, amount), (kind, amount)
 
-    _, (kinds, amounts) = jax.lax.scan(body, tb.begin(start), jax.random.split(k_play,
-                                                                               MAX_DECISIONS))
+    _, (kinds, amounts) = jax.lax.scan(body, poker_table.begin(start), jax.random.split(k_play,
+                                                                                        MAX_DECISIONS))
     hand_luck, end = luck.hand_luck(start, kinds, amounts, key=k_luck)
     return (end.stacks - stacks).astype(jnp.float32), hand_luck, end.hand_over
 
@@ -210,14 +211,14 @@ def _tournament(stacks, holes: dict[int, str], board: str, button=0, sb=0,
     """An ``sng-6`` game at one hand: the seats with chips are still in (the others out, their
     places paid), the hand right after the blinds at 10/20."""
     stacks = jnp.asarray(stacks, jnp.int32)
-    table = tb.start_hand(stacks, stacks > 0, button, sb, bb, True, 10, 20, 0,
-                          make_deck(holes, board), can_end=False)
+    table = poker_table.start_hand(stacks, stacks > 0, button, sb, bb, True, 10, 20, 0,
+                                   make_deck(holes, board), can_end=False)
     alive = stacks > 0
     out = jnp.cumsum(~alive) - 1  # the seats out took the lowest places
     paid = jnp.asarray(_SNG.payouts)[::-1][jnp.clip(out, 0, 5)]
     seats = jnp.arange(6, dtype=jnp.int32)
     zeros = jnp.zeros((tournament.NUM_STREETS, 6), jnp.int32)
-    return tournament.Tournament(table=tb.begin(table), key=jnp.zeros(2, jnp.uint32),
+    return tournament.Tournament(table=poker_table.begin(table), key=jnp.zeros(2, jnp.uint32),
                                  hand=jnp.int32(0), player_at=seats, seat_of=seats, alive=alive,
                                  score=jnp.where(alive, 0.0, paid), place=jnp.zeros(6, jnp.int32),
                                  street_chips=zeros, street_raises=zeros,
@@ -225,11 +226,11 @@ def _tournament(stacks, holes: dict[int, str], board: str, button=0, sb=0,
                                  icm_due=jnp.bool_(False), finished=jnp.bool_(False), format=_SNG)
 
 
-def _corrections_by_card(t: tournament.Tournament, mid: tb.Table, shown, now, key):
+def _corrections_by_card(t: tournament.Tournament, mid: poker_table.Table, shown, now, key):
     """The reveal correction (`tournament_value`) had each of the 52 cards come out as board
     card ``shown`` (0-based), and whether it could (no seat position holds it, not shown)."""
     def one(card):
-        table = tb.with_cards(mid, mid.hole, mid.board.at[shown].set(card))
+        table = poker_table.with_cards(mid, mid.hole, mid.board.at[shown].set(card))
         return luck.reveal_correction(table, shown, now, luck.tournament_value(t), key)
     used = jnp.concatenate([mid.hole.reshape(-1), jnp.where(jnp.arange(5) < shown, mid.board,
                                                             -1)])
@@ -242,8 +243,8 @@ _by_card = jax.jit(_corrections_by_card)
 
 def _to_board_card(t: tournament.Tournament, visible: int) -> tournament.Tournament:
     """``t`` played by checks and calls to the last decision before board card ``visible``."""
-    while int(_act(t.table, tb.CHECK_CALL, 0).revealed) < visible:
-        t = t.replace(table=_act(t.table, tb.CHECK_CALL, 0))
+    while int(_act(t.table, poker_table.CHECK_CALL, 0).revealed) < visible:
+        t = t.replace(table=_act(t.table, poker_table.CHECK_CALL, 0))
     return t
 
 
@@ -259,7 +260,7 @@ def test_tournament_reveal_correction_hand_computed_and_mean_zero():
     key = jax.random.key(0)
     t = _to_board_card(_tournament([1000, 1000, 0, 0, 0, 0], {0: "AsAh", 1: "KsKh"},
                                    "2c7d9hJcKd"), 5)
-    mid = _decided(t.table, tb.CHECK_CALL, 0)
+    mid = _decided(t.table, poker_table.CHECK_CALL, 0)
     corr, ok = (np.asarray(x) for x in _by_card(t, mid, 4, 5, key))
     assert ok.sum() == 52 - 12 - 4  # every seat position's cards are out of the draw
     step = 40 * 34 / 36 * (0.333 - 0.267) / 2000
@@ -268,10 +269,11 @@ def test_tournament_reveal_correction_hand_computed_and_mean_zero():
 
     t = _tournament([1000, 60, 1000, 0, 0, 0], {0: "AsKd", 1: "QhQc", 2: "7s6s"}, "Ts9s2hJd4c",
                     button=2, sb=0, bb=1)
-    for kind, amount in ((tb.RAISE, 100), (tb.CHECK_CALL, 0), (tb.CHECK_CALL, 0)):
+    for kind, amount in ((poker_table.RAISE, 100), (poker_table.CHECK_CALL, 0),
+                         (poker_table.CHECK_CALL, 0)):
         t = t.replace(table=_act(t.table, kind, amount))
     t = _to_board_card(t, 4)
-    mid = _decided(t.table, tb.CHECK_CALL, 0)
+    mid = _decided(t.table, poker_table.CHECK_CALL, 0)
     corr, ok = (np.asarray(x) for x in _by_card(t, mid, 3, 4, key))
     assert np.abs(corr[ok]).max() > 0.005  # the turn matters
     np.testing.assert_allclose(corr[ok].mean(axis=0), 0.0, atol=1e-6)
@@ -283,13 +285,13 @@ def test_blinds_table_rebuilds_hands_the_blinds_played():
     table's public fields, and the engine playing it from there ends it the same way."""
     deck = make_deck({0: "AsAh", 1: "KsKh"}, "2c7d9hJcKd")
     for stacks, pot in (([500, 5], 10 + 5), ([5, 500], 5 + 20)):
-        dealt = tb.start_hand(jnp.asarray(stacks, jnp.int32), jnp.ones(2, bool), 0, 0, 1, True,
-                              10, 20, 0, deck)
+        dealt = poker_table.start_hand(jnp.asarray(stacks, jnp.int32), jnp.ones(2, bool), 0, 0,
+                                       1, True, 10, 20, 0, deck)
         assert bool(dealt.hand_over) and int(dealt.num_decisions) == 0
         rebuilt = luck.blinds_table(dealt)
-        assert not bool(rebuilt.hand_over) and int(rebuilt.to_act) == tb.NO_SEAT
-        assert int(tb.pot_total(rebuilt)) == pot  # the blinds posted
-        for got, want in zip(jax.tree.leaves(tb.begin(rebuilt)), jax.tree.leaves(dealt)):
+        assert not bool(rebuilt.hand_over) and int(rebuilt.to_act) == poker_table.NO_SEAT
+        assert int(poker_table.pot_total(rebuilt)) == pot  # the blinds posted
+        for got, want in zip(jax.tree.leaves(poker_table.begin(rebuilt)), jax.tree.leaves(dealt)):
             np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
 
 
@@ -365,7 +367,8 @@ def test_tournament_value_telescopes_to_the_scores():
         while not bool(t.finished):
             while not bool(t.table.hand_over):
                 u = rng.random()
-                kind = tb.RAISE if u < 0.1 else tb.FOLD if u < 0.6 else tb.CHECK_CALL
+                kind = poker_table.RAISE if u < 0.1 else poker_table.FOLD if u < 0.6 \
+                    else poker_table.CHECK_CALL
                 t = _act_t(t, kind, 10**6)
             start, end = np.asarray(_values(t), np.float64)
             total += end - start
@@ -379,7 +382,7 @@ def test_tournament_value_telescopes_to_the_scores():
 
 # ------------------------------------------------------------------------ action corrections
 _MENU = Menu()
-_menu_actions = jax.jit(lambda t: _MENU.mask_and_amounts(t, tb.legal(t)))
+_menu_actions = jax.jit(lambda t: _MENU.mask_and_amounts(t, poker_table.legal(t)))
 
 
 def _hand_computed_decision() -> tournament.Tournament:
@@ -387,9 +390,9 @@ def _hand_computed_decision() -> tournament.Tournament:
     the river KK bets 100 and AA is to act."""
     t = _to_board_card(_tournament([1000, 1000, 0, 0, 0, 0], {0: "AsAh", 1: "KsKh"},
                                    "2c7d9hJc3s"), 5)
-    t = t.replace(table=_act(t.table, tb.CHECK_CALL, 0))  # the turn's last check
+    t = t.replace(table=_act(t.table, poker_table.CHECK_CALL, 0))  # the turn's last check
     assert int(t.table.revealed) == 5 and int(t.table.to_act) == 1
-    t = t.replace(table=_act(t.table, tb.RAISE, 100))
+    t = t.replace(table=_act(t.table, poker_table.RAISE, 100))
     assert int(t.table.to_act) == 0
     return t
 
@@ -410,12 +413,13 @@ def _action_checks():
         sb, bb = ([s for s in alive if s > button] + [s for s in alive if s <= button])[:2]
         t = _tournament(stacks, {}, "2c7d9hJc3s", button, sb, bb)
         cards = rng.permutation(52).astype(np.int32)
-        t = t.replace(table=tb.with_cards(t.table, cards[:12].reshape(6, 2), cards[18:23]))
+        t = t.replace(table=poker_table.with_cards(t.table, cards[:12].reshape(6, 2), cards[18:23]))
         while not bool(t.table.hand_over):
             mask, amounts = (np.asarray(x) for x in _menu_actions(t.table))
             found.append((t, mask))
             a = rng.choice(np.flatnonzero(mask))
-            kind = tb.FOLD if a == 0 else tb.CHECK_CALL if a == 1 else tb.RAISE
+            kind = poker_table.FOLD if a == 0 else poker_table.CHECK_CALL if a == 1 \
+                else poker_table.RAISE
             t = t.replace(table=_act(t.table, kind, int(amounts[a])))
     last = _hand_computed_decision()
     found.append((last, np.asarray(_menu_actions(last.table)[0])))
@@ -436,9 +440,9 @@ def _terms_and_ends(ts: tournament.Tournament, probs, boards, key):
     def one(t, p):
         def by_action(a):
             kind, amount = _MENU.engine_action(t.table, a)
-            mid = tb.decided(t.table, kind, amount)
-            ends = jax.vmap(lambda b: mid.stacks + tb.showdown_winnings(
-                tb.with_cards(mid, mid.hole, b)))(boards)
+            mid = poker_table.decided(t.table, kind, amount)
+            ends = jax.vmap(lambda b: mid.stacks + poker_table.showdown_winnings(
+                poker_table.with_cards(mid, mid.hole, b)))(boards)
             return luck.action_luck(t, p, a, key), ends
         return jax.vmap(by_action)(jnp.arange(_MENU.num_actions))
     return jax.vmap(one)(ts, probs)

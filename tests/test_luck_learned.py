@@ -120,12 +120,11 @@ def test_evaluate_with_the_critic_keeps_the_mean():
     policy against baselines, 8 deals (48 sit & gos): the luck is in the board-card rows only
     (no deal term, no action terms), every row happened, and the corrected mean equals the raw
     one within the luck's standard error (the terms' mean is zero whatever the value)."""
-    from holdemjax.training import evaluate as ev
-    from holdemjax.training import ppo
+    from holdemjax.training import evaluate, ppo
 
     params, config = ppo.load_checkpoint("training/checkpoints/sng6_example.msgpack")
-    r = ev.evaluate(ppo.policy(config), params, deals=8, chunk=8, seed=5, luck=True,
-                    luck_value=ppo.state_value(config))
+    r = evaluate.evaluate(ppo.policy(config), params, deals=8, chunk=8, seed=5, luck=True,
+                          luck_value=ppo.state_value(config))
     assert r.luck.shape == (8, 6, len(luck.EVENTS)) and r.unfinished == 0
     assert not r.luck[..., luck.DEAL_EVENT].any() and not r.luck[..., luck.ACTION_EVENT].any()
     for row in (1, 2, 3):
@@ -135,8 +134,8 @@ def test_evaluate_with_the_critic_keeps_the_mean():
     se = total.std(ddof=1) / np.sqrt(len(total))
     assert abs(total.mean()) < 3.5 * se, (total.mean(), se)
     try:
-        ev.evaluate(ppo.policy(config), params, deals=2, luck=False,
-                    luck_value=ppo.state_value(config))
+        evaluate.evaluate(ppo.policy(config), params, deals=2, luck=False,
+                          luck_value=ppo.state_value(config))
     except ValueError as err:
         assert "luck_value" in str(err)
     else:

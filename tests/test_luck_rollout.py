@@ -15,7 +15,7 @@ import numpy as np
 
 import holdemjax
 from holdemjax import luck
-from holdemjax.poker import table as tb
+from holdemjax.poker import table
 from holdemjax.poker.actions import CHECK_CALL
 from tests.test_luck import _to_board_card, _tournament
 
@@ -27,7 +27,7 @@ def _turn_all_in_call():
     2c7d9hJc, the river Kd: KK wins), AA all-in on the turn, KK to call."""
     t = _to_board_card(_tournament([1000, 1000, 0, 0, 0, 0], {0: "AsAh", 1: "KsKh"},
                                    "2c7d9hJcKd"), 4)
-    t = t.replace(table=tb.act(tb.act(t.table, tb.CHECK_CALL, 0), tb.RAISE, 1000))
+    t = t.replace(table=table.act(table.act(t.table, table.CHECK_CALL, 0), table.RAISE, 1000))
     return _ENV.advance(_ENV.with_tournament(_ENV.init(jax.random.key(0)), t))
 
 
@@ -59,7 +59,7 @@ def test_a_rollout_of_a_run_out_is_the_check_down_in_expectation():
     assert (np.abs(turn.mean(axis=0) - want) <= 4 * se + 1e-6).all(), (turn.mean(0), se)
     assert se[:2].min() > 0
     t = _ENV.tournament(state)
-    check_down = luck.reveal_correction(tb.decided(t.table, tb.CHECK_CALL, 0), 4, 5,
+    check_down = luck.reveal_correction(table.decided(t.table, table.CHECK_CALL, 0), 4, 5,
                                         luck.tournament_value(t), jax.random.key(0))
     np.testing.assert_allclose(np.asarray(check_down), want, atol=2e-6)
     np.testing.assert_allclose(turn.sum(axis=1), 0.0, atol=1e-6)

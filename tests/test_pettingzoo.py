@@ -13,7 +13,7 @@ from gymnasium.utils.env_checker import check_env
 from pettingzoo.test import api_test
 
 import holdemjax
-from holdemjax import pettingzoo as hpz
+from holdemjax import pettingzoo
 
 # Long games (go, the tournaments) are cut by the cycle count; every game's end is played in
 # test_a_game_through_the_bridge_is_the_game for the short ones and here for the rest.
@@ -25,14 +25,14 @@ CYCLES = {"go_19x19": 20, "go_9x9": 40, "sng-6": 60, "sng-6-turbo": 60, "certify
 def test_pettingzoo_api_test(env_id):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # its advice (render modes, float bounds) is not a rule
-        api_test(hpz.env(env_id), num_cycles=CYCLES.get(env_id, 200))
+        api_test(pettingzoo.env(env_id), num_cycles=CYCLES.get(env_id, 200))
 
 
 @pytest.mark.parametrize("env_id", ["kuhn_poker", "tic_tac_toe", "connect_four"])
 def test_a_game_through_the_bridge_is_the_game(env_id):
     """Agents, masks, rewards at the end: the bridge's game is the env's game for the same seed
     and actions, and every agent gets its final reward."""
-    bridge, game = hpz.env(env_id), holdemjax.make(env_id)
+    bridge, game = pettingzoo.env(env_id), holdemjax.make(env_id)
     bridge.reset(seed=4)
     state = game.init(jax.random.key(4))
     totals = dict.fromkeys(bridge.possible_agents, 0.0)
@@ -55,7 +55,7 @@ def test_a_game_through_the_bridge_is_the_game(env_id):
 def test_the_same_seed_is_the_same_game():
     lines = []
     for _ in range(2):
-        bridge = hpz.env("backgammon")
+        bridge = pettingzoo.env("backgammon")
         bridge.reset(seed=11)
         line = []
         for agent in bridge.agent_iter(60):
@@ -70,26 +70,27 @@ def test_the_same_seed_is_the_same_game():
 def test_a_second_bridge_compiles_nothing():
     from holdemjax.testing import CompileCounter
 
-    first = hpz.env("connect_four")
+    first = pettingzoo.env("connect_four")
     first.reset(seed=1)
     first.step(int(np.flatnonzero(first.last()[0]["action_mask"])[0]))
     with CompileCounter() as compiles:
-        second = hpz.env("connect_four")
+        second = pettingzoo.env("connect_four")
         second.reset(seed=2)
         second.step(int(np.flatnonzero(second.last()[0]["action_mask"])[0]))
     assert compiles.count == 0
-    assert hpz.env("kuhn_poker", observe_history=True).game is not hpz.env("kuhn_poker").game
+    assert pettingzoo.env("kuhn_poker", observe_history=True).game \
+        is not pettingzoo.env("kuhn_poker").game
 
 
 def test_2048_as_a_gymnasium_env():
-    env = hpz.gymnasium_env("2048")
+    env = pettingzoo.gymnasium_env("2048")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         check_env(env, skip_render_check=True)
     obs, info = env.reset(seed=3)
     assert obs.shape == (4, 4, 31) and info["action_mask"].shape == (4,)
     with pytest.raises(ValueError, match="kuhn_poker has 2 players"):
-        hpz.gymnasium_env("kuhn_poker")
+        pettingzoo.gymnasium_env("kuhn_poker")
 
 
 def test_without_pettingzoo_the_import_names_both_install_lines(monkeypatch):

@@ -30,8 +30,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from holdemjax.bots.random_bot import coordinate_key, coordinates, draw_below
-from holdemjax.poker import evaluator as ev
-from holdemjax.poker import table as tb
+from holdemjax.poker import evaluator, table
 from holdemjax.poker.actions import CHECK_CALL, FOLD, MIN_RAISE
 
 __all__ = ["PREFLOP_PATH", "PREFLOP_SHA256", "Intent", "load_preflop", "hand_class", "features",
@@ -161,8 +160,9 @@ def _category(ranks, suits, rank_mask, suit_masks) -> jax.Array:
     return jnp.select(
         [_straight_mask(flush), n4 > 0, (n3 >= 2) | ((n3 >= 1) & (n2 >= 1)), flush != 0,
          _straight_mask(rank_mask), n3 >= 1, n2 >= 2, n2 == 1],
-        [ev.STRAIGHT_FLUSH, ev.FOUR_OF_A_KIND, ev.FULL_HOUSE, ev.FLUSH, ev.STRAIGHT,
-         ev.THREE_OF_A_KIND, ev.TWO_PAIR, ev.ONE_PAIR], ev.HIGH_CARD).astype(jnp.int32)
+        [evaluator.STRAIGHT_FLUSH, evaluator.FOUR_OF_A_KIND, evaluator.FULL_HOUSE,
+         evaluator.FLUSH, evaluator.STRAIGHT, evaluator.THREE_OF_A_KIND, evaluator.TWO_PAIR,
+         evaluator.ONE_PAIR], evaluator.HIGH_CARD).astype(jnp.int32)
 
 
 def _postflop(hole: jax.Array, board: jax.Array, street: jax.Array):
@@ -174,24 +174,26 @@ def _postflop(hole: jax.Array, board: jax.Array, street: jax.Array):
     ranks, suits, mask, suit_masks = _counts(cards, seen)
     cat_all = _category(ranks, suits, mask, suit_masks)
     cat_board = _category(b_ranks, b_suits, b_mask, b_suit_masks)
-    eff = jnp.where(cat_all > cat_board, cat_all, ev.HIGH_CARD)
-    eff = jnp.where((cat_board >= ev.ONE_PAIR) & (eff == ev.TWO_PAIR), ev.ONE_PAIR, eff)
+    eff = jnp.where(cat_all > cat_board, cat_all, evaluator.HIGH_CARD)
+    eff = jnp.where((cat_board >= evaluator.ONE_PAIR) & (eff == evaluator.TWO_PAIR),
+                    evaluator.ONE_PAIR, eff)
     # The pair a hole card makes (with the other hole card or the board), against the top card.
     h_rank = hole // 4
     pair_rank = jnp.max(jnp.where(ranks[h_rank] >= 2, h_rank, -1))
     top_board = 31 - jax.lax.clz(b_mask)  # -1 before the flop
-    good_pair = (eff == ev.ONE_PAIR) & (pair_rank >= top_board)
+    good_pair = (eff == evaluator.ONE_PAIR) & (pair_rank >= top_board)
     # Draws: four to a flush with a hole card of the suit; 2+ straight outs the board lacks.
     h_suits = (hole % 4)[:, None] == jnp.arange(4)
-    flush_draw = (h_suits.any(0) & (suits == 4)).any() & (cat_all < ev.FLUSH)
+    flush_draw = (h_suits.any(0) & (suits == 4)).any() & (cat_all < evaluator.FLUSH)
     straight_draw = (_straight_outs(mask) >= 2) & (_straight_outs(b_mask) < 2)
-    straight_draw = straight_draw & (cat_all < ev.STRAIGHT)
-    early = street < tb.RIVER
+    straight_draw = straight_draw & (cat_all < evaluator.STRAIGHT)
+    early = street < table.RIVER
     flush_draw, straight_draw = flush_draw & early, straight_draw & early
     tier = jnp.select(
-        [eff >= ev.TWO_PAIR, good_pair, (eff == ev.ONE_PAIR) | flush_draw | straight_draw],
+        [eff >= evaluator.TWO_PAIR, good_pair,
+         (eff == evaluator.ONE_PAIR) | flush_draw | straight_draw],
         [STRONG, GOOD, WEAK], NOTHING)
-    return tier.astype(jnp.int32), flush_draw, straight_draw, eff == ev.ONE_PAIR
+    return tier.astype(jnp.int32), flush_draw, straight_draw, eff == evaluator.ONE_PAIR
 
 
 def features(view) -> dict:
@@ -201,7 +203,7 @@ def features(view) -> dict:
     n = t.num_seats
     seat = jnp.maximum(t.to_act, 0)
     seats = jnp.arange(n)
-    lg = tb.legal(t)
+    lg = table.legal(t)
     live = t.in_hand & ~t.folded
     others = live & (seats != seat)
     reach = t.bets + t.stacks  # chips each seat can have in on this street
@@ -223,7 +225,7 @@ def features(view) -> dict:
         reach=reach[seat],
         stack=t.stacks[seat],
         eff_bb=(jnp.minimum(reach[seat], opp_reach) // bb).astype(jnp.int32),
-        pot=tb.pot_total(t),
+        pot=table.pot_total(t),
         to_call=lg.call_amount,
         current_bet=t.current_bet,
         big_blind=bb,
@@ -292,7 +294,7 @@ def _postflop_intent(f, u):
     committed = (tier >= GOOD) & (f["stack"] <= pot)
 
     # Nothing to call: bet or check.
-    cbet = (street == tb.FLOP) & f["we_raised_preflop"] & (f["opponents"] <= 2) & (u < CBET_U)
+    cbet = (street == table.FLOP) & f["we_raised_preflop"] & (f["opponents"] <= 2) & (u < CBET_U)
     bluff = (f["opponents"] == 1) & (u < BLUFF_U)
     semi = (fd | sd) & (u < SEMI_BLUFF_U)
     bet_small = (tier == GOOD) | ((tier == WEAK) & semi) | ((tier == NOTHING) & (cbet | bluff))
@@ -350,10 +352,10 @@ def decide_at(menu, view, mask: jax.Array, u) -> jax.Array:
     top = jnp.asarray(top_np)[cls]
     pre_intent, pre_to = _preflop(f, u, equity, top)
     post_intent, post_to = _postflop_intent(f, u)
-    pre = f["street"] == tb.PREFLOP
+    pre = f["street"] == table.PREFLOP
     intent = jnp.where(pre, pre_intent, post_intent)
     target = jnp.where(pre, pre_to, post_to)
-    _, amounts = menu.mask_and_amounts(t, tb.legal(t))
+    _, amounts = menu.mask_and_amounts(t, table.legal(t))
     return to_menu(intent, target, mask, amounts)
 
 

@@ -24,17 +24,16 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from holdemjax.bots import baseline as bl
+from holdemjax.bots import baseline
 from holdemjax.bots.random_bot import coordinate_key, coordinates, draw_below
 from holdemjax.bots.tier_params import GOOD, MEDIUM, MONSTER, NOTHING, PARAMS, STRONG, WEAK, Params
-from holdemjax.poker import evaluator as ev
-from holdemjax.poker import table as tb
+from holdemjax.poker import evaluator, table
 
 __all__ = ["TIERS", "PARAMS", "params_of", "features", "hand_strength", "decide_exact",
            "decide", "act"]
 
 TIERS = tuple(PARAMS)
-_FOLD, _CALL, _RAISE = (int(i) for i in bl.Intent)
+_FOLD, _CALL, _RAISE = (int(i) for i in baseline.Intent)
 
 
 def params_of(tier: str) -> Params:
@@ -92,7 +91,7 @@ def features(view) -> dict:
         is_sb=(seat == t.sb) & (t.bets[seat] < bb),
         last_raiser_preflop=pre_cand[seat] & (pre_cand.sum() == 1),
         reach=reach[seat], stack=t.stacks[seat], eff=jnp.minimum(reach[seat], opp_reach),
-        pot=tb.pot_total(t), to_call=view.legal.call_amount, current_bet=cur,
+        pot=table.pot_total(t), to_call=view.legal.call_amount, current_bet=cur,
         hole=t.hole[seat], board=t.board,
         shown=jnp.arange(5) < jnp.asarray((0, 3, 4, 5, 5))[jnp.clip(t.street, 0, 4)],
     )
@@ -104,12 +103,13 @@ def hand_strength(hole, board, shown, p: Params):
     `holdemjax.duplicate.tiers.hand_strength`."""
     cards = jnp.concatenate([hole, board])
     seen = jnp.concatenate([jnp.ones(2, bool), shown])
-    ranks, suits, mask, suit_masks = bl._counts(cards, seen)
-    b_ranks, b_suits, b_mask, b_suit_masks = bl._counts(board, shown)
-    cat_all = bl._category(ranks, suits, mask, suit_masks)
-    cat_board = bl._category(b_ranks, b_suits, b_mask, b_suit_masks)
-    made = jnp.where(cat_all > cat_board, cat_all, ev.HIGH_CARD)
-    made = jnp.where((cat_board >= ev.ONE_PAIR) & (made == ev.TWO_PAIR), ev.ONE_PAIR, made)
+    ranks, suits, mask, suit_masks = baseline._counts(cards, seen)
+    b_ranks, b_suits, b_mask, b_suit_masks = baseline._counts(board, shown)
+    cat_all = baseline._category(ranks, suits, mask, suit_masks)
+    cat_board = baseline._category(b_ranks, b_suits, b_mask, b_suit_masks)
+    made = jnp.where(cat_all > cat_board, cat_all, evaluator.HIGH_CARD)
+    made = jnp.where((cat_board >= evaluator.ONE_PAIR) & (made == evaluator.TWO_PAIR),
+                     evaluator.ONE_PAIR, made)
     top = 31 - jax.lax.clz(b_mask)  # the board's highest rank
     rest = b_mask & ~jnp.left_shift(1, jnp.maximum(top, 0))
     second = jnp.where(rest > 0, 31 - jax.lax.clz(rest), -1)  # its second distinct rank
@@ -120,12 +120,12 @@ def hand_strength(hole, board, shown, p: Params):
     one_pair = jnp.select(
         [pocket & (pair > top), pair == top, (second >= 0) & (pair >= second)],
         [GOOD, jnp.where(kicker >= p.kicker_rank, GOOD, MEDIUM), MEDIUM], WEAK)
-    hs = jnp.select([made >= ev.STRAIGHT, made >= ev.TWO_PAIR, made == ev.ONE_PAIR],
-                    [MONSTER, STRONG, one_pair], NOTHING)
+    hs = jnp.select([made >= evaluator.STRAIGHT, made >= evaluator.TWO_PAIR,
+                     made == evaluator.ONE_PAIR], [MONSTER, STRONG, one_pair], NOTHING)
     hole_suit = (hole % 4)[:, None] == jnp.arange(4)
-    fd = (cat_all < ev.FLUSH) & (hole_suit.any(0) & (suits == 4)).any()
-    s_outs = jnp.where(cat_all < ev.STRAIGHT, bl._straight_outs(mask), 0)
-    board_outs = bl._straight_outs(b_mask)
+    fd = (cat_all < evaluator.FLUSH) & (hole_suit.any(0) & (suits == 4)).any()
+    s_outs = jnp.where(cat_all < evaluator.STRAIGHT, baseline._straight_outs(mask), 0)
+    board_outs = baseline._straight_outs(b_mask)
     oesd = (s_outs >= 2) & (board_outs < 2)
     gut = (s_outs == 1) & (board_outs == 0)
     fd, oesd, gut = (x.astype(jnp.int32) for x in (fd, oesd, gut))
@@ -241,13 +241,13 @@ def decide_exact(p: Params, view, key: jax.Array):
     0) for the seat to act in ``view`` (`tournament.Decision`), always legal: a raise clamped to
     the legal range and all-in when it would leave less than a third of the chips; a fold is a
     check when checking is free. ``key``: the bot's per-game key (uint32[2])."""
-    equity_np, top_np = bl._shipped_preflop()
+    equity_np, top_np = baseline._shipped_preflop()
     f = features(view)
     u = draw_below(coordinate_key(key, *coordinates(view)), 10000)
-    cls = bl.hand_class(f["hole"])
+    cls = baseline.hand_class(f["hole"])
     pre = _preflop(p, f, u, jnp.asarray(equity_np)[cls], jnp.asarray(top_np)[cls])
     post = _postflop(p, f, u)
-    is_pre = f["street"] == tb.PREFLOP
+    is_pre = f["street"] == table.PREFLOP
     intent = jnp.where(is_pre, pre[0], post[0])
     target = jnp.where(is_pre, pre[1], post[1])
     lg = view.legal
@@ -256,7 +256,7 @@ def decide_exact(p: Params, view, key: jax.Array):
     amount = jnp.where(3 * amount >= 2 * hi, hi, amount)
     raising = (intent == _RAISE) & lg.can_raise
     folding = (intent == _FOLD) & ~lg.can_check
-    kind = jnp.select([raising, folding], [tb.RAISE, tb.FOLD], tb.CHECK_CALL)
+    kind = jnp.select([raising, folding], [table.RAISE, table.FOLD], table.CHECK_CALL)
     return _i32(kind), _i32(jnp.where(raising, amount, 0))
 
 
@@ -264,9 +264,9 @@ def decide(p: Params, menu, view, mask: jax.Array, key: jax.Array) -> jax.Array:
     """The tier's menu action (``# [] int32``, always legal): `decide_exact`, then the menu's
     raise entry nearest its raise-to (`baseline.to_menu`)."""
     kind, amount = decide_exact(p, view, key)
-    intent = jnp.select([kind == tb.FOLD, kind == tb.RAISE], [_FOLD, _RAISE], _CALL)
+    intent = jnp.select([kind == table.FOLD, kind == table.RAISE], [_FOLD, _RAISE], _CALL)
     _, amounts = menu.mask_and_amounts(view.table, view.legal)
-    return bl.to_menu(intent, amount, mask, amounts)
+    return baseline.to_menu(intent, amount, mask, amounts)
 
 
 def act(p: Params, env, state, key: jax.Array) -> jax.Array:

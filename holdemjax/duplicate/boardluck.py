@@ -22,8 +22,8 @@ import numpy as np
 from holdemjax import luck
 from holdemjax.duplicate import draws
 from holdemjax.duplicate.spec import root_key
-from holdemjax.poker import table as tb
-from holdemjax.series import protocol as P
+from holdemjax.poker import table
+from holdemjax.series import protocol
 
 __all__ = ["LUCK_DOMAIN", "OPTIONS", "luck_key", "hand_lucks", "hero_luck"]
 
@@ -66,11 +66,11 @@ def hand_lucks(spec, seed: int, hands: list) -> np.ndarray:
     for lo in range(0, len(hands), _BATCH):
         part = hands[lo:lo + _BATCH]
         part = part + [part[-1]] * (_BATCH - len(part))
-        kinds = np.full((_BATCH, width), tb.FOLD, np.int32)  # after the hand's end: ignored
+        kinds = np.full((_BATCH, width), table.FOLD, np.int32)  # after the hand's end: ignored
         amounts = np.zeros((_BATCH, width), np.int32)
         for i, (_, actions) in enumerate(part):
             for j, a in enumerate(actions):
-                kinds[i, j], amounts[i, j] = P.kind_of(int(a[2])), int(a[3])
+                kinds[i, j], amounts[i, j] = protocol.kind_of(int(a[2])), int(a[3])
         start = jax.tree.map(lambda *xs: jnp.asarray(np.stack(xs)), *[starts[h] for h, _ in part])
         keys = np.stack([luck_key(seed, h) for h, _ in part])
         out.append(np.asarray(_program()(start, kinds, amounts, keys), np.float64))

@@ -247,10 +247,10 @@ def _leaderboard(args, store, con) -> int:
 
 
 def _review(args, store, con) -> int:
-    from holdemjax.duplicate import review as RV
+    from holdemjax.duplicate import review
 
     m = store.require_closed(args.match)
-    r = RV.review(m.spec, store.lines(args.match), args.a, args.b)
+    r = review.review(m.spec, store.lines(args.match), args.a, args.b)
     if args.json:
         print(json.dumps(r, indent=1))
         return 0

@@ -37,7 +37,7 @@ from holdemjax.duplicate.doors import Refused, WrongKey
 from holdemjax.duplicate.entrants import HeroLoaders, play_entrant
 from holdemjax.duplicate.live import LiveLine
 from holdemjax.duplicate.spec import MatchError, MatchSpec
-from holdemjax.series import protocol as P
+from holdemjax.series import protocol
 from holdemjax.validate import require_int
 
 __all__ = ["LineService", "Busy", "Preparing", "IDLE_S", "TICK_S", "SHARE_CAP"]
@@ -80,7 +80,7 @@ class LineService:
         self._secret = store.secret()  # signs the share tokens and the join cookies
         self.monotonic = time.monotonic  # the clocks' time (tests replace it)
         self._rounds: dict[str, tuple[int, float]] = {}  # match -> (open hand, opened at)
-        self._clocks: dict[tuple[str, str], P.Clock] = {}  # simultaneous lines' away rule
+        self._clocks: dict[tuple[str, str], protocol.Clock] = {}  # simultaneous lines' away rule
         self._steward: threading.Thread | None = None
         self._stopping = threading.Event()
         self.steward_error: str | None = None  # the last failure of a tick, for the status
@@ -158,13 +158,13 @@ class LineService:
                 seen = self._rounds[match_id] = (r.hand, now)
         return r, seen[1] + self.store.match(match_id).spec.clock
 
-    def _clock(self, match_id: str, name: str) -> P.Clock:
+    def _clock(self, match_id: str, name: str) -> protocol.Clock:
         """The line's series clock (`protocol.Clock`), for its rule of away: two hands run
         out in a row make the line away, and an away line's hands are run out as soon as they
         open, until its player is shown a decision again (`Clock.sit_in`)."""
         clock = self._clocks.get((match_id, name))
         if clock is None:
-            fresh = P.Clock(self.store.match(match_id).spec.clock * 10**9, 0, None)
+            fresh = protocol.Clock(self.store.match(match_id).spec.clock * 10**9, 0, None)
             with self._guard:  # read above, outside the guard
                 clock = self._clocks.setdefault((match_id, name), fresh)
         return clock

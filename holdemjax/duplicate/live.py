@@ -29,7 +29,7 @@ from holdemjax.duplicate.doors import Refused
 from holdemjax.duplicate.spec import parse_time, utcnow
 from holdemjax.host.legal import admitted, default_action
 from holdemjax.host.loop import Played, Waiting, next_step, play_hand
-from holdemjax.series import protocol as P
+from holdemjax.series import protocol
 
 __all__ = ["LiveLine", "OtherDecision"]
 
@@ -186,15 +186,15 @@ class LiveLine:
                                 f"{self.made}")
         if hand is None or hand.over or hand.to_act != self.spec.hero:
             raise ValueError("the hero is not to act: ask for the state first")
-        if action not in P.ACTIONS:
-            raise ValueError(f"action must be one of {', '.join(P.ACTIONS)}, got {action!r}")
+        if action not in protocol.ACTIONS:
+            raise ValueError(f"action must be one of {', '.join(protocol.ACTIONS)}, got {action!r}")
         if action != "raise" and amount:
             raise ValueError(f"{action} takes no amount, got {amount} (only raise does: the "
                              "total it raises to)")
         legal = hand.legal_info()
         if action == "check" and not legal["check"]:
             raise ValueError(f"cannot check: {legal['call']} to call")
-        kind, amount = admitted(legal, P.kind_of(action), amount if action == "raise" else 0,
+        kind, amount = admitted(legal, protocol.kind_of(action), amount if action == "raise" else 0,
                                 f"{self.name!r}")
         if self.store.refresh(self.match_id, self.now()) != "open":
             return self._status("closed")

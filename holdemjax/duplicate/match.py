@@ -57,9 +57,8 @@ from holdemjax.duplicate.spec import (
 from holdemjax.host.hand import HostHand, lone_start
 from holdemjax.host.legal import admitted
 from holdemjax.host.loop import Waiting, next_step, play_hand
-from holdemjax.poker import table as tb
-from holdemjax.poker import tournament
-from holdemjax.series import protocol as P
+from holdemjax.poker import table, tournament
+from holdemjax.series import protocol
 
 __all__ = ["MIN_SEATS", "MAX_SEATS", "DEAL_DOMAIN", "BOT_DOMAIN", "RANDOM", "MatchSpec",
            "MatchError", "Quit", "tier_names", "bot_names", "commitment", "new_salt", "deck",
@@ -115,7 +114,7 @@ class Hand(HostHand):
         return self.log.board_cards()
 
     def legal_info(self) -> dict:
-        return P.legal_info(self.legal)
+        return protocol.legal_info(self.legal)
 
     # ---------------------------------------------------------------------------- playing
     def apply(self, kind: int, amount: int = 0, auto: str | None = None) -> list:
@@ -137,7 +136,7 @@ class Hand(HostHand):
             raise MatchError(f"stored line does not replay: hand {self.index} action "
                              f"{len(self.actions)} is {list(action[:4])}, but the engine waits "
                              f"for street {int(self.table.street)} seat {self.to_act}")
-        return P.kind_of(code), to, action[5] if len(action) > 5 else None
+        return protocol.kind_of(code), to, action[5] if len(action) > 5 else None
 
     def check_replayed(self, action, got: list) -> None:
         """MatchError when a stored action played again (``got``) differs from the stored."""
@@ -157,7 +156,8 @@ class Hand(HostHand):
             raise ValueError(f"hand {self.index} is not over")
         t, hero = self.table, self.spec.hero
         net = (np.asarray(t.stacks) - np.asarray(t.start_stacks)).astype(int).tolist()
-        folded_on = next((a[0] for a in self.actions if a[1] == hero and a[2] == P.FOLD), None)
+        folded_on = next((a[0] for a in self.actions if a[1] == hero and a[2] == protocol.FOLD),
+                         None)
         return {"hand": self.index, "button": positions(self.spec.seats, self.index)[0],
                 "hole": self.hole_text(), "board": self.board_text(),
                 "actions": [list(a) for a in self.actions], "net": net, "hero_net": net[hero],
@@ -185,11 +185,11 @@ def _random_decide(view: dict, key: tuple[int, int]) -> tuple[int, int]:
 
     legal = view["legal"]
     at = draws.coordinate_key(key, view["hand"], view["seat"], view["street"], view["decision"])
-    kinds = ([] if legal["check"] else [tb.FOLD]) + [tb.CHECK_CALL]
+    kinds = ([] if legal["check"] else [table.FOLD]) + [table.CHECK_CALL]
     if legal["raise"] is not None:
-        kinds.append(tb.RAISE)
+        kinds.append(table.RAISE)
     kind = kinds[draws.draw_below(at, len(kinds))]
-    if kind != tb.RAISE:
+    if kind != table.RAISE:
         return kind, 0
     lo, hi = legal["raise"]
     return kind, lo + draws.draw_below(draws.fold_in(at, 1), hi - lo + 1)

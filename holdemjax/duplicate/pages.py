@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import importlib.resources
 
-from holdemjax.duplicate import report, scores, style, verify
-from holdemjax.duplicate import review as RV
+from holdemjax.duplicate import report, review, scores, style, verify
 from holdemjax.duplicate.doors import Unknown
 from holdemjax.duplicate.spec import MatchError, tier_names
 from holdemjax.series.html import environment
@@ -94,7 +93,7 @@ def results(store, match_id: str, what: str, a: str | None = None, b: str | None
         if len(field) < 2:
             raise MatchError("only one line: nothing to review")
         a, b = field[0].name, field[1].name
-    return RV.review(m.spec, lines, a, b)
+    return review.review(m.spec, lines, a, b)
 
 
 def result_page(store, match_id: str, what: str, luck: bool = False) -> str:

@@ -28,7 +28,7 @@ from rich.table import Table
 from holdemjax.duplicate import match
 from holdemjax.duplicate.review import action_texts, seat_label
 from holdemjax.host.legal import admits
-from holdemjax.poker import table as tb
+from holdemjax.poker import table
 
 __all__ = ["HELP", "PersonHero", "parse_command", "play"]
 
@@ -52,17 +52,17 @@ def parse_command(text: str, legal: dict) -> tuple[int, int]:
     if cmd in ("?", "h", "help"):
         raise ValueError(HELP)
     if cmd in ("f", "fold"):
-        return tb.FOLD, 0
+        return table.FOLD, 0
     if cmd in ("k", "check"):
         if not legal["check"]:
             raise ValueError(f"you cannot check: {legal['call']} to call (c) or fold (f)")
-        return tb.CHECK_CALL, 0
+        return table.CHECK_CALL, 0
     if cmd in ("c", "call"):
-        return tb.CHECK_CALL, 0
+        return table.CHECK_CALL, 0
     if cmd in ("a", "allin", "all-in", "shove"):
         if legal["raise"] is None:
-            return tb.CHECK_CALL, 0
-        return tb.RAISE, legal["raise"][1]
+            return table.CHECK_CALL, 0
+        return table.RAISE, legal["raise"][1]
     if cmd in ("r", "raise", "b", "bet"):
         if legal["raise"] is None:
             raise ValueError("raising is closed: call (c) or fold (f)")
@@ -70,10 +70,10 @@ def parse_command(text: str, legal: dict) -> tuple[int, int]:
         if len(args) != 1 or not args[0].isdigit():
             raise ValueError(f"raise needs an amount: r AMOUNT with AMOUNT in {lo}..{hi}")
         amount = int(args[0])
-        if not admits(legal, tb.RAISE, amount):
+        if not admits(legal, table.RAISE, amount):
             raise ValueError(f"raise to {amount} is outside {lo}..{hi} (your total on this "
                              f"street; {hi} is all-in)")
-        return tb.RAISE, amount
+        return table.RAISE, amount
     raise ValueError(f"unknown command {text.strip()!r}: {HELP}")
 
 

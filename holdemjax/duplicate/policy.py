@@ -22,7 +22,7 @@ host.
 
 from __future__ import annotations
 
-from holdemjax.series import protocol as P
+from holdemjax.series import protocol
 from holdemjax.series.turn import decision_turn, notify_turn
 
 __all__ = ["WasmHero"]
@@ -38,7 +38,8 @@ class WasmHero:
 
     kind = "wasm"
 
-    def __init__(self, path: str, *, shot_ns: int = P.SHOT_NS, bank_ns: int = P.BANK_NS):
+    def __init__(self, path: str, *, shot_ns: int = protocol.SHOT_NS,
+                 bank_ns: int = protocol.BANK_NS):
         import hashlib
         import pathlib
 
@@ -48,7 +49,7 @@ class WasmHero:
             self.sha256 = hashlib.sha256(pathlib.Path(path).read_bytes()).hexdigest()
         except OSError:
             self.sha256 = ""  # load_policy names the problem in begin()
-        self.clock = P.Clock(shot_ns, bank_ns, P.DECISION_MAX_NS, refill=True)
+        self.clock = protocol.Clock(shot_ns, bank_ns, protocol.DECISION_MAX_NS, refill=True)
         self.counts: dict[str, int] = {}
         self.fault: str | None = None  # the cause that benched it (PROTOCOL §4's name)
         self.fault_detail = ""  # ... and what the call added (a trap's code, ...)
@@ -65,10 +66,11 @@ class WasmHero:
                "starting_stack": spec.stack, "hands_per_level": spec.hands,
                "hand_cap": spec.hands, "levels": [[spec.small_blind, spec.big_blind, spec.ante]],
                "payouts_ppm": []}
-        msg = P.start_message(fmt, slot=0, alias=f"hero-{match_id}", seed=bot_key(seed, spec.hero),
-                              variant="duplicate", tournaments=1, clock=self.clock)
+        msg = protocol.start_message(fmt, slot=0, alias=f"hero-{match_id}",
+                                     seed=bot_key(seed, spec.hero), variant="duplicate",
+                                     tournaments=1, clock=self.clock)
         try:
-            self.policy.start(P.encode(msg))
+            self.policy.start(protocol.encode(msg))
         except BaseException:
             self.policy.close()
             raise
@@ -90,7 +92,7 @@ class WasmHero:
         self.counts[outcome] = self.counts.get(outcome, 0) + 1
 
     def _call(self, message: dict, budget: int):
-        return self.policy.call(P.encode(message), budget)
+        return self.policy.call(protocol.encode(message), budget)
 
     def decide(self, hand):
         """(kind, amount, auto) for the hero's decision: the policy's admitted action, or the

@@ -16,8 +16,7 @@ import functools
 
 import jinja2
 
-from holdemjax.duplicate import review as RV
-from holdemjax.duplicate import scores, style
+from holdemjax.duplicate import review, scores, style
 from holdemjax.series import hud
 from holdemjax.series.html import environment
 
@@ -42,7 +41,7 @@ def document(store, match_id: str, luck: bool = False) -> dict:
                   "close_reason": m.close_reason},
         "leaderboard": board,
         "style": style.style_table(spec, lines),
-        "reviews": [RV.review(spec, lines, a, b) for a, b in pairs],
+        "reviews": [review.review(spec, lines, a, b) for a, b in pairs],
     }
 
 
@@ -64,7 +63,7 @@ def _templates() -> jinja2.Environment:
     env = environment("holdemjax.duplicate").overlay()
     # a dict of its own: the overlay shares its parent's otherwise, and the pages need none
     env.globals = {**env.globals, "num": _num, "signed": _signed, "per100": _per100,
-                   "streets": RV.STREETS, "hud_columns": hud.COLUMNS}
+                   "streets": review.STREETS, "hud_columns": hud.COLUMNS}
     return env
 
 

@@ -19,12 +19,13 @@ from collections.abc import Mapping
 
 from holdemjax.duplicate import scores
 from holdemjax.duplicate.spec import MatchError
-from holdemjax.series import protocol as P
+from holdemjax.series import protocol
 
 __all__ = ["STREETS", "action_text", "action_texts", "decided_on", "review"]
 
 STREETS = ("preflop", "flop", "turn", "river", "showdown")
-_VERB = {P.FOLD: "folds", P.CHECK: "checks", P.CALL: "calls", P.RAISE: "raises to"}
+_VERB = {protocol.FOLD: "folds", protocol.CHECK: "checks", protocol.CALL: "calls",
+         protocol.RAISE: "raises to"}
 
 
 def seat_label(spec, seat: int) -> str:
@@ -37,8 +38,8 @@ def action_text(spec, action, *, opens: bool = False) -> str:
     ``opens``: the action is the first bet of its street (`action_texts` knows), so a raise
     reads ``"hero bets 80"``."""
     street, seat, code, to, added = (int(x) for x in action[:5])
-    verb = "bets" if opens and code == P.RAISE else _VERB[code]
-    amount = f" {to}" if code == P.RAISE else f" {added}" if code == P.CALL else ""
+    verb = "bets" if opens and code == protocol.RAISE else _VERB[code]
+    amount = f" {to}" if code == protocol.RAISE else f" {added}" if code == protocol.CALL else ""
     auto = f" ({action[5]})" if len(action) > 5 and action[5] else ""
     return f"{seat_label(spec, seat)} {verb}{amount}{auto}"
 
@@ -49,9 +50,9 @@ def action_texts(spec, actions) -> list[str]:
     out, opened = [], set()
     for a in actions:
         street, code = int(a[0]), int(a[2])
-        out.append(action_text(spec, a, opens=code == P.RAISE and street > 0
+        out.append(action_text(spec, a, opens=code == protocol.RAISE and street > 0
                                and street not in opened))
-        if code == P.RAISE:
+        if code == protocol.RAISE:
             opened.add(street)
     return out
 

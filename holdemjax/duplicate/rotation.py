@@ -36,7 +36,7 @@ from holdemjax.bots import baseline, random_bot
 from holdemjax.host import legal as host_legal
 from holdemjax.host.hand import HostHand, lone_hand
 from holdemjax.host.loop import play_hand
-from holdemjax.poker import table as tb
+from holdemjax.poker import table as poker_table
 from holdemjax.poker import tournament
 from holdemjax.poker.actions import Menu
 from holdemjax.poker.cards import hand_deck
@@ -52,16 +52,17 @@ LUCK_KEY_DATUM = 0xFFFFFFFE  # luck's samples of deal d: fold_in(fold_in(key, th
 class SeatView:
     """What the seat to act sees (a pytree; unbatched shapes)."""
 
-    table: tb.Table  # the hand, with other seats' hole cards and the unseen board set to -1
-    #                  and the showdown strengths to 0
+    # the hand, with other seats' hole cards and the unseen board set to -1 and the showdown
+    # strengths to 0
+    table: poker_table.Table
     hand: jax.Array  # [] int32 deal index: the ``hand`` coordinate of a bot draw
     seat: jax.Array  # [] int32 the seat to act (table.to_act)
     decision: jax.Array  # [] int32 decisions this seat already made in the hand (its rank)
     street_raises: jax.Array  # [4, N] int32 bets/raises per street and seat this hand
-    legal: tb.Legal  # what the seat may do
+    legal: poker_table.Legal  # what the seat may do
 
 
-def seat_view(table: tb.Table, hand, decisions, street_raises) -> SeatView:
+def seat_view(table: poker_table.Table, hand, decisions, street_raises) -> SeatView:
     """The `SeatView` of ``table.to_act`` (pure JAX). ``decisions``: ``# [N] int32`` per seat."""
     seat = jnp.maximum(table.to_act, 0).astype(jnp.int32)
     n = table.num_seats
@@ -72,7 +73,8 @@ def seat_view(table: tb.Table, hand, decisions, street_raises) -> SeatView:
                            strength=jnp.zeros_like(table.strength))
     return SeatView(table=hidden, hand=jnp.asarray(hand, jnp.int32), seat=seat,
                     decision=jnp.asarray(decisions, jnp.int32)[seat],
-                    street_raises=jnp.asarray(street_raises, jnp.int32), legal=tb.legal(table))
+                    street_raises=jnp.asarray(street_raises, jnp.int32),
+                    legal=poker_table.legal(table))
 
 
 def from_menu_bot(decide, menu: Menu | None = None):
@@ -126,10 +128,10 @@ def _rotations(policies, seats, batch, max_decisions, key, first_deal, tested, o
     def one(deal, rotation):
         deck = hand_deck(key, deal)
         alive = jnp.ones(seats, bool)
-        button, sb, bb, sb_posts = tb.first_positions(alive, deal % seats)
-        start = tb.start_hand(jnp.full(seats, stack, jnp.int32), alive, button, sb, bb,
-                              sb_posts, small_blind, big_blind, ante, deck, can_end=False)
-        table = tb.begin(start)  # = start_hand(...): the first decision or the hand over
+        button, sb, bb, sb_posts = poker_table.first_positions(alive, deal % seats)
+        start = poker_table.start_hand(jnp.full(seats, stack, jnp.int32), alive, button, sb, bb,
+                                       sb_posts, small_blind, big_blind, ante, deck, can_end=False)
+        table = poker_table.begin(start)  # = start_hand(...): the first decision or the hand over
         # the per-hand counters (decisions, bets/raises per street) are the engine's
         carry = (tournament.lone_hand(table, deal), jnp.zeros(len(policies), jnp.int32),
                  jnp.int32(0), holdemjax_luck.no_reveals(table) if with_luck else None)
@@ -328,8 +330,9 @@ def play_host_hand(players, key, hand: int, *, stack=2000, blinds=(10, 20, 0),
     street = int(h.table.street)  # before each decision
     for _ in play_hand(h, {seat: checked(p) for seat, p in enumerate(players)}):
         new = h.table
-        if street == tb.PREFLOP and (int(new.street) >= tb.FLOP and not bool(new.hand_over)
-                                     or bool(new.showdown)):
+        if street == poker_table.PREFLOP and (
+                int(new.street) >= poker_table.FLOP and not bool(new.hand_over)
+                or bool(new.showdown)):
             saw_flop = np.asarray(new.in_hand & ~new.folded)
         street = int(new.street)
     t = h.table

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from holdemjax.duplicate import spec as S
+from holdemjax.duplicate import spec
 
 __all__ = ["Seat"]
 
@@ -39,13 +39,13 @@ class Seat:
         """MatchError naming the parts whose checksums differ from the match's."""
         if not self._versions:  # a match of a version-1 store recorded none
             return
-        now = S.versions()
+        now = spec.versions()
         bad = [f"{k} {self._versions.get(k, '-')[:12]} (this process: {now.get(k, '-')[:12]})"
                for k in sorted(set(now) | set(self._versions))
                if now.get(k) != self._versions.get(k)]
         if bad:
-            raise S.MatchError(f"match {self.match_id} was created under other versions and is "
-                               f"not dealt under these: {'; '.join(bad)}")
+            raise spec.MatchError(f"match {self.match_id} was created under other versions and is "
+                                  f"not dealt under these: {'; '.join(bad)}")
 
     def progress(self) -> tuple[int, list]:
         """(the first unfinished hand, the actions stored for it so far) of this line."""
@@ -76,7 +76,7 @@ class Seat:
         seat = hand.to_act
         if seat == self.spec.hero:
             raise ValueError(f"seat {seat} is the hero's: no bot acts there")
-        return bot_decide(self.spec.tier_at(seat), hand.view(), S.bot_key(self._seed, seat))
+        return bot_decide(self.spec.tier_at(seat), hand.view(), spec.bot_key(self._seed, seat))
 
     def players(self, hero=None) -> dict:
         """The seats' players for the one hand loop (`holdemjax.host.loop.play_hand`): the bots

@@ -39,7 +39,7 @@ from holdemjax.bots.tier_params import (
 )
 from holdemjax.duplicate import draws
 from holdemjax.host import legal as host_legal
-from holdemjax.poker import evaluator as ev
+from holdemjax.poker import evaluator
 from holdemjax.poker.cards import card_id
 from holdemjax.poker.table import CHECK_CALL, RAISE
 
@@ -91,18 +91,18 @@ def _category(cards) -> int:
             flush = suit_masks[s]
     n4, n3, n2 = ranks.count(4), ranks.count(3), ranks.count(2)
     if flush and _straight(flush):
-        return ev.STRAIGHT_FLUSH
+        return evaluator.STRAIGHT_FLUSH
     if n4:
-        return ev.FOUR_OF_A_KIND
+        return evaluator.FOUR_OF_A_KIND
     if n3 >= 2 or (n3 and n2):
-        return ev.FULL_HOUSE
+        return evaluator.FULL_HOUSE
     if flush:
-        return ev.FLUSH
+        return evaluator.FLUSH
     if _straight(mask):
-        return ev.STRAIGHT
+        return evaluator.STRAIGHT
     if n3:
-        return ev.THREE_OF_A_KIND
-    return ev.TWO_PAIR if n2 >= 2 else ev.ONE_PAIR if n2 else ev.HIGH_CARD
+        return evaluator.THREE_OF_A_KIND
+    return evaluator.TWO_PAIR if n2 >= 2 else evaluator.ONE_PAIR if n2 else evaluator.HIGH_CARD
 
 
 def _rank_set(cards) -> int:
@@ -134,16 +134,16 @@ def hand_strength(hole, board, params: Params) -> tuple[int, int]:
     """
     cards = list(hole) + list(board)
     cat_all, cat_board = _category(cards), _category(board)
-    made = cat_all if cat_all > cat_board else ev.HIGH_CARD
-    if cat_board >= ev.ONE_PAIR and made == ev.TWO_PAIR:
-        made = ev.ONE_PAIR
+    made = cat_all if cat_all > cat_board else evaluator.HIGH_CARD
+    if cat_board >= evaluator.ONE_PAIR and made == evaluator.TWO_PAIR:
+        made = evaluator.ONE_PAIR
     b_ranks = sorted({c // 4 for c in board}, reverse=True)
     h_ranks = [c // 4 for c in hole]
-    if made >= ev.STRAIGHT:
+    if made >= evaluator.STRAIGHT:
         hs = MONSTER
-    elif made >= ev.TWO_PAIR:
+    elif made >= evaluator.TWO_PAIR:
         hs = STRONG
-    elif made == ev.ONE_PAIR:
+    elif made == evaluator.ONE_PAIR:
         counts = [sum(1 for c in cards if c // 4 == r) for r in h_ranks]
         pair = max((r for r, k in zip(h_ranks, counts) if k >= 2), default=-1)
         pocket = h_ranks[0] == h_ranks[1]
@@ -161,11 +161,11 @@ def hand_strength(hole, board, params: Params) -> tuple[int, int]:
     outs = 0
     if len(board) < 5:
         hole_suits = {c % 4 for c in hole}
-        fd = cat_all < ev.FLUSH and any(
+        fd = cat_all < evaluator.FLUSH and any(
             sum(1 for c in cards if c % 4 == s) == 4 for s in hole_suits)
         mask = _rank_set(cards)
         b_mask = _rank_set(board)
-        s_outs = _straight_outs(mask) if cat_all < ev.STRAIGHT else 0
+        s_outs = _straight_outs(mask) if cat_all < evaluator.STRAIGHT else 0
         board_outs = _straight_outs(b_mask)
         oesd = s_outs >= 2 and board_outs < 2
         gut = s_outs == 1 and board_outs == 0

@@ -27,7 +27,7 @@ import numpy as np
 
 from holdemjax.host import protocol
 from holdemjax.host.packing import Layout
-from holdemjax.poker import table as tb
+from holdemjax.poker import table as poker_table
 from holdemjax.poker import tournament as poker_tournament
 from holdemjax.poker.cards import card_text
 from holdemjax.validate import require_int
@@ -35,7 +35,7 @@ from holdemjax.validate import require_int
 __all__ = ["STREET_OF_BOARD", "HandLog", "HostHand", "lone_start", "lone_hand"]
 
 #: Board cards visible -> the street that shows them (the ``street`` of a ``board`` event).
-STREET_OF_BOARD = {3: tb.FLOP, 4: tb.TURN, 5: tb.RIVER}
+STREET_OF_BOARD = {3: poker_table.FLOP, 4: poker_table.TURN, 5: poker_table.RIVER}
 
 
 def _cards(ids) -> list[str]:
@@ -45,7 +45,7 @@ def _cards(ids) -> list[str]:
 class HandLog:
     """The protocol's record of one hand, fed with host copies of the engine's tables."""
 
-    def __init__(self, table: tb.Table, hand: int):
+    def __init__(self, table: poker_table.Table, hand: int):
         self.hand = int(hand)
         self.history: list[list[int]] = []  # [street, seat, code, to] per decision
         self.shown = 0  # board cards announced so far
@@ -68,14 +68,14 @@ class HandLog:
                 "stacks": np.asarray(t.start_stacks).astype(int).tolist(),
                 "in_hand": np.asarray(t.in_hand).astype(bool).tolist()}
 
-    def action(self, before: tb.Table, legal: tb.Legal, after: tb.Table, kind: int,
-               auto: str | None = None) -> dict:
+    def action(self, before: poker_table.Table, legal: poker_table.Legal,
+               after: poker_table.Table, kind: int, auto: str | None = None) -> dict:
         """The ``action`` event of the decision that took ``before`` to ``after`` (``legal``:
         what the seat could do; ``kind``: the engine action given), recorded in the history."""
         seat, street = int(before.to_act), int(before.street)
         added = int(before.stacks[seat]) - int(after.stacks[seat])
         added += int(after.winnings[seat]) if bool(after.hand_over) else 0
-        raised = int(kind) == tb.RAISE and bool(legal.can_raise)
+        raised = int(kind) == poker_table.RAISE and bool(legal.can_raise)
         folded = bool(after.folded[seat]) and not bool(before.folded[seat])
         code = protocol.code_of(folded, raised, added)
         to = int(before.bets[seat]) + added
@@ -83,7 +83,7 @@ class HandLog:
         return {"type": "action", "street": street, "seat": seat, "code": code, "to": to,
                 "added": added, "auto": auto}
 
-    def board(self, table: tb.Table) -> list[dict]:
+    def board(self, table: poker_table.Table) -> list[dict]:
         """``board`` events for the cards of ``table`` visible since the last call."""
         events = []
         visible = int(table.revealed)
@@ -95,7 +95,7 @@ class HandLog:
             self.shown = upto
         return events
 
-    def end(self, table: tb.Table) -> list[dict]:
+    def end(self, table: poker_table.Table) -> list[dict]:
         """The ``showdown`` (when cards were shown) and ``result`` events of a finished hand."""
         events = []
         if bool(table.showdown):
@@ -123,13 +123,13 @@ class HostHand:
     (``state.decisions``, ``state.street_raises``), never counted here.
     """
 
-    def __init__(self, act, state: poker_tournament.Tournament, legal: tb.Legal):
+    def __init__(self, act, state: poker_tournament.Tournament, legal: poker_table.Legal):
         self._act = act
         self.state, self.legal = state, legal
         self.log = HandLog(state.table, int(state.hand))
 
     @property
-    def table(self) -> tb.Table:
+    def table(self) -> poker_table.Table:
         """The hand's table now (host arrays)."""
         return self.state.table
 
@@ -176,7 +176,7 @@ class HostHand:
         (``auto``: why the table acted for the seat, or None), recorded in the history."""
         if self.over:
             raise ValueError(f"hand {self.index} is over: nobody is to act")
-        kind = require_int("action kind", kind, tb.FOLD, tb.RAISE)
+        kind = require_int("action kind", kind, poker_table.FOLD, poker_table.RAISE)
         before, legal = self.state.table, self.legal
         self.state, self.legal = self._act(kind, amount)
         return self.log.action(before, legal, self.state.table, kind, auto)
@@ -196,10 +196,10 @@ def _lone_programs(seats: int):
     on packed states (`packing.Layout`: one read of a few chunks per step)."""
     def dealt(stacks, button, small, big, ante, deck, hand):
         alive = jnp.ones(seats, bool)
-        b, sb, bb, sb_posts = tb.first_positions(alive, button)
-        table = tb.start_hand(stacks, alive, b, sb, bb, sb_posts, small, big, ante, deck)
+        b, sb, bb, sb_posts = poker_table.first_positions(alive, button)
+        table = poker_table.start_hand(stacks, alive, b, sb, bb, sb_posts, small, big, ante, deck)
         t = poker_tournament.lone_hand(table, hand)
-        return t, tb.legal(t.table)
+        return t, poker_table.legal(t.table)
 
     i32 = jax.ShapeDtypeStruct((), jnp.int32)
     layout = Layout(jax.eval_shape(dealt, jax.ShapeDtypeStruct((seats,), jnp.int32), i32, i32,
@@ -207,7 +207,7 @@ def _lone_programs(seats: int):
 
     def act(state, kind, amount):
         t = poker_tournament.act(layout.unpack(state, None), kind, amount)
-        return layout.pack((t, tb.legal(t.table)))
+        return layout.pack((t, poker_table.legal(t.table)))
 
     return layout, jax.jit(lambda *args: layout.pack(dealt(*args))), jax.jit(act)
 

@@ -20,7 +20,7 @@ import jax
 import numpy as np
 
 from holdemjax.host.legal import admits
-from holdemjax.poker import table as tb
+from holdemjax.poker import table
 from holdemjax.poker.cards import card_text
 from holdemjax.validate import is_int
 
@@ -54,7 +54,7 @@ ACTIONS = tuple(c.name.lower() for c in Code)  # ("fold", "check", "call", "rais
 
 #: The one map between the wire and the engine: the engine's `table.Kind` each wire code is
 #: played as (a check and a call are both CHECK_CALL; `code_of` goes the other way).
-KIND_OF = {FOLD: tb.FOLD, CHECK: tb.CHECK_CALL, CALL: tb.CHECK_CALL, RAISE: tb.RAISE}
+KIND_OF = {FOLD: table.FOLD, CHECK: table.CHECK_CALL, CALL: table.CHECK_CALL, RAISE: table.RAISE}
 
 
 def kind_of(action) -> int:
@@ -75,14 +75,14 @@ def code_of(folded: bool, raised: bool, added: int) -> Code:
     return FOLD if folded else RAISE if raised else CALL if added > 0 else CHECK
 
 
-_legal = jax.jit(tb.legal)
+_legal = jax.jit(table.legal)
 
 
 def legal_info(table_or_legal) -> dict:
     """The `legal` block for the seat to act: from a `table.Legal` (host or device arrays), or
     computed (jitted) from an unbatched `table.Table`."""
     lg = table_or_legal
-    if not isinstance(lg, tb.Legal):
+    if not isinstance(lg, table.Legal):
         lg = jax.device_get(_legal(lg))
     return {
         "fold": bool(lg.can_fold),

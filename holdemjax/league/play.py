@@ -88,7 +88,7 @@ def _ray_job(job: dict, modules: dict, compile_cache: bool) -> dict:
 
 def _play_series(job: dict, modules: dict) -> dict:
     from holdemjax.series import output, runner
-    from holdemjax.series import replay as RP
+    from holdemjax.series import replay as series_replay
     from holdemjax.series import results as series_results
     from holdemjax.series.protocol import SeriesVoid
     from holdemjax.series.wasm import PolicyLoadError, load_policy
@@ -114,7 +114,7 @@ def _play_series(job: dict, modules: dict) -> dict:
         files = {p.relative_to(tmp).as_posix(): p.read_bytes()
                  for p in sorted(pathlib.Path(tmp).rglob("*")) if p.is_file()}
     return {"files": files,
-            "summary": summary(job, doc, json.loads(files[RP.REPLAY_NAME]))}
+            "summary": summary(job, doc, json.loads(files[series_replay.REPLAY_NAME]))}
 
 
 def summary(job: dict, results: dict, replay: dict) -> dict:

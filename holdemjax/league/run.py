@@ -31,10 +31,8 @@ import shutil
 import sys
 import time
 
-from holdemjax.league import leaderboard as LB
-from holdemjax.league import manifest as MF
-from holdemjax.league import matchmaking as MM
-from holdemjax.league import page
+from holdemjax.league import leaderboard, matchmaking, page
+from holdemjax.league import manifest as league_manifest
 from holdemjax.league.pool import CERTIFY_VARIANT
 from holdemjax.validate import require_int
 
@@ -125,7 +123,7 @@ def run_league(spec: LeagueSpec, bots, out, executor, progress=None, warn=_stder
     if len(passed) < spec.seats:
         raise LeagueError(f"{len(passed)} of {len(bots)} bots passed the certification; a "
                           f"{spec.format} table needs {spec.seats}")
-    count = MM.series_count(len(passed), spec.seats, spec.games, spec.tournaments)
+    count = matchmaking.series_count(len(passed), spec.seats, spec.games, spec.tournaments)
     final_count = 0 if spec.final is None else -(-spec.final_games // spec.tournaments)
     planned = {"qualifying": count, "final": final_count}
     league = {**_spec_doc(spec), "bots": [b.entry() for b in bots]}
@@ -138,14 +136,14 @@ def run_league(spec: LeagueSpec, bots, out, executor, progress=None, warn=_stder
         whole at the end of each stage)."""
         if time.monotonic() - state["written"] < every:
             return None
-        doc = LB.build(league, cert_rows, list(state["summaries"].values()), planned,
-                       state["final_lineup"])
-        manifest.write(LEADERBOARD_JSON, LB.encode(doc))
+        doc = leaderboard.build(league, cert_rows, list(state["summaries"].values()), planned,
+                                state["final_lineup"])
+        manifest.write(LEADERBOARD_JSON, leaderboard.encode(doc))
         manifest.write(LEADERBOARD_HTML, page.render(doc).encode("utf-8"))
         state["written"] = time.monotonic()
         return doc
 
-    lineups = MM.lineups(len(passed), spec.seats, count, spec.seed)
+    lineups = matchmaking.lineups(len(passed), spec.seats, count, spec.seed)
     jobs = [_series_job(spec, i, "qualifying", [passed[k] for k in lineup])
             for i, lineup in enumerate(lineups)]
     _play(out, jobs, state, modules, executor, progress, write_board, "qualifying")
@@ -177,7 +175,7 @@ def _open_folder(out: pathlib.Path, spec: LeagueSpec, bots, warn) -> tuple:
     except OSError as exc:
         raise LeagueError(f"--out: {exc.strerror or exc}") from None
     mine = {"schema": SPEC_SCHEMA, **_spec_doc(spec), "bots": [b.entry() for b in bots]}
-    path, manifest = out / SPEC_NAME, MF.Manifest(out, warn)
+    path, manifest = out / SPEC_NAME, league_manifest.Manifest(out, warn)
     if path.exists():
         try:
             theirs = json.loads(path.read_bytes())
@@ -189,7 +187,7 @@ def _open_folder(out: pathlib.Path, spec: LeagueSpec, bots, warn) -> tuple:
                                   f"{_short(theirs.get(key))}, this command's "
                                   f"{_short(mine.get(key))} (use another --out)")
     if manifest.problem(SPEC_NAME) is not None:  # new, or the same league unrecorded
-        manifest.write(SPEC_NAME, LB.encode(mine))
+        manifest.write(SPEC_NAME, leaderboard.encode(mine))
     for stale in (out / "series").glob(".*.tmp"):  # a series cut while being written
         shutil.rmtree(stale, ignore_errors=True)
     return out, manifest
@@ -225,7 +223,7 @@ def _certify(manifest, spec, bots, modules, executor, progress, warn) -> dict:
         if result.get("interrupted"):
             return
         done[job["sha256"]] = result["certify"]
-        manifest.write(CERT_NAME, LB.encode({"variant": variant, "modules": done}))
+        manifest.write(CERT_NAME, leaderboard.encode({"variant": variant, "modules": done}))
         finished += 1
         if progress:
             progress("certification", finished, total)
@@ -239,7 +237,7 @@ def _certify(manifest, spec, bots, modules, executor, progress, warn) -> dict:
 
 def _series_job(spec, index, stage, lineup) -> dict:
     return {"kind": "series", "index": index, "stage": stage,
-            "seed": MM.series_seed(spec.seed, index),
+            "seed": matchmaking.series_seed(spec.seed, index),
             "variant": variant_of(spec.format, spec.tournaments),
             "tournaments": spec.tournaments, "max_wall": spec.max_wall,
             "bots": [b.entry() for b in lineup], **({"luck": True} if spec.luck else {})}
@@ -266,7 +264,7 @@ def _done(manifest, warn) -> dict:
             why = f"{rel}/summary.json: not the summary of series {int(name)}"
         warn(f"holdemjax league: series {int(name)} is damaged, played again ({why})")
         if name in folders:
-            MF.remove_folder(out / rel)
+            league_manifest.remove_folder(out / rel)
         manifest.forget(rel)
     return found
 
@@ -314,13 +312,13 @@ def _keep(manifest, index: int, result: dict) -> None:
     a folder already there is removed first), then recorded in the manifest."""
     final = _folder(manifest.out, index)
     tmp = final.with_name(f".{final.name}.{secrets.token_hex(4)}.tmp")
-    files = {**result["files"], "summary.json": LB.encode(result["summary"])}
+    files = {**result["files"], "summary.json": leaderboard.encode(result["summary"])}
     try:
         for rel, data in files.items():
             (tmp / rel).parent.mkdir(parents=True, exist_ok=True)
             (tmp / rel).write_bytes(data)
         if final.exists():
-            MF.remove_folder(final)
+            league_manifest.remove_folder(final)
         os.replace(tmp, final)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)

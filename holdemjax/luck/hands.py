@@ -42,7 +42,7 @@ import numpy as np
 from flax import struct
 
 from holdemjax import xla
-from holdemjax.poker import table as tb
+from holdemjax.poker import table as poker_table
 from holdemjax.poker.cards import NUM_CARDS, unseen
 from holdemjax.poker.tournament import open_places_icm
 from holdemjax.sparse import sparse_cond
@@ -75,12 +75,13 @@ def icm_value(alive: jax.Array, payouts: jax.Array) -> Value:
     return lambda stacks: open_places_icm(stacks, alive, payouts)
 
 
-def _end_stacks(table: tb.Table, boards: jax.Array, holes: jax.Array | None = None
+def _end_stacks(table: poker_table.Table, boards: jax.Array, holes: jax.Array | None = None
                 ) -> jax.Array:
     """``# [B, N] int32``: the stacks after a check-down on each of ``boards # [B, 5]``, with
     the table's hole cards (or each of ``holes # [B, N, 2]``)."""
     def one(hole, board):
-        return table.stacks + tb.showdown_winnings(tb.with_cards(table, hole, board))
+        return table.stacks + poker_table.showdown_winnings(
+            poker_table.with_cards(table, hole, board))
     if holes is None:
         holes = jnp.broadcast_to(table.hole, boards.shape[:1] + table.hole.shape)
     return jax.vmap(one)(holes, boards)
@@ -112,7 +113,7 @@ def _mean_values(ends: jax.Array, weights: jax.Array, value: Value) -> jax.Array
     return sparse_cond(group.max() >= DISTINCT, every, compact)
 
 
-def _complete(table: tb.Table, visible: int, extra: jax.Array) -> jax.Array:
+def _complete(table: poker_table.Table, visible: int, extra: jax.Array) -> jax.Array:
     """Boards ``# [B, 5]``: the first ``visible`` cards of the table's board, then ``extra``."""
     known = jnp.broadcast_to(table.board[:visible], (extra.shape[0], visible))
     return jnp.concatenate([known, extra], axis=1).astype(jnp.int32)
@@ -126,7 +127,8 @@ def _draw(key: jax.Array, allowed: jax.Array, count: int, samples: int) -> jax.A
     return jax.lax.top_k(-noise, count)[1].astype(jnp.int32)
 
 
-def _boards(table: tb.Table, visible: int, key, samples: int) -> tuple[jax.Array, jax.Array]:
+def _boards(table: poker_table.Table, visible: int, key,
+            samples: int) -> tuple[jax.Array, jax.Array]:
     """The completions of the board with ``visible`` (static) cards known and their weights:
     ``(boards # [M, 5] int32, weights # [M] float32)``, the weights summing to 1."""
     if visible == 5:
@@ -143,7 +145,7 @@ def _boards(table: tb.Table, visible: int, key, samples: int) -> tuple[jax.Array
             ok.astype(jnp.float32) / ok.sum())
 
 
-def check_down_values(table: tb.Table, visible: int, value: Value = chips, key=None,
+def check_down_values(table: poker_table.Table, visible: int, value: Value = chips, key=None,
                       samples: int = PREFLOP_SAMPLES) -> jax.Array:
     """``# [N] float32``: the expected ``value`` of every seat if the hand were checked down
     from ``table`` (its contributions as they are) with the first ``visible`` (static: 0, 3, 4
@@ -157,7 +159,7 @@ def check_down_values(table: tb.Table, visible: int, value: Value = chips, key=N
     return _mean_values(_end_stacks(table, boards), weights[None], value)[0]
 
 
-def _values_by_visible(table: tb.Table, value: Value, key) -> jax.Array:
+def _values_by_visible(table: poker_table.Table, value: Value, key) -> jax.Array:
     """``# [4, N]``: `check_down_values` for each entry of `VISIBLE`, every completion of
     every level evaluated in one batch (one program, not four)."""
     parts = [_boards(table, k, key, PREFLOP_SAMPLES) for k in VISIBLE]
@@ -173,7 +175,7 @@ def _index(visible: jax.Array) -> jax.Array:
     return jnp.searchsorted(jnp.asarray(VISIBLE), visible)
 
 
-def reveal_correction(table: tb.Table, shown_before, shown_after, value: Value = chips,
+def reveal_correction(table: poker_table.Table, shown_before, shown_after, value: Value = chips,
                       key=None) -> jax.Array:
     """``# [N] float32``: the luck of the board cards that came out between ``shown_before``
     and ``shown_after`` visible cards (0, 3, 4, 5; traced is fine) on ``table``'s
@@ -188,7 +190,7 @@ def reveal_correction(table: tb.Table, shown_before, shown_after, value: Value =
     return jnp.where(shown_after > shown_before, after - before, 0.0).astype(jnp.float32)
 
 
-def deal_correction(table: tb.Table, value: Value = chips, key=None,
+def deal_correction(table: poker_table.Table, value: Value = chips, key=None,
                     samples: int = PREFLOP_SAMPLES) -> jax.Array:
     """``# [N] float32``: the luck of the deal on the table right after the blinds
     (`table.start_hand(..., can_end=False)`): the pre-flop check-down value with the hole
@@ -222,31 +224,32 @@ class Reveals:
     turn, the river; a run-out is one), recorded as the hand is played (`note`), so that the
     corrections are computed for those alone (`luck_of`). Unbatched shapes below."""
 
-    tables: tb.Table  # [3, ...] the tables the cards came out on (`table.decided`)
+    tables: poker_table.Table  # [3, ...] the tables the cards came out on (`table.decided`)
     before: jax.Array  # [3] int32 board cards shown before each
     after: jax.Array  # [3] int32 and after
     count: jax.Array  # [] int32 recorded so far
 
 
-def no_reveals(table: tb.Table) -> Reveals:
+def no_reveals(table: poker_table.Table) -> Reveals:
     """An empty record for a hand at a table shaped as ``table``."""
     zeros = jnp.zeros(3, jnp.int32)
     return Reveals(jax.tree.map(lambda a: jnp.stack([a] * 3), table), zeros, zeros,
                    jnp.int32(0))
 
 
-def note(record: Reveals, before: tb.Table, kind, amount, after: tb.Table) -> Reveals:
+def note(record: Reveals, before: poker_table.Table, kind, amount,
+         after: poker_table.Table) -> Reveals:
     """``record`` with the decision that took ``before`` to ``after`` (`table.act` of ``kind``,
     ``amount``) added when it brought board cards out."""
     brought = ~before.hand_over & (before.to_act >= 0) & (after.revealed > before.revealed)
     i = jnp.minimum(record.count, 2)
     put = lambda buf, x: buf.at[i].set(jnp.where(brought, x, buf[i]))  # noqa: E731
-    return Reveals(jax.tree.map(put, record.tables, tb.decided(before, kind, amount)),
+    return Reveals(jax.tree.map(put, record.tables, poker_table.decided(before, kind, amount)),
                    put(record.before, before.revealed), put(record.after, after.revealed),
                    record.count + brought.astype(jnp.int32))
 
 
-def luck_of(start: tb.Table, record: Reveals, value: Value = chips, key=None) -> jax.Array:
+def luck_of(start: poker_table.Table, record: Reveals, value: Value = chips, key=None) -> jax.Array:
     """``# [N] float32``: the luck of a hand played from ``start`` (the table right after the
     blinds, `table.start_hand(..., can_end=False)`) whose reveals are ``record``: the deal's
     correction plus every reveal's (a hand the blinds leave nobody able to act in runs its board
@@ -270,16 +273,16 @@ def luck_of(start: tb.Table, record: Reveals, value: Value = chips, key=None) ->
     return (deal_correction(start, value, k_deal) + corr.sum(axis=0)).astype(jnp.float32)
 
 
-def hand_luck(start: tb.Table, kinds: jax.Array, amounts: jax.Array, value: Value = chips,
-              key=None) -> tuple[jax.Array, tb.Table]:
+def hand_luck(start: poker_table.Table, kinds: jax.Array, amounts: jax.Array, value: Value = chips,
+              key=None) -> tuple[jax.Array, poker_table.Table]:
     """``(luck # [N] float32, the finished table)`` of one hand played from ``start`` (as in
     `luck_of`) by the decisions ``kinds``, ``amounts`` ``# [D]`` (the engine's exact actions,
     in order; the ones after the hand ended are ignored)."""
     def body(carry, xs):
         t, record = carry
-        nxt = tb.act(t, *xs)
+        nxt = poker_table.act(t, *xs)
         return (nxt, note(record, t, *xs, nxt)), None
 
-    table = tb.begin(start)
+    table = poker_table.begin(start)
     (table, record), _ = jax.lax.scan(body, (table, no_reveals(table)), (kinds, amounts))
     return luck_of(start, record, value, key), table

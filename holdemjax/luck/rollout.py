@@ -28,7 +28,7 @@ import jax.numpy as jnp
 from holdemjax import xla
 from holdemjax.luck.sng import DEAL_EVENT, EVENTS, _reveal_row
 from holdemjax.poker import cards, tournament
-from holdemjax.poker import table as tb
+from holdemjax.poker import table as poker_table
 from holdemjax.poker.cards import NUM_CARDS
 from holdemjax.sparse import sparse_cond
 from holdemjax.validate import require_int
@@ -75,7 +75,7 @@ def rollout_value(env, policy: Policy, state, key, hand=None) -> jax.Array:
     return _settled(env, end)
 
 
-def _completions(table: tb.Table, visible, noise: jax.Array) -> jax.Array:
+def _completions(table: poker_table.Table, visible, noise: jax.Array) -> jax.Array:
     """``# [K, 5]`` boards: the first ``visible`` cards of ``table``'s board kept, the rest the
     cards that may still come (`cards.unseen`) with the smallest of ``noise # [K, 52]``."""
     allowed = cards.unseen(table.hole, table.board, visible)
@@ -87,7 +87,7 @@ def _completions(table: tb.Table, visible, noise: jax.Array) -> jax.Array:
 
 def _with_cards(env, state, hole, board):
     t = env.tournament(state)
-    return env.with_tournament(state, t.replace(table=tb.with_cards(t.table, hole, board)))
+    return env.with_tournament(state, t.replace(table=poker_table.with_cards(t.table, hole, board)))
 
 
 def _difference(env, policy, states, keys, hand) -> jax.Array:
@@ -143,7 +143,7 @@ def rollout_step_luck(env, policy: Policy, state, action, next_state, key,
     t, nt = env.tournament(state), env.tournament(next_state)
     live = ~(state.terminated | state.truncated)
     kind, amount = env.menu.engine_action(t.table, action)
-    shown_after = tb.act(t.table, kind, amount).revealed
+    shown_after = poker_table.act(t.table, kind, amount).revealed
     reveals = live & (shown_after > t.table.revealed)
     deals = live & (nt.hand != t.hand) & ~(next_state.terminated | next_state.truncated)
     zeros = jnp.zeros((len(EVENTS), nt.num_seats), jnp.float32)

@@ -28,7 +28,7 @@ from holdemjax.luck.hands import (
     reveal_correction,
 )
 from holdemjax.luck.learned import StateValue, chance_term
-from holdemjax.poker import table as tb
+from holdemjax.poker import table as poker_table
 from holdemjax.poker import tournament
 from holdemjax.poker.actions import FOLD as MENU_FOLD
 from holdemjax.poker.cards import NUM_CARDS
@@ -69,17 +69,18 @@ def tournament_value(t: tournament.Tournament) -> Value:
     return value
 
 
-def blinds_table(table: tb.Table) -> tb.Table:
+def blinds_table(table: poker_table.Table) -> poker_table.Table:
     """The table right after the blinds (`table.start_hand(..., can_end=False)`) of the hand
     ``table`` holds, rebuilt from its public fields: for a hand the blinds alone ended (nobody
     could act), whose table is paid out already. (Of a hand waiting for its first decision it
     is that table, ``to_act`` aside.)"""
     posted = table.start_stacks - (table.stacks - table.winnings)
     sb_posts = posted[table.sb] > 0
-    start = tb.start_hand(table.start_stacks, table.in_hand, table.button, table.sb, table.bb,
-                          sb_posts, table.small_blind, table.big_blind, table.ante,
-                          jnp.arange(NUM_CARDS, dtype=jnp.int32), can_end=False)
-    return tb.with_cards(start, table.hole, table.board)
+    start = poker_table.start_hand(table.start_stacks, table.in_hand, table.button, table.sb,
+                                   table.bb, sb_posts, table.small_blind, table.big_blind,
+                                   table.ante, jnp.arange(NUM_CARDS, dtype=jnp.int32),
+                                   can_end=False)
+    return poker_table.with_cards(start, table.hole, table.board)
 
 
 def _hand_key(key, hand, event):
@@ -122,7 +123,7 @@ def decision_luck(t: tournament.Tournament, kind, amount, key, by_event: bool = 
     after = tournament.act(t, kind, amount)
     shown, now = table.revealed, after.table.revealed
     brought = deciding & (now > shown)
-    mid = tb.decided(table, kind, amount)
+    mid = poker_table.decided(table, kind, amount)
     row = 1 + _index(shown)
     k_reveal = _hand_key(key, t.hand, row)
     zeros = jnp.zeros((len(EVENTS), t.num_seats), jnp.float32)
@@ -143,15 +144,16 @@ def decision_luck(t: tournament.Tournament, kind, amount, key, by_event: bool = 
     return luck if by_event else luck.sum(axis=0)
 
 
-def action_values(table: tb.Table, value: Value, key, need=True) -> jax.Array:
+def action_values(table: poker_table.Table, value: Value, key, need=True) -> jax.Array:
     """``# [2, N] float32``: the check-down values (`holdemjax.luck.hands.check_down_values`
     at the board cards shown, the same boards for both) of the decision waiting at ``table``
     had it folded (row 0) or checked or called (row 1), its chips in (`table.decided`). In a
     check-down every raise is worth the call: nobody calls it, so the engine returns what no
     other seat matched (tested on real decisions). Only the street's level is computed, and
     under ``vmap`` only for the rows with ``need`` (`holdemjax.sparse`; zeros elsewhere)."""
-    tables = jax.tree.map(lambda f, c: jnp.stack([f, c]), tb.decided(table, tb.FOLD, 0),
-                          tb.decided(table, tb.CHECK_CALL, 0))
+    tables = jax.tree.map(lambda f, c: jnp.stack([f, c]),
+                          poker_table.decided(table, poker_table.FOLD, 0),
+                          poker_table.decided(table, poker_table.CHECK_CALL, 0))
     out = jnp.zeros((2, table.num_seats), jnp.float32)
     for visible in VISIBLE:
         def level(z, visible=visible):

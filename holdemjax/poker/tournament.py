@@ -38,7 +38,7 @@ import numpy as np
 from flax import struct
 
 from holdemjax import xla
-from holdemjax.poker import table as tb
+from holdemjax.poker import table as poker_table
 from holdemjax.poker.cards import dealt_deck, permutation_and_inverse
 from holdemjax.poker.icm import icm
 from holdemjax.poker.structure import RING, Format, blinds_at
@@ -50,7 +50,7 @@ __all__ = ["NUM_STREETS", "Tournament", "Decision", "seat", "lone_hand", "start"
            "stop", "places_of_busts", "open_payouts", "open_places_icm", "finish_by_icm",
            "player_scores", "final_places", "decision", "decision_at"]
 
-NUM_STREETS = tb.NUM_STREETS
+NUM_STREETS = poker_table.NUM_STREETS
 
 
 @struct.dataclass
@@ -60,7 +60,7 @@ class Tournament:
     Seat-indexed fields are by seat; ``player_at`` / ``seat_of`` map seats and player ids.
     """
 
-    table: tb.Table  # the current hand (after the last hand: its end)
+    table: poker_table.Table  # the current hand (after the last hand: its end)
     key: jax.Array  # [2] uint32 data of the game key (hand h deals from fold_in(key, h))
     hand: jax.Array  # [] int32 index of the current hand, 0-based
     player_at: jax.Array  # [N] int32 player id sitting at seat s
@@ -90,21 +90,22 @@ class Decision:
     board.
     """
 
-    table: tb.Table  # the hand
-    legal: tb.Legal  # what table.to_act may do
+    table: poker_table.Table  # the hand
+    legal: poker_table.Legal  # what table.to_act may do
     hand: jax.Array  # [] int32 hand index (the ``hand`` coordinate of a bot draw)
     alive: jax.Array  # [N] bool seats still in the game
     decisions: jax.Array  # [N] int32 decisions each seat made this hand
     street_raises: jax.Array  # [4, N] int32 bets/raises per street and seat this hand
 
 
-def _deal(fmt: Format, key, hand, stacks, alive, positions, can_end: bool = True) -> tb.Table:
+def _deal(fmt: Format, key, hand, stacks, alive, positions,
+          can_end: bool = True) -> poker_table.Table:
     button, sb, bb, sb_posts = positions
     small, big, ante = blinds_at(fmt, hand)
     # hand_deck(key, hand) at the positions start_hand reads (the rest is never dealt).
     deck = dealt_deck(jax.random.wrap_key_data(key), hand, fmt.num_seats)
-    return tb.start_hand(stacks, alive, button, sb, bb, sb_posts, small, big, ante, deck,
-                         can_end=can_end)
+    return poker_table.start_hand(stacks, alive, button, sb, bb, sb_posts, small, big, ante, deck,
+                                  can_end=can_end)
 
 
 def start(key, fmt: Format) -> Tournament:
@@ -139,7 +140,7 @@ def seat(key, fmt: Format) -> Tournament:
     player_at, seat_of = permutation_and_inverse(k_seat, n)
     alive = jnp.ones(n, bool)
     stacks = jnp.full(n, fmt.starting_stack, jnp.int32)
-    positions = tb.first_positions(alive, n - 1)
+    positions = poker_table.first_positions(alive, n - 1)
     # Hand 0 of a format whose first hand waits cannot be over from the blinds: its deal
     # leaves the payout out of the program.
     table = _deal(fmt, k_game, jnp.int32(0), stacks, alive, positions,
@@ -163,7 +164,7 @@ def seat(key, fmt: Format) -> Tournament:
     )
 
 
-def lone_hand(table: tb.Table, hand=0) -> Tournament:
+def lone_hand(table: poker_table.Table, hand=0) -> Tournament:
     """A `Tournament` that holds one dealt hand and nothing else, for hosts that play lone
     hands (duplicate deals, seat rotation): `act` plays its decisions and counts them, its
     chips and raises, as in a tournament. Every seat is its own player and still in, the
@@ -191,13 +192,14 @@ def act(t: Tournament, kind, amount=0, pay: bool = True) -> Tournament:
     amount = jnp.asarray(amount, jnp.int32)
     old = t.table
     seat = jnp.maximum(old.to_act, 0)
-    lg = tb.legal(old)
-    new = tb.act(old, kind, amount, pay=pay)
+    lg = poker_table.legal(old)
+    new = poker_table.act(old, kind, amount, pay=pay)
     # Chips the decision put in, read back from the engine (which clamps the amount): the
     # stack went down by them, and at a hand's end the winnings were added back.
     added = old.stacks[seat] - new.stacks[seat] + jnp.where(new.hand_over, new.winnings[seat], 0)
     street = jnp.minimum(old.street, NUM_STREETS - 1)
-    raised = (jnp.clip(kind, tb.FOLD, tb.RAISE) == tb.RAISE) & lg.can_raise
+    raised = ((jnp.clip(kind, poker_table.FOLD, poker_table.RAISE) == poker_table.RAISE)
+              & lg.can_raise)
     return t.replace(
         table=new,
         street_chips=t.street_chips.at[street, seat].add(added),
@@ -252,7 +254,7 @@ def next_hand(t: Tournament, can_end: bool = True) -> Tournament:
         score, place = places_of_busts(t, busted, alive)
         icm_due = over & at_cap & (left >= 2)  # scores of the seats still in: finish_by_icm
     hand = t.hand + 1
-    positions = tb.next_positions(alive, table.button, table.sb, table.bb)
+    positions = poker_table.next_positions(alive, table.button, table.sb, table.bb)
     nxt = _deal(fmt, t.key, hand, table.stacks, alive, positions, can_end)
     zeros = jnp.zeros_like(t.street_chips)
     ongoing = t.replace(table=nxt, hand=hand, alive=alive, score=score, place=place,
@@ -295,7 +297,7 @@ def advance(t: Tournament) -> Tournament:
         return (s.table.hand_over | (s.table.to_act < 0)) & ~s.finished
 
     def boundary(s):  # every hand is paid here, then the next dealt (unpaid if over at once)
-        return next_hand(s.replace(table=tb.pay_if_ended(s.table)), can_end=False)
+        return next_hand(s.replace(table=poker_table.pay_if_ended(s.table)), can_end=False)
 
     # Under vmap the sparse forms deal and settle only the rows that need it (see
     # holdemjax.sparse): a plain while_loop / cond would run them for every row.
@@ -340,8 +342,8 @@ def stop(t: Tournament) -> Tournament:
     table = t.table
     zeros = jnp.zeros_like(table.stacks)
     reset = table.replace(stacks=table.start_stacks, bets=zeros, contrib=zeros, dead=jnp.int32(0),
-                          to_act=jnp.int32(tb.NO_SEAT), street=jnp.int32(tb.HAND_OVER),
-                          hand_over=jnp.bool_(True))
+                          to_act=jnp.int32(poker_table.NO_SEAT),
+                          street=jnp.int32(poker_table.HAND_OVER), hand_over=jnp.bool_(True))
     ended = t.replace(table=reset, finished=jnp.bool_(True))
     if t.format.kind == RING:
         score = (table.start_stacks / table.start_stacks.sum()).astype(jnp.float32)
@@ -374,19 +376,19 @@ def final_places(t: Tournament) -> jax.Array:
 
 def decision(t: Tournament) -> Decision:
     """The `Decision` view of the seat to act."""
-    return Decision(table=t.table, legal=tb.legal(t.table), hand=t.hand, alive=t.alive,
+    return Decision(table=t.table, legal=poker_table.legal(t.table), hand=t.hand, alive=t.alive,
                     decisions=t.decisions, street_raises=t.street_raises)
 
 
-def decision_at(table: tb.Table, hand, decisions, street_raises, alive=None,
-                legal: tb.Legal | None = None) -> Decision:
+def decision_at(table: poker_table.Table, hand, decisions, street_raises, alive=None,
+                legal: poker_table.Legal | None = None) -> Decision:
     """The `Decision` view of a lone hand's seat to act (duplicate deals, seat rotation):
     ``decisions # [N] int32``, ``street_raises # [4, N] int32`` counted by the caller, every
     seat in unless ``alive`` says otherwise. Works on device arrays (pure JAX) and, with
     ``legal`` given, on host numpy arrays without a JAX call."""
     n = table.stacks.shape[-1]
     if legal is None:
-        legal = tb.legal(table)
+        legal = poker_table.legal(table)
     if alive is None:
         alive = jnp.ones(n, bool) if isinstance(table.stacks, jax.Array) else np.ones(n, bool)
     return Decision(table=table, legal=legal, hand=hand, alive=alive, decisions=decisions,

@@ -18,8 +18,7 @@ import numpy as np
 from jax.experimental import serialize_executable
 
 from holdemjax.host.packing import Layout
-from holdemjax.poker import icm, tournament
-from holdemjax.poker import table as tb
+from holdemjax.poker import icm, table, tournament
 from holdemjax.poker.structure import FORMATS, Format, make_format
 from holdemjax.series import xla_cache
 
@@ -42,10 +41,9 @@ INTEGER_OPTIONS = {**COMPILER_OPTIONS, "xla_backend_optimization_level": 0}
 def run_inline() -> bool:
     """Run the engine's programs on the calling thread: JAX's CPU async dispatch off for the
     process. The host reads every step's result at once, so handing each call to JAX's thread
-    only adds two context switches (about 12% of the engine's time in a series on a loaded
-    2-core machine). The same executables run, with the same results. It takes effect only
-    before JAX's CPU backend starts (call it first, as `holdemjax series` does); returns
-    whether it did."""
+    only adds two context switches (docs/series.md, Speed). The same executables run, with the
+    same results. It takes effect only before JAX's CPU backend starts (call it first, as
+    `holdemjax series` does); returns whether it did."""
     from jax._src import xla_bridge
 
     if xla_bridge.backends_are_initialized():
@@ -70,8 +68,7 @@ class Engine:
     Each program keeps its buffers small (`CHUNK_WORDS`) but ``settle`` (the ICM's subset
     tables): XLA:CPU then runs it on the calling thread, where a program with one larger
     buffer, even in a branch it rarely takes, runs on the thread pool at several times the
-    time (measured in a series here: a hand boundary with the ICM and the deal's 52 x 52 tie
-    fallback in it ~300 us, without them ~60 us; docs/series.md).
+    time (docs/series.md, "Why the engine's programs are small").
     """
 
     name: str
@@ -114,7 +111,7 @@ def engine(env_id: str) -> Engine:
     dev_fmt = jax.tree.map(jnp.asarray, fmt)
 
     def with_legal(t):
-        return t, tb.legal(t.table)
+        return t, table.legal(t.table)
 
     options = {"seat": INTEGER_OPTIONS, "act": INTEGER_OPTIONS, "boundary": INTEGER_OPTIONS,
                "settle": COMPILER_OPTIONS, "end": COMPILER_OPTIONS}

@@ -5,12 +5,12 @@ the bytes are exactly `protocol.encode`'s.
 
 from __future__ import annotations
 
-from holdemjax.series import protocol as P
+from holdemjax.series import protocol
 
 __all__ = ["EventText"]
 
 #: the events' place in `EventText`'s head (no other message holds it): ``"events":"\u0000"``
-_PLACEHOLDER = P.encode({"events": "\x00"})[1:-1]
+_PLACEHOLDER = protocol.encode({"events": "\x00"})[1:-1]
 
 
 class EventText:
@@ -28,16 +28,16 @@ class EventText:
     def _of(self, event: dict) -> bytes:
         hit = self._bytes.get(id(event))
         if hit is None:
-            hit = self._bytes[id(event)] = (event, P.encode(event))
+            hit = self._bytes[id(event)] = (event, protocol.encode(event))
         return hit[1]
 
     def encode(self, message: dict) -> bytes:
         events = message.get("events")
         if not events:
-            return P.encode(message)
+            return protocol.encode(message)
         # a placeholder no message holds elsewhere (table talk has its control characters
         # removed), in the events' place: keys stay sorted
-        head = P.encode({**message, "events": "\x00"})
+        head = protocol.encode({**message, "events": "\x00"})
         cut = head.index(_PLACEHOLDER)
         return b"".join((head[:cut], b'"events":[', b",".join([self._of(e) for e in events]),
                          b"]", head[cut + len(_PLACEHOLDER):]))

@@ -21,8 +21,8 @@ import numpy as np
 
 from holdemjax.host.hand import HostHand
 from holdemjax.host.loop import play_hand
-from holdemjax.poker import table as tb
-from holdemjax.series import protocol as P
+from holdemjax.poker import table
+from holdemjax.series import protocol
 from holdemjax.series.engine import Engine, engine
 from holdemjax.series.event_text import EventText
 from holdemjax.series.luckbook import LuckBook
@@ -35,7 +35,7 @@ __all__ = ["Engine", "engine", "Slot", "Game"]
 class Slot:
     """A slot's live status during the series."""
 
-    def __init__(self, policy, clock: P.Clock, record: SlotRecord):
+    def __init__(self, policy, clock: protocol.Clock, record: SlotRecord):
         self.policy = policy
         self.record = record
         self.events: list = []
@@ -118,7 +118,7 @@ class Game:
         finally:
             self.timer["policy"] += time.perf_counter() - t0
         seat.record.fuel_ns += int(result.used_ns)
-        if result.outcome == P.WALL_CLOCK:
+        if result.outcome == protocol.WALL_CLOCK:
             self._current[1].setdefault("guard_trips", []).append(
                 {"slot": slot, "call": index, "used_ns": int(result.used_ns)})
         return result
@@ -145,7 +145,7 @@ class Game:
         d = self.seats[slot].record.outcomes
         d[outcome] = d.get(outcome, 0) + 1
 
-    def _chat(self, slot: int, reply: P.Reply, say: str | None, hand: dict | None,
+    def _chat(self, slot: int, reply: protocol.Reply, say: str | None, hand: dict | None,
               folded_or_out: bool) -> None:
         """Publish a reply's table talk; count every line that is not shown by its reason
         (`protocol.CHAT_DROPS`)."""
@@ -156,7 +156,7 @@ class Game:
         if say:
             self._public({"type": "chat", "seat": seat, "text": say, "say": True}, hand)
         for line in reply.chat:
-            if s.chat_this_hand >= P.CHAT_LINES_PER_HAND:
+            if s.chat_this_hand >= protocol.CHAT_LINES_PER_HAND:
                 s.record.drop_chat("lines_per_hand")
                 continue
             s.chat_this_hand += 1
@@ -346,7 +346,7 @@ class Game:
         pending, self._pending_chat = self._pending_chat, None
         if pending is not None:
             slot, reply = pending
-            self._chat(slot, reply, reply.say, hand, reply.kind == tb.FOLD)
+            self._chat(slot, reply, reply.say, hand, reply.kind == table.FOLD)
 
     def _end_hand(self, drv: HostHand, hand) -> None:
         m = drv.table

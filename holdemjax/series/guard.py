@@ -196,13 +196,7 @@ def judge_calls(store: wasmtime.Store, guard: MachineGuard):
     one call's trip from reaching another, but an engine per thread needs every module compiled
     (or deserialized) once per engine, and a store may run only on the thread of its engine
     (the duplicate service loads a policy on one thread and plays it on another). The judge
-    costs nothing measurable. Measured on a 2-core x86 box with wasmtime 50.0.1: an engine per
-    thread costs 0.06 ms to make plus 0.15 ms to deserialize the baseline into it; a 1.3 ms
-    call took 1,305-1,321 us with the judge (about 250 callbacks per 1,000 calls) against
-    1,299-1,326 us without it, a 42 us call 42.3-42.6 against 42.0-42.8 us; a certify-series
-    of six baselines over 40 tournaments (1,081 decisions) took 0.37 s of policy time with the
-    judge (six runs: 0.35-0.43 s) against 0.43 s with the former engine-wide watchdog, the call
-    path an engine per thread keeps (three runs: 0.40-0.58 s): medians, within the noise."""
+    costs nothing measurable (docs/series.md, Speed)."""
     me = weakref.ref(guard)
 
     def judge(context, data, delta, kind) -> int:

@@ -37,7 +37,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable, Mapping, Sequence
 
-from holdemjax.series import protocol as P
+from holdemjax.series import protocol
 
 __all__ = ["COUNTS", "FIGURES", "COLUMNS", "Hand", "counts", "count", "add", "figures",
            "series_hand", "series_hud"]
@@ -95,34 +95,34 @@ def counts(hand: Hand) -> list[dict[str, int]]:
     folded: set[int] = set()
     for street, who, code in hand.actions:
         c = cs[who]
-        if code == P.FOLD:
+        if code == protocol.FOLD:
             folded.add(who)
         if street == PREFLOP:
-            if code == P.FOLD:
+            if code == protocol.FOLD:
                 folded_pre.add(who)
-            c["vpip_hands"] |= code in (P.CALL, P.RAISE)
-            c["pfr_hands"] |= code == P.RAISE
+            c["vpip_hands"] |= code in (protocol.CALL, protocol.RAISE)
+            c["pfr_hands"] |= code == protocol.RAISE
             if raises == 1 and who not in faced_one:  # its first decision facing one raise
                 faced_one.add(who)
-                c["three_bet_chances"], c["three_bets"] = 1, int(code == P.RAISE)
-            if code == P.RAISE:
+                c["three_bet_chances"], c["three_bets"] = 1, int(code == protocol.RAISE)
+            if code == protocol.RAISE:
                 raises += 1
                 aggressor = who
             continue
         if street == FLOP:
             if spot == "open" and who == aggressor:  # its first flop decision, nobody bet yet
-                c["cbet_chances"], c["cbets"] = 1, int(code == P.RAISE)
-                spot = "cbet" if code == P.RAISE else "closed"
+                c["cbet_chances"], c["cbets"] = 1, int(code == protocol.RAISE)
+                spot = "cbet" if code == protocol.RAISE else "closed"
                 faced_cbet.add(who)
             elif spot == "cbet" and who not in faced_cbet:  # its first decision after the c-bet
                 faced_cbet.add(who)
-                c["fold_to_cbet_chances"], c["folds_to_cbet"] = 1, int(code == P.FOLD)
-                if code == P.RAISE:  # raised: who acts next faces a raise, not the c-bet
+                c["fold_to_cbet_chances"], c["folds_to_cbet"] = 1, int(code == protocol.FOLD)
+                if code == protocol.RAISE:  # raised: who acts next faces a raise, not the c-bet
                     spot = "closed"
-            elif code == P.RAISE:  # a bet before the aggressor's turn, or a raise over a bet
+            elif code == protocol.RAISE:  # a bet before the aggressor's turn, or a raise over a bet
                 spot = "closed"
-        c["postflop_bets"] += code == P.RAISE
-        c["postflop_calls"] += code == P.CALL
+        c["postflop_bets"] += code == protocol.RAISE
+        c["postflop_calls"] += code == protocol.CALL
     for seat, c in enumerate(cs):
         if not hand.dealt[seat]:
             cs[seat] = dict.fromkeys(COUNTS, 0)

@@ -1,12 +1,12 @@
 """The fuel of the instructions that call into wasmtime's runtime (PROTOCOL §3).
 
 wasmtime charges one unit of fuel for nearly every instruction, but a few are calls into the
-runtime that take 10-100 ns of machine time each (`CHARGED`: ``memory.grow``, also a refused grow
-or a grow by 0 pages, ``memory.fill``, ``table.grow``, ``ref.func``, ...), where a plain
-instruction takes 0.02-2 ns. A loop of them would make a
-virtual millisecond cost tens of real milliseconds. So before compiling, the host rewrites every
-function body to charge each such instruction `RUNTIME_CALL_NS` more units: it inserts, just
-before the instruction, ``i32.const 0; i32.eqz; (i64.extend_i32_u; i32.wrap_i64) x 63; drop``,
+runtime that take far more machine time than a plain instruction (`CHARGED`: ``memory.grow``,
+also a refused grow or a grow by 0 pages, ``memory.fill``, ``table.grow``, ``ref.func``, ...;
+PROTOCOL §3 gives the figures). A loop of them would make a virtual millisecond cost many real
+ones. So before compiling, the host rewrites every function body to charge each such
+instruction `RUNTIME_CALL_NS` more units: it inserts, just before the instruction,
+``i32.const 0; i32.eqz; (i64.extend_i32_u; i32.wrap_i64) x 63; drop``,
 which leaves the stack as it was, costs exactly `RUNTIME_CALL_NS` units (``drop`` is free) and,
 folded away by the compiler, next to no machine time. The charge is fuel, so it is the same on
 every machine and a series that uses it replays exactly.

@@ -19,9 +19,8 @@ import os
 import pathlib
 import secrets
 
-from holdemjax.series import replay as RP
+from holdemjax.series import replay, viewer
 from holdemjax.series import results as results_doc
-from holdemjax.series import viewer
 from holdemjax.series.variants import VARIANTS
 
 __all__ = ["RESULTS_NAME", "check_writable", "discard_created", "write_file", "write_results",
@@ -97,9 +96,9 @@ def write_all(series, results: dict, out_dir, policies=()) -> list[pathlib.Path]
     ``out_dir``; returns the paths written, in that order."""
     out = pathlib.Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    doc = RP.replay_document(series, results)
-    replay_path = write_file(out / RP.REPLAY_NAME, RP.encode_replay(doc))
-    viewer_path = write_file(out / RP.VIEWER_NAME,
+    doc = replay.replay_document(series, results)
+    replay_path = write_file(out / replay.REPLAY_NAME, replay.encode_replay(doc))
+    viewer_path = write_file(out / replay.VIEWER_NAME,
                              viewer.render(results, doc).encode("utf-8"))
     logs = getattr(series, "logs", None)
     if logs is not None:  # every block's lines (research mode: not only block 0's instances)

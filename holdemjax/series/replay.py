@@ -18,7 +18,7 @@ import hashlib
 import json
 import pathlib
 
-from holdemjax.series import protocol as P
+from holdemjax.series import protocol
 
 __all__ = ["SCHEMA", "replay_document", "encode_replay", "load", "verify", "rerun_options",
            "to_phh", "VIEWER_NAME", "REPLAY_NAME"]
@@ -34,7 +34,7 @@ def replay_document(series, results: dict) -> dict:
         "schema": SCHEMA,
         "variant": series.variant,
         "seed": series.seed,
-        "protocol": P.PROTOCOL_VERSION,
+        "protocol": protocol.PROTOCOL_VERSION,
         "versions": results["versions"],
         "slots": [{"slot": s["slot"], "alias": s["alias"], "avatar": s["avatar"],
                    "policy": s["policy"], "sha256": s["sha256"]} for s in results["slots"]],
@@ -134,7 +134,7 @@ def verify(path, policy_paths: list | None = None) -> tuple[bool, str]:
 
 
 # ------------------------------------------------------------------------------------------ PHH
-_PHH_CODES = {P.FOLD: "f", P.CHECK: "cc", P.CALL: "cc", P.RAISE: "cbr"}
+_PHH_CODES = {protocol.FOLD: "f", protocol.CHECK: "cc", protocol.CALL: "cc", protocol.RAISE: "cbr"}
 
 
 def to_phh(doc: dict, tournament: int) -> str:

@@ -14,8 +14,7 @@ import math
 
 import numpy as np
 
-from holdemjax.series import hud
-from holdemjax.series import protocol as P
+from holdemjax.series import hud, protocol
 from holdemjax.series.meter import METER_VERSION
 
 __all__ = ["SCHEMA", "SlotRecord", "Series", "summarize", "standard_error", "luck_block",
@@ -50,8 +49,8 @@ class SlotRecord:
 
     def drop_chat(self, why: str) -> None:
         """Count one table-talk line not shown, by its reason (`protocol.CHAT_DROPS`)."""
-        if why not in P.CHAT_DROPS:
-            raise ValueError(f"unknown chat drop {why!r}; expected one of {P.CHAT_DROPS}")
+        if why not in protocol.CHAT_DROPS:
+            raise ValueError(f"unknown chat drop {why!r}; expected one of {protocol.CHAT_DROPS}")
         self.chat_dropped[why] = self.chat_dropped.get(why, 0) + 1
 
 
@@ -116,7 +115,8 @@ def _versions(variant: str) -> dict:
     from holdemjax.series.variants import VARIANTS
 
     env_id = VARIANTS[variant].env_id
-    out = {"holdemjax": getattr(holdemjax, "__version__", "0"), "protocol": P.PROTOCOL_VERSION,
+    out = {"holdemjax": getattr(holdemjax, "__version__", "0"),
+           "protocol": protocol.PROTOCOL_VERSION,
            "engine": f"{env_id} {holdemjax.make(env_id).version}"}
     try:
         import wasmtime

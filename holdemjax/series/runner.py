@@ -23,7 +23,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 
-from holdemjax.series import protocol as P
+from holdemjax.series import protocol
 from holdemjax.series.game import Game, Slot, engine
 from holdemjax.series.results import Series, SlotRecord
 from holdemjax.series.variants import ALIASES, AVATARS, VARIANTS, Variant, identities
@@ -221,12 +221,12 @@ def _run_block(policies, block: range, *, variant, seed, count, shot_ns, bank_ns
         stopped_early = True
     else:
         for i, s in enumerate(seats):
-            msg = P.start_message(P.format_info(eng.name, eng.format), slot=i,
-                                  alias=s.record.alias, seed=P.slot_seed(seed, i),
-                                  variant=variant, tournaments=count, clock=s.clock)
+            msg = protocol.start_message(protocol.format_info(eng.name, eng.format), slot=i,
+                                         alias=s.record.alias, seed=protocol.slot_seed(seed, i),
+                                         variant=variant, tournaments=count, clock=s.clock)
             try:
-                s.policy.start(P.encode(msg))
-            except P.SeriesVoid:
+                s.policy.start(protocol.encode(msg))
+            except protocol.SeriesVoid:
                 raise  # not the policy's: nobody is charged
             except Exception as exc:  # noqa: BLE001 - a start failure fails the series
                 raise SeriesFailed(i, s.record.name, f"tournament {block.start}: {exc}") from exc

@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 
 from holdemjax.host.legal import default_action
-from holdemjax.series import protocol as P
+from holdemjax.series import protocol
 
 __all__ = ["Outcome", "apply_outcome", "decision_turn", "notify_turn"]
 
@@ -36,12 +36,12 @@ class Outcome:
     recorded: str | None = None
     fault: str | None = None
     fault_detail: str = ""
-    reply: P.Reply | None = None
+    reply: protocol.Reply | None = None
     went_away: bool = False
     sat_in: bool = False
 
 
-def apply_outcome(result, legal: dict | None = None, clock: P.Clock | None = None, *,
+def apply_outcome(result, legal: dict | None = None, clock: protocol.Clock | None = None, *,
                   notify: str | None = None) -> Outcome:
     """The rule for one call's `wasm.CallResult` (or an object with ``outcome``, ``reply``,
     ``used_ns``, ``detail``).
@@ -62,13 +62,13 @@ def apply_outcome(result, legal: dict | None = None, clock: P.Clock | None = Non
     """
     o = result.outcome
     if notify is not None:
-        if o in P.FAULTS:
+        if o in protocol.FAULTS:
             return Outcome(fault=o, fault_detail=result.detail)
         if o == "timeout":
             return Outcome(fault="out_of_compute",
-                           fault_detail=f"{notify} used its {P.NOTIFY_NS} ns")
+                           fault_detail=f"{notify} used its {protocol.NOTIFY_NS} ns")
         if o == "ok":
-            reply = P.parse_reply(result.reply, None)
+            reply = protocol.parse_reply(result.reply, None)
             back = (reply.outcome == "ok" and reply.sit_in and clock is not None
                     and clock.away)
             if back:
@@ -77,10 +77,10 @@ def apply_outcome(result, legal: dict | None = None, clock: P.Clock | None = Non
         return Outcome()
     kind, amount = default_action(legal)
     if clock.away:
-        if o in P.FAULTS:
+        if o in protocol.FAULTS:
             return Outcome(kind, amount, "away", fault=o, fault_detail=result.detail)
         if o == "ok":
-            reply = P.parse_reply(result.reply, None)
+            reply = protocol.parse_reply(result.reply, None)
             back = reply.outcome == "ok" and reply.sit_in
             if back:
                 clock.sit_in()
@@ -89,11 +89,11 @@ def apply_outcome(result, legal: dict | None = None, clock: P.Clock | None = Non
     went_away = clock.record_decision(o, result.used_ns)  # charges the bank
     if o == "timeout":
         return Outcome(kind, amount, "timeout", "timeout", went_away=went_away)
-    if o in P.FAULTS:
+    if o in protocol.FAULTS:
         return Outcome(kind, amount, "fault", o, o, result.detail, went_away=went_away)
     if o != "ok":  # no_reply, bad_alloc, bad_pointer, reply_too_long
         return Outcome(kind, amount, "bad_reply", o, went_away=went_away)
-    reply = P.parse_reply(result.reply, legal)
+    reply = protocol.parse_reply(result.reply, legal)
     if reply.kind is None:
         return Outcome(kind, amount, "bad_reply", reply.outcome, reply=reply,
                        went_away=went_away)
@@ -101,7 +101,7 @@ def apply_outcome(result, legal: dict | None = None, clock: P.Clock | None = Non
 
 
 # ----------------------------------------------------------------------- one policy turn
-def decision_turn(hand, clock: P.Clock, call, *, events=(), tournament: int = 0,
+def decision_turn(hand, clock: protocol.Clock, call, *, events=(), tournament: int = 0,
                   benched: bool = False) -> tuple[Outcome, int]:
     """One decision of a wasm seat, for the series and a duplicate wasm hero alike: the
     ``act`` message of the seat to act in ``hand`` (`HostHand.view`) with the clock's budget
@@ -109,7 +109,7 @@ def decision_turn(hand, clock: P.Clock, call, *, events=(), tournament: int = 0,
     CallResult``) and the rule for its outcome (`apply_outcome`). A ``benched`` seat is not
     called: the table's default action, ``auto`` "fault". Returns the outcome and the fuel the
     call used (0 without a call); the caller hands the action on to the hand loop."""
-    legal = P.legal_info(hand.legal)
+    legal = protocol.legal_info(hand.legal)
     if benched:
         return Outcome(*default_action(legal), "fault"), 0
     budget = clock.decision_budget()
@@ -119,7 +119,7 @@ def decision_turn(hand, clock: P.Clock, call, *, events=(), tournament: int = 0,
     return apply_outcome(result, legal, clock), int(result.used_ns)
 
 
-def notify_turn(call, message: dict, clock: P.Clock) -> Outcome:
+def notify_turn(call, message: dict, clock: protocol.Clock) -> Outcome:
     """A notification to a wasm seat (``message``: ``hand_end`` or ``tournament_end``) on its
     fixed budget (`protocol.NOTIFY_NS`), and the rule for its outcome (`apply_outcome`)."""
-    return apply_outcome(call(message, P.NOTIFY_NS), clock=clock, notify=message["type"])
+    return apply_outcome(call(message, protocol.NOTIFY_NS), clock=clock, notify=message["type"])

@@ -11,13 +11,13 @@ import dataclasses
 
 import numpy as np
 
-from holdemjax.series import protocol as P
+from holdemjax.series import protocol
 
 __all__ = ["Variant", "VARIANTS", "ALIASES", "AVATARS", "identities"]
 
 
 #: ring-9-series: the most one decision may use, shot clock and bank together.
-RING_DECISION_MAX_NS = 1_000 * P.MS
+RING_DECISION_MAX_NS = 1_000 * protocol.MS
 
 
 @dataclasses.dataclass(frozen=True)
@@ -30,20 +30,20 @@ class Variant:
     env_id: str
     tournaments: int
     seats: int
-    shot_ns: int = P.SHOT_NS
-    bank_ns: int = P.BANK_NS
-    decision_max_ns: int | None = P.DECISION_MAX_NS
+    shot_ns: int = protocol.SHOT_NS
+    bank_ns: int = protocol.BANK_NS
+    decision_max_ns: int | None = protocol.DECISION_MAX_NS
     bank_refills: bool = True
 
-    def clock(self, shot_ns: int | None = None, bank_ns: int | None = None) -> P.Clock:
+    def clock(self, shot_ns: int | None = None, bank_ns: int | None = None) -> protocol.Clock:
         """The clock of one seat; a ``shot_ns`` above the variant's cap raises the cap to it
         (a decision always gets at least its shot clock)."""
         shot = self.shot_ns if shot_ns is None else shot_ns
         cap = self.decision_max_ns
         if cap is not None and isinstance(shot, int) and shot > cap:
             cap = shot
-        return P.Clock(shot, self.bank_ns if bank_ns is None else bank_ns, cap,
-                       self.bank_refills)
+        return protocol.Clock(shot, self.bank_ns if bank_ns is None else bank_ns, cap,
+                              self.bank_refills)
 
 
 VARIANTS = {
@@ -56,8 +56,9 @@ VARIANTS = {
         # Nine seats, 10 games, chips-at-end score: 200 ms per action and a 30 s bank for the
         # whole series, at most 1 s for one decision (so that one decision cannot hold the
         # series for minutes; issue 15).
-        Variant("ring-9-series", "ring-9", 10, 9, shot_ns=200 * P.MS, bank_ns=30_000 * P.MS,
-                decision_max_ns=RING_DECISION_MAX_NS, bank_refills=False),
+        Variant("ring-9-series", "ring-9", 10, 9, shot_ns=200 * protocol.MS,
+                bank_ns=30_000 * protocol.MS, decision_max_ns=RING_DECISION_MAX_NS,
+                bank_refills=False),
     )
 }
 

@@ -138,8 +138,8 @@ def close_engine() -> None:
 class GuestMemory:
     """A policy's exported memory, read and written through its data pointer (one FFI call and
     one memmove per access: wasmtime-py's ``Memory.write``/``read`` build ctypes array types on
-    every call, ~25 us of a decision's host time). The caller checks the bounds (`size`). Falls
-    back to the public API if the internals of this wasmtime-py version differ."""
+    every call; docs/series.md, Speed). The caller checks the bounds (`size`). Falls back to
+    the public API if the internals of this wasmtime-py version differ."""
 
     def __init__(self, store: wasmtime.Store, memory: wasmtime.Memory):
         self._store, self._memory = store, memory

@@ -5,7 +5,7 @@ The engine's executables as XLA serializes them (`load` / `save`), one file per 
 ``~/.cache/holdemjax/xla/engine`` (``HOLDEMJAX_COMPILE_CACHE=DIR`` moves it, ``=off`` turns it
 off), keyed by everything that goes into them: the holdemjax sources, jax and jaxlib, the
 compiler options, the XLA flags, the CPU. A process that finds them neither traces, lowers nor
-compiles the rules (about 5 s on a 2-core machine); what it runs is the executable that was
+compiles the rules (series.json's cold run times it); what it runs is the executable that was
 compiled, bit for bit (the series goldens replay from a warm cache). A missing, damaged or
 foreign file is compiled again (`holdemjax.series.cache_files` reads, checks and writes the
 files).

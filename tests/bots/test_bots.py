@@ -22,7 +22,7 @@ import pytest
 import holdemjax
 from holdemjax.bots import baseline, coordinate_key, coordinates, draw_below, play, random_bot
 from holdemjax.envs.sng import SitAndGo
-from holdemjax.poker import table as tb
+from holdemjax.poker import table as poker_table
 from holdemjax.poker.cards import parse_cards
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -292,7 +292,7 @@ def test_baseline_probabilities_are_its_decisions_over_every_draw(certify, basel
     def one(state, key, deep):
         view = certify.decision(state)
         table = view.table.replace(stacks=view.table.stacks * jnp.where(deep, 10, 1))
-        lg = tb.legal(table)
+        lg = poker_table.legal(table)
         view = view.replace(table=table, legal=lg)
         mask, _ = certify.menu.mask_and_amounts(table, lg)
         picks = jax.vmap(lambda x: baseline.decide_at(certify.menu, view, mask, x))(u)

@@ -13,7 +13,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from holdemjax.bots import tiers as jt
+from holdemjax.bots import tiers as bots_tiers
 from holdemjax.duplicate import rotation, tiers
 from holdemjax.poker.cards import card_text, parse_cards
 from tests.duplicate.test_tiers import PAIRED_BOARD_OUTS
@@ -25,8 +25,8 @@ LADDER = ((10, 20), (20, 40), (30, 60), (50, 100), (100, 200), (150, 300), (200,
 @jax.jit
 def _jax_exact(decision, key):
     """``# [3, 2] int32``: (kind, amount) of each tier (one compile per seat count)."""
-    return jnp.stack([jnp.stack(jt.decide_exact(jt.PARAMS[t], decision, key))
-                      for t in jt.TIERS])
+    return jnp.stack([jnp.stack(bots_tiers.decide_exact(bots_tiers.PARAMS[t], decision, key))
+                      for t in bots_tiers.TIERS])
 
 
 def _tournament(seed: int, max_hands: int):
@@ -70,8 +70,8 @@ def test_jax_hand_strength_equals_the_hosts_on_random_boards():
     visible = rng.choice((3, 4, 5), len(cards))
     shown = np.arange(5)[None] < visible[:, None]
     for tier in tiers.TIERS:
-        p = jt.PARAMS[tier]
-        fn = jax.jit(jax.vmap(functools.partial(jt.hand_strength, p=p)))
+        p = bots_tiers.PARAMS[tier]
+        fn = jax.jit(jax.vmap(functools.partial(bots_tiers.hand_strength, p=p)))
         hs, outs = (np.asarray(x) for x in fn(cards[:, :2], cards[:, 2:], shown))
         host = [tiers.hand_strength(c[:2].tolist(), c[2:2 + v].tolist(), p)
                 for c, v in zip(cards, visible)]
@@ -82,8 +82,8 @@ def test_jax_hand_strength_equals_the_hosts_on_random_boards():
 
 def test_unknown_tier_is_named():
     with pytest.raises(ValueError, match="'expert'"):
-        jt.params_of("expert")
-    assert jt.params_of("advanced") is tiers.PARAMS["advanced"]
+        bots_tiers.params_of("expert")
+    assert bots_tiers.params_of("advanced") is tiers.PARAMS["advanced"]
     assert card_text(0)  # the views above name cards as the protocol does
 
 
@@ -94,5 +94,6 @@ def test_jax_straight_outs_count_a_paired_rank_once():
         padded = np.concatenate([cards, np.zeros(7 - len(cards), np.int32)])
         shown = np.arange(5) < len(cards) - 2
         for tier in tiers.TIERS:
-            got = jt.hand_strength(padded[:2], padded[2:], shown, p=jt.PARAMS[tier])[1]
+            got = bots_tiers.hand_strength(padded[:2], padded[2:], shown,
+                                           p=bots_tiers.PARAMS[tier])[1]
             assert int(got) == outs, (hole, board, tier)

@@ -14,7 +14,7 @@ import sys
 from holdemjax.duplicate import match
 from holdemjax.duplicate.store import Store
 from holdemjax.poker import cards
-from holdemjax.series import protocol as P
+from holdemjax.series import protocol
 from tests.duplicate.conftest import FIRST_SESSION, HANDS, PERSON, SEATS, SEED, run_cli
 
 NAMES = ("base-a", "base-b", "random", PERSON)
@@ -65,7 +65,7 @@ def test_person_quits_and_resumes_where_it_stopped(e2e):
     mine = [a for a in stored if a[1] == 0]
     valid = [c for c in FIRST_SESSION if c == "c"]
     assert hand == 0 and len(mine) == len(valid)  # the two rejected commands played nothing
-    assert all(a[2] in (P.CHECK, P.CALL) for a in mine)
+    assert all(a[2] in (protocol.CHECK, protocol.CALL) for a in mine)
     text = " ".join(e2e["play_1"][1].split())  # the console wraps long lines
     assert "unknown command 'x'" in text and "outside" in text  # both refusals explained
     assert "resumes at hand 1" in text
@@ -180,7 +180,7 @@ def test_decks_come_from_the_seed(e2e):
 
 _FRESH = """
 import json, sys
-from holdemjax.duplicate import match as M
+from holdemjax.duplicate import match
 from holdemjax.duplicate import references
 from holdemjax.duplicate.store import Store
 with Store(sys.argv[1]) as s:

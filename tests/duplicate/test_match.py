@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from holdemjax.duplicate import draws, match
-from holdemjax.poker import table as tb
-from holdemjax.series import protocol as P
+from holdemjax.poker import table
+from holdemjax.series import protocol
 
 
 @pytest.mark.parametrize("kwargs, message", [
@@ -56,7 +56,7 @@ def test_commitment_is_sha256_of_salt_and_seed():
 
 @pytest.mark.parametrize("seats", [2, 3, 6, 9])
 def test_positions_match_the_engine(seats):
-    first = jax.jit(tb.first_positions)
+    first = jax.jit(table.first_positions)
     for hand in range(seats + 1):
         button = hand % seats
         b, sb, bb, _ = first(np.ones(seats, bool), button)
@@ -79,18 +79,19 @@ def test_hand_records_exact_actions():
     spec = match.MatchSpec(seats=6, hands=1, stack=1000)
     hand = match.Hand(spec, 5, 0)  # button 0, SB 1, BB 2: seat 3 acts first
     for _ in range(2):  # seats 3 and 4 fold
-        hand.apply(tb.FOLD)
+        hand.apply(table.FOLD)
     assert hand.to_act == 5 and hand.events[0]["type"] == "hand_start"
-    assert hand.apply(tb.RAISE, 5)[:5] == [0, 5, P.RAISE, 40, 40]  # below the minimum: min-raise
-    assert hand.apply(tb.CHECK_CALL)[:5] == [0, 0, P.CALL, 40, 40]
-    assert hand.apply(tb.FOLD)[:5] == [0, 1, P.FOLD, 10, 0]
-    assert hand.apply(tb.RAISE, 10**6)[:5] == [0, 2, P.RAISE, 1000, 980]  # above: all-in
-    assert hand.apply(tb.FOLD)[:5] == [0, 5, P.FOLD, 40, 0]
+    # below the minimum: min-raise
+    assert hand.apply(table.RAISE, 5)[:5] == [0, 5, protocol.RAISE, 40, 40]
+    assert hand.apply(table.CHECK_CALL)[:5] == [0, 0, protocol.CALL, 40, 40]
+    assert hand.apply(table.FOLD)[:5] == [0, 1, protocol.FOLD, 10, 0]
+    assert hand.apply(table.RAISE, 10**6)[:5] == [0, 2, protocol.RAISE, 1000, 980]  # above: all-in
+    assert hand.apply(table.FOLD)[:5] == [0, 5, protocol.FOLD, 40, 0]
     view = hand.view()
     assert view["seat"] == 0 and view["decision"] == 1 and view["hand"] == 0
     assert view["history"] == [a[:4] for a in hand.actions]
     assert view["legal"]["raise"] is None and view["legal"]["call"] == 960
-    hand.apply(tb.CHECK_CALL)
+    hand.apply(table.CHECK_CALL)
     assert hand.over
     rec = hand.record()
     assert rec["net"][5] == -40 and rec["net"][1] == -10 and sum(rec["net"]) == 0
@@ -101,7 +102,8 @@ def test_hand_records_exact_actions():
     match.replay(again, hand.actions[:2])  # through the one loop
     assert again.actions == hand.actions[:2]
     with pytest.raises(match.MatchError, match="does not replay"):
-        match.replay(again, [[0, 0, P.CALL, 1000, 960, None]])  # seat 5 is to act, not seat 0
+        # seat 5 is to act, not seat 0
+        match.replay(again, [[0, 0, protocol.CALL, 1000, 960, None]])
 
 
 def _view(legal, hand=0, seat=1, street=0, decision=0):
@@ -114,10 +116,11 @@ def test_random_bot_is_uniform_over_the_offered_kinds():
     free = {"fold": True, "check": True, "call": 0, "raise": None}
     picks = [match.bot_decide("random", _view(facing, hand=h), key) for h in range(300)]
     kinds = [k for k, _ in picks]
-    assert {kinds.count(k) for k in (tb.FOLD, tb.CHECK_CALL, tb.RAISE)} <= set(range(70, 131))
-    assert all(40 <= a <= 200 for k, a in picks if k == tb.RAISE)
+    assert {kinds.count(k) for k in (table.FOLD, table.CHECK_CALL, table.RAISE)} \
+        <= set(range(70, 131))
+    assert all(40 <= a <= 200 for k, a in picks if k == table.RAISE)
     assert {match.bot_decide("random", _view(free, hand=h), key)[0] for h in range(50)} == \
-        {tb.CHECK_CALL}  # nothing to fold to and no raise offered: only check
+        {table.CHECK_CALL}  # nothing to fold to and no raise offered: only check
     # addressed by coordinates: the same decision draws the same, whatever came before
     assert match.bot_decide("random", _view(facing, 9, 1, 2, 3), key) == \
         match.bot_decide("random", {**_view(facing, 9, 1, 2, 3), "history": [[0, 1, 3, 60]]}, key)

@@ -9,21 +9,21 @@ from rich.console import Console
 
 from holdemjax.duplicate import match, play
 from holdemjax.duplicate.store import Store
-from holdemjax.poker import table as tb
+from holdemjax.poker import table
 
 FACING = {"fold": True, "check": False, "call": 40, "raise": [100, 1980]}
 FREE = {"fold": True, "check": True, "call": 0, "raise": None}
 
 
 @pytest.mark.parametrize("text, legal, expect", [
-    ("f", FACING, (tb.FOLD, 0)),
-    ("c", FACING, (tb.CHECK_CALL, 0)),
-    ("  C  ", FREE, (tb.CHECK_CALL, 0)),
-    ("k", FREE, (tb.CHECK_CALL, 0)),
-    ("r 100", FACING, (tb.RAISE, 100)),
-    ("raise 1980", FACING, (tb.RAISE, 1980)),
-    ("a", FACING, (tb.RAISE, 1980)),
-    ("a", FREE, (tb.CHECK_CALL, 0)),  # raising closed: all-in is the call
+    ("f", FACING, (table.FOLD, 0)),
+    ("c", FACING, (table.CHECK_CALL, 0)),
+    ("  C  ", FREE, (table.CHECK_CALL, 0)),
+    ("k", FREE, (table.CHECK_CALL, 0)),
+    ("r 100", FACING, (table.RAISE, 100)),
+    ("raise 1980", FACING, (table.RAISE, 1980)),
+    ("a", FACING, (table.RAISE, 1980)),
+    ("a", FREE, (table.CHECK_CALL, 0)),  # raising closed: all-in is the call
 ])
 def test_commands(text, legal, expect):
     assert play.parse_command(text, legal) == expect

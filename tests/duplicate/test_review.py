@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from holdemjax.duplicate import review as RV
+from holdemjax.duplicate import review
 from holdemjax.duplicate.match import MatchError
 from tests.duplicate.lines import SPEC, line, record
 
@@ -30,7 +30,7 @@ def _lines():
 
 
 def test_first_divergence_with_shared_history():
-    r = RV.review(SPEC, _lines(), "A", "B")
+    r = review.review(SPEC, _lines(), "A", "B")
     assert r["divergent_hands"] == 2 and [d["hand"] for d in r["divergences"]] == [0, 2]
     d = r["divergences"][0]
     assert d["at"] == 2 and d["street"] == "preflop"
@@ -43,27 +43,27 @@ def test_first_divergence_with_shared_history():
     assert (d["a_net"], d["b_net"]) == (150, 0) and d["hole"] == ["As", "Kd"]
     assert r["divergences"][1]["at"] == 1
     # a raise after a bet on the same street stays a raise; before the flop every raise is one
-    assert RV.action_texts(SPEC, [[0, 3, 3, 60, 60], [1, 3, 3, 80, 80], [1, 0, 3, 240, 240],
-                                  [2, 3, 1, 0, 0]]) == [
+    assert review.action_texts(SPEC, [[0, 3, 3, 60, 60], [1, 3, 3, 80, 80], [1, 0, 3, 240, 240],
+                                      [2, 3, 1, 0, 0]]) == [
         "S3 intermediate raises to 60", "S3 intermediate bets 80", "hero raises to 240",
         "S3 intermediate checks"]
 
 
 def test_deciding_hands_are_furthest_from_the_field_not_the_biggest_pot():
-    r = RV.review(SPEC, _lines(), "A", "B")
+    r = review.review(SPEC, _lines(), "A", "B")
     # field mean per hand: (150+0)/2, -2000, -600 -> A's relative: +75, 0, -300
     assert [(d["hand"], d["relative"]) for d in r["deciding"]["A"]] == [(2, -300), (0, 75), (1, 0)]
     assert r["deciding"]["B"][0]["hand"] == 2 and r["deciding"]["B"][0]["relative"] == 300
 
 
 def test_lone_folds_and_all_ins():
-    r = RV.review(SPEC, _lines(), "A", "B")
+    r = review.review(SPEC, _lines(), "A", "B")
     assert [(x["hand"], x["who"], x["street"]) for x in r["only_folder"]] == [(0, "B", "preflop")]
     assert [(x["hand"], x["who"]) for x in r["only_allin"]] == [(2, "A")]  # not hand 1: both
 
 
 def test_streets_won_and_lost():
-    s = RV.review(SPEC, _lines(), "A", "B")["streets"]
+    s = review.review(SPEC, _lines(), "A", "B")["streets"]
     # A: hand 0 won when S3 folded on the flop; hands 1 and 2 lost at showdown
     assert s["A"]["flop"] == {"won": 150, "lost": 0, "net": 150, "hands": 1}
     assert s["A"]["showdown"] == {"won": 0, "lost": 2900, "net": -2900, "hands": 2}
@@ -72,6 +72,6 @@ def test_streets_won_and_lost():
 
 def test_refuses_unknown_or_equal_names():
     with pytest.raises(MatchError, match="no line 'Z'"):
-        RV.review(SPEC, _lines(), "A", "Z")
+        review.review(SPEC, _lines(), "A", "Z")
     with pytest.raises(MatchError, match="two different lines"):
-        RV.review(SPEC, _lines(), "A", "A")
+        review.review(SPEC, _lines(), "A", "A")

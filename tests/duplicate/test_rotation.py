@@ -14,14 +14,14 @@ import numpy as np
 import pytest
 
 from holdemjax.duplicate import rotation
-from holdemjax.poker import table as tb
+from holdemjax.poker import table
 
 
 def stubborn(view, key):
     """A misbehaving policy: 'raises' to 0 chips (below every minimum), with the out-of-range
     kind 7 at every other decision."""
     del key
-    return jnp.where(view.decision % 2 == 0, tb.RAISE, 7), jnp.int32(0)
+    return jnp.where(view.decision % 2 == 0, table.RAISE, 7), jnp.int32(0)
 
 
 POOL = (rotation.BASELINE, rotation.RANDOM, stubborn)
@@ -59,7 +59,7 @@ def test_different_policies_are_not_neutral():
 def calling_station(view, key):
     """Checks or calls every decision: a cheap policy unlike the random bot."""
     del view, key
-    return jnp.int32(tb.CHECK_CALL), jnp.int32(0)
+    return jnp.int32(table.CHECK_CALL), jnp.int32(0)
 
 
 LUCK_POOL = (rotation.RANDOM, calling_station)  # small: one cheap program with luck
@@ -164,10 +164,10 @@ def test_host_loop_survives_a_crashing_or_illegal_player():
         raise RuntimeError("policy bug")
 
     def bad(view, state):
-        return tb.RAISE, -5
+        return table.RAISE, -5
 
     def caller(view, state):
-        return tb.CHECK_CALL, 0
+        return table.CHECK_CALL, 0
 
     rec = rotation.play_host_hand([boom, bad, caller, caller, caller, caller],
                                   jax.random.key(0), 0)

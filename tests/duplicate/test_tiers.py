@@ -27,11 +27,11 @@ from holdemjax.bots import baseline
 from holdemjax.bots.random_bot import coordinate_key as jax_coordinate_key
 from holdemjax.bots.random_bot import draw_below as jax_draw_below
 from holdemjax.duplicate import draws, rotation, tiers
-from holdemjax.poker import table as tb
+from holdemjax.poker import table
 from holdemjax.poker.cards import parse_cards
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-F, C, R = tb.FOLD, tb.CHECK_CALL, tb.RAISE
+F, C, R = table.FOLD, table.CHECK_CALL, table.RAISE
 KEY = (7, 11)
 BTN, SB, BB, UTG, HJ, CO = 0, 1, 2, 3, 4, 5
 OPEN_CO = [(F, 0), (F, 0), (R, 60)]  # UTG and HJ fold, the cutoff opens to 3 BB
@@ -432,13 +432,13 @@ def test_the_intermediate_tier_is_tied_to_the_baselines_constants_and_vocabulary
     """Issue 14: one vocabulary per code. The tiers' intents are the baseline's `Intent`, their
     exact actions the engine's `table.Kind`; the intermediate tier plays the JAX baseline's
     ranges (holdemjax/bots/baseline.py constants), so a change of one shows here."""
-    from holdemjax.poker import table as tb
+    from holdemjax.poker import table
 
     assert tiers._FOLD is baseline.Intent.FOLD and tiers._RAISE is baseline.Intent.RAISE
-    assert tiers.CHECK_CALL is tb.Kind.CHECK_CALL and tiers.RAISE is tb.Kind.RAISE
+    assert tiers.CHECK_CALL is table.Kind.CHECK_CALL and tiers.RAISE is table.Kind.RAISE
     # a fold intent is the table's default action (the host's one legality module)
     facing = {"fold": True, "check": False, "call": 20, "raise": None}
-    assert tiers._exact(tiers._FOLD, 0, facing)[0] is tb.Kind.FOLD
+    assert tiers._exact(tiers._FOLD, 0, facing)[0] is table.Kind.FOLD
     p = tiers.PARAMS["intermediate"]
     b = baseline
     assert p.open_top == b.OPEN_TOP and p.hu_bonus == b.HEADS_UP_BONUS

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import holdemjax
-from holdemjax.envs import backgammon as bg
+from holdemjax.envs import backgammon
 from holdemjax.envs.backgammon import (
     BAR,
     BOARD_LEN,
@@ -50,7 +50,7 @@ def position(points=None, *, bar=0, opp_bar=0, off=0, opp_off=0, dice=(1, 2), pl
     board[[BAR, OPP_BAR, OFF, OPP_OFF]] = [bar, -opp_bar, off, -opp_off]
     assert board[board > 0].sum() == 15 and -board[board < 0].sum() == 15, "15 checkers each"
     faces = jnp.asarray([d - 1 for d in dice], jnp.int32)
-    playable = bg._playable(faces)
+    playable = backgammon._playable(faces)
     b = jnp.asarray(board)
     state = BackgammonState(current_player=jnp.int32(player), _board=b, _dice=faces,
                             _playable=playable, legal_action_mask=_mask(b, playable))
@@ -78,7 +78,7 @@ def test_api():
 
 
 def test_encodings():
-    assert isinstance(ENV, bg.Backgammon)
+    assert isinstance(ENV, backgammon.Backgammon)
     assert (ENV.id, ENV.version, ENV.num_players) == ("backgammon", "v2", 2)
     assert ENV.num_actions == NUM_ACTIONS == 156 and ENV.observation_shape == (34,)
     assert ENV.illegal_action_penalty == -3.0 and ENV.requires_step_key
@@ -123,7 +123,7 @@ def test_one_die_per_step_then_the_turn_passes():
     s = step(s, jnp.int32(parse_action("13/8")), key)
     assert int(s.current_player) == 0 and not bool(s.terminated)
     # The board is turned round for the new mover; the new roll is drawn from the step key.
-    moved = bg.move(before._board, jnp.int32(parse_action("13/8")))
+    moved = backgammon.move(before._board, jnp.int32(parse_action("13/8")))
     np.testing.assert_array_equal(s._board, turn_round(moved))
     np.testing.assert_array_equal(s._dice, jax.random.randint(key, (1, 2), 0, 6)[0])
     # Its 24-point holds its own two checkers; our 6-point (five) is its 19-point, our blot
@@ -358,19 +358,19 @@ def test_docs_match_code():
     rows = markdown_table(text, "| index | name |")
     index = {name: idx for idx, name, _ in rows}
     assert list(index) == ["OBS_POINTS", "BAR", "OPP_BAR", "OFF", "OPP_OFF", "OBS_DICE"]
-    assert index["OBS_POINTS"] == f"{bg.OBS_POINTS.start}–{bg.OBS_POINTS.stop - 1}"
+    assert index["OBS_POINTS"] == f"{backgammon.OBS_POINTS.start}–{backgammon.OBS_POINTS.stop - 1}"
     for name in ("BAR", "OPP_BAR", "OFF", "OPP_OFF"):
-        assert index[name] == str(getattr(bg, name)), name
+        assert index[name] == str(getattr(backgammon, name)), name
     assert index["OBS_DICE"] == f"{OBS_DICE.start}–{OBS_DICE.stop - 1}"
-    assert f"`({bg.OBS_LEN},)` int32" in text
+    assert f"`({backgammon.OBS_LEN},)` int32" in text
     actions = markdown_table(text, "| src | ids |")
     assert [r[0] for r in actions] == ["0", "1", "2–25"]
     assert actions[0][1] == "0–5" and actions[1][1] == "6–11"
     assert actions[2][1] == f"12–{NUM_ACTIONS - 1}"
     rewards = markdown_table(text, "| ending | reward |")
     pen = abs(ENV.illegal_action_penalty)
-    assert [r[1] for r in rewards] == [f"±{bg.SINGLE}", f"±{bg.GAMMON}", f"±{bg.BACKGAMMON}",
-                                       f"−{pen:.0f} / +{pen:.0f}"]
+    assert [r[1] for r in rewards] == [f"±{backgammon.SINGLE}", f"±{backgammon.GAMMON}",
+                                       f"±{backgammon.BACKGAMMON}", f"−{pen:.0f} / +{pen:.0f}"]
     assert re.search(r"version \| `v2`", text)
 
 

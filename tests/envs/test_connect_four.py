@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import holdemjax
-from holdemjax.envs import connect_four as c4
+from holdemjax.envs import connect_four
 from holdemjax.envs.connect_four import (
     NUM_ACTIONS,
     NUM_COLUMNS,
@@ -109,7 +109,7 @@ def test_every_line_of_four_wins_and_three_does_not():
     """Rule: four in a row in any direction wins — all 69 lines; any 3 of them do not."""
     lines = _lines()
     assert len(lines) == 69  # 24 horizontal, 21 vertical, 12 + 12 diagonal
-    has_four = jax.jit(c4._has_four)
+    has_four = jax.jit(connect_four._has_four)
     for cells in lines:
         assert bool(has_four(_words(cells))), cells
         for drop in range(4):
@@ -118,7 +118,7 @@ def test_every_line_of_four_wins_and_three_does_not():
 
 def test_lines_do_not_wrap_around_the_board_edge():
     """Four cells consecutive in reading order but split over two rows are not a line."""
-    has_four = jax.jit(c4._has_four)
+    has_four = jax.jit(connect_four._has_four)
     for r in range(NUM_ROWS - 1):
         for k in range(1, 4):  # k cells at the end of row r, 4 - k at the start of row r + 1
             cells = ([(r, NUM_COLUMNS - i - 1) for i in range(k)]
@@ -132,7 +132,7 @@ def test_lines_do_not_wrap_around_the_board_edge():
 def test_win_check_matches_brute_force_on_random_boards():
     rng = np.random.default_rng(0)
     lines = _lines()
-    has_four = jax.jit(jax.vmap(c4._has_four))
+    has_four = jax.jit(jax.vmap(connect_four._has_four))
     boards = rng.random((2000, NUM_ROWS, NUM_COLUMNS)) < 0.35
     got = np.asarray(has_four(jnp.asarray(np.stack([bitboard(b) for b in boards]))))
     want = [any(all(b[r, c] for r, c in cells) for cells in lines) for b in boards]
@@ -195,7 +195,7 @@ def test_docs_match_the_code():
     table = _doc_table(doc)
     assert set(table) == {"NUM_ROWS", "NUM_COLUMNS", "NUM_ACTIONS", "OBS_MINE", "OBS_THEIRS"}
     for name, value in table.items():
-        assert getattr(c4, name) == value, name
+        assert getattr(connect_four, name) == value, name
     text = doc.read_text()
     assert f"`{ENV.observation_shape}`" in text and f"| `num_actions` | {ENV.num_actions} |" in text
     assert f'| `version` | `"{ENV.version}"` |' in text

@@ -14,7 +14,7 @@ import pytest
 
 import holdemjax
 from holdemjax.envs import _gardner_rules as rules
-from holdemjax.envs import gardner_chess as gc
+from holdemjax.envs import gardner_chess
 from holdemjax.envs.gardner_chess import (
     NUM_ACTIONS,
     OBS_COLOR,
@@ -320,17 +320,17 @@ def test_docs_match_code():
                      "OBS_STEP_COUNT", "OBS_NO_PROGRESS"]
     want = []
     for name in names:
-        v = getattr(gc, name)
+        v = getattr(gardner_chess, name)
         if isinstance(v, slice):
             want.append(f"14 t + {v.start}–{v.stop - 1}")
-        elif v < gc.OBS_COLOR:
+        elif v < gardner_chess.OBS_COLOR:
             want.append(f"14 t + {v}")
         else:
             want.append(str(v))
     assert [r[0] for r in rows] == want
     actions = markdown_table(text, "| planes | moves |")
     assert [r[0] for r in actions] == ["0–8", "9–40", "41–48"]
-    assert f"`{gc.MAX_STEPS}`" in text and f"`{gc.NO_PROGRESS_LIMIT}`" in text
+    assert f"`{gardner_chess.MAX_STEPS}`" in text and f"`{gardner_chess.NO_PROGRESS_LIMIT}`" in text
 
 
 def test_svg():

@@ -168,9 +168,9 @@ def test_init_draws_black_like_pgx():
 SHARDED = """
 import sys
 import jax, numpy as np
-import holdemjax.envs.go as g
-assert g.zobrist.cache_info().currsize == 0
-a = g.zobrist(9)
+from holdemjax.envs import go
+assert go.zobrist.cache_info().currsize == 0
+a = go.zobrist(9)
 print(a.shape, a.dtype, int(a[0, 0, 0]), int(a[1, 80, 1]))
 import holdemjax
 from jax.sharding import Mesh, NamedSharding, PartitionSpec

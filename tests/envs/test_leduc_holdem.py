@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import holdemjax
-from holdemjax.envs import leduc_holdem as lh
+from holdemjax.envs import leduc_holdem
 from holdemjax.envs.leduc_holdem import CALL, FOLD, RAISE, LeducHoldem
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -50,7 +50,8 @@ def obs_parts(obs):
     def idx(sl):
         hits = np.flatnonzero(obs[sl])
         return int(hits[0]) if len(hits) else None
-    return idx(lh.OBS_HAND), idx(lh.OBS_PUBLIC), idx(lh.OBS_MY_CHIPS), idx(lh.OBS_OPP_CHIPS)
+    return (idx(leduc_holdem.OBS_HAND), idx(leduc_holdem.OBS_PUBLIC),
+            idx(leduc_holdem.OBS_MY_CHIPS), idx(leduc_holdem.OBS_OPP_CHIPS))
 
 
 # ------------------------------------------------------------------------------ conformance
@@ -130,18 +131,19 @@ def test_terminal_observation_follows_pgx():
 
 
 def test_helpers():
-    assert sorted(collections.Counter(lh.DECK).values()) == [2, 2, 2]
-    assert lh.showdown(lh.JACK, lh.KING, lh.JACK) == 1
-    assert lh.showdown(lh.QUEEN, lh.KING, lh.JACK) == -1
-    assert lh.showdown(lh.QUEEN, lh.QUEEN, lh.KING) == 0
+    assert sorted(collections.Counter(leduc_holdem.DECK).values()) == [2, 2, 2]
+    assert leduc_holdem.showdown(leduc_holdem.JACK, leduc_holdem.KING, leduc_holdem.JACK) == 1
+    assert leduc_holdem.showdown(leduc_holdem.QUEEN, leduc_holdem.KING, leduc_holdem.JACK) == -1
+    assert leduc_holdem.showdown(leduc_holdem.QUEEN, leduc_holdem.QUEEN, leduc_holdem.KING) == 0
     a, b, c = (jnp.asarray(x) for x in zip(*itertools.product(range(3), repeat=3)))
-    want = [lh.showdown(int(x), int(y), int(z)) for x, y, z in zip(a, b, c)]
-    assert lh.showdown(a, b, c).tolist() == want
-    assert max(lh.hand_strength(c, c) for c in range(3)) > 0
-    assert min(lh.hand_strength(c, (c + 1) % 3) for c in range(3)) >= 0
-    assert lh.legal_actions(0, False) == (True, True, False)
-    assert lh.legal_actions(2, True) == (True, False, True)
-    assert lh.MAX_CHIPS == lh.OBS_MY_CHIPS.stop - lh.OBS_MY_CHIPS.start - 1 == 13
+    want = [leduc_holdem.showdown(int(x), int(y), int(z)) for x, y, z in zip(a, b, c)]
+    assert leduc_holdem.showdown(a, b, c).tolist() == want
+    assert max(leduc_holdem.hand_strength(c, c) for c in range(3)) > 0
+    assert min(leduc_holdem.hand_strength(c, (c + 1) % 3) for c in range(3)) >= 0
+    assert leduc_holdem.legal_actions(0, False) == (True, True, False)
+    assert leduc_holdem.legal_actions(2, True) == (True, False, True)
+    assert leduc_holdem.MAX_CHIPS == \
+        leduc_holdem.OBS_MY_CHIPS.stop - leduc_holdem.OBS_MY_CHIPS.start - 1 == 13
 
 
 def test_deal_distribution():
@@ -187,7 +189,8 @@ def test_doc_tables_match_code():
     text = DOC.read_text()
     obs_rows = re.findall(r"^\| \[(\d+):(\d+)\] \| `(\w+)` \|", text, re.M)
     assert {n: slice(int(a), int(b)) for a, b, n in obs_rows} == {
-        n: getattr(lh, n) for n in ("OBS_HAND", "OBS_PUBLIC", "OBS_MY_CHIPS", "OBS_OPP_CHIPS")}
+        n: getattr(leduc_holdem, n)
+        for n in ("OBS_HAND", "OBS_PUBLIC", "OBS_MY_CHIPS", "OBS_OPP_CHIPS")}
     assert max(int(b) for _, b, _ in obs_rows) == env.observation_shape[0]
     act_rows = re.findall(r"^\| (\d+) \| `(\w+)` \|", text, re.M)
     assert {n: int(i) for i, n in act_rows} == {"CALL": CALL, "RAISE": RAISE, "FOLD": FOLD}
@@ -195,7 +198,7 @@ def test_doc_tables_match_code():
     const_rows = re.findall(r"^\| `(\w+)` \| `([^`]+)` \|", text, re.M)
     assert len(const_rows) == 11
     for name, value in const_rows:
-        assert getattr(lh, name) == ast.literal_eval(value), name
+        assert getattr(leduc_holdem, name) == ast.literal_eval(value), name
 
 
 # ------------------------------------------------------------------------- parity with pgx
@@ -308,7 +311,8 @@ def test_observe_history_tells_every_information_set_apart():
     # (card, public card) x the 5 round-0 lines that close with a call x 6 lines: 288.
     assert len(seen) == 18 + 270
     s = env.step(env.step(starts[0], RAISE), RAISE)
-    assert (np.asarray(env.observe(s))[:lh.OBS_SIZE] == np.asarray(plain.observe(s))).all()
+    assert (np.asarray(env.observe(s))[:leduc_holdem.OBS_SIZE]
+            == np.asarray(plain.observe(s))).all()
 
 
 def test_observe_history_api():

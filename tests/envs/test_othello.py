@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import holdemjax
-from holdemjax.envs import othello as oth
+from holdemjax.envs import othello
 from holdemjax.envs.othello import (
     NUM_ACTIONS,
     OBS_MINE,
@@ -144,9 +144,9 @@ def test_moves_and_flips_on_random_boards_match_a_plain_referee():
         for _ in range(60):
             filled = rng.random((8, 8)) < density
             boards.append(np.where(filled, rng.integers(0, 2, (8, 8)), -1))
-    own = jnp.asarray(np.stack([oth.bitboard(b == 0) for b in boards]))
-    opp = jnp.asarray(np.stack([oth.bitboard(b == 1) for b in boards]))
-    moves = np.asarray(jax.jit(jax.vmap(oth._moves))(own, opp))
+    own = jnp.asarray(np.stack([othello.bitboard(b == 0) for b in boards]))
+    opp = jnp.asarray(np.stack([othello.bitboard(b == 1) for b in boards]))
+    moves = np.asarray(jax.jit(jax.vmap(othello._moves))(own, opp))
     pairs, placed = [], []
     for i, b in enumerate(boards):
         got = [a for a in range(64) if (moves[i, a // 32] >> (a % 32)) & 1]
@@ -154,11 +154,11 @@ def test_moves_and_flips_on_random_boards_match_a_plain_referee():
         assert got == want, i
         for a in want:
             pairs.append((i, a))
-            placed.append(oth.bitboard(np.arange(64).reshape(8, 8) == a))
+            placed.append(othello.bitboard(np.arange(64).reshape(8, 8) == a))
     assert len(pairs) > 1000
     idx = np.array([i for i, _ in pairs])
     placed = jnp.asarray(np.stack(placed))
-    flips = np.asarray(jax.jit(jax.vmap(oth._flips))(own[idx], opp[idx], placed))
+    flips = np.asarray(jax.jit(jax.vmap(othello._flips))(own[idx], opp[idx], placed))
     for (i, a), words in zip(pairs, flips):
         got = sorted(divmod(k, 8) for k in range(64) if (words[k // 32] >> (k % 32)) & 1)
         assert got == sorted(ref_flips(boards[i], 0, a // 8, a % 8)), (i, a)
@@ -286,7 +286,7 @@ def test_docs_match_the_code():
     assert set(table) == {"BOARD_SIZE", "NUM_SQUARES", "PASS", "NUM_ACTIONS", "OBS_MINE",
                           "OBS_THEIRS"}
     for name, value in table.items():
-        assert getattr(oth, name) == value, name
+        assert getattr(othello, name) == value, name
     text = doc.read_text()
     assert f"`{ENV.observation_shape}`" in text and f"| `num_actions` | {ENV.num_actions} |" in text
     assert f'| `version` | `"{ENV.version}"` |' in text

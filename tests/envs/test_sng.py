@@ -17,8 +17,7 @@ import pytest
 import holdemjax
 from holdemjax.envs import sng_obs
 from holdemjax.envs.sng import SitAndGo
-from holdemjax.poker import table as tb
-from holdemjax.poker import tournament
+from holdemjax.poker import table, tournament
 from holdemjax.poker.icm import icm
 from holdemjax.poker.structure import SNG_PAYOUTS
 
@@ -240,7 +239,7 @@ def test_exact_actions_match_the_menu_step():
     act = jax.jit(env.act_exact)
     advance = jax.jit(env.advance)
     init, step = _solo("certify")
-    menu = jax.jit(lambda t: env.menu.mask_and_amounts(t, tb.legal(t))[1])
+    menu = jax.jit(lambda t: env.menu.mask_and_amounts(t, table.legal(t))[1])
     to_engine = jax.jit(env.menu.to_engine)
     key = jax.random.key(11)
     state = init(key)

@@ -28,8 +28,7 @@ import pytest
 import holdemjax
 from holdemjax.bots import baseline, random_bot
 from holdemjax.envs.sng import SitAndGo
-from holdemjax.poker import icm
-from holdemjax.poker import table as tb
+from holdemjax.poker import icm, table
 from holdemjax.poker.structure import FORMATS, Format, make_format, stack_formats
 
 GOLDEN = pathlib.Path(__file__).resolve().parent / "golden" / "sng_leaves.json"
@@ -55,7 +54,7 @@ def canonical(state) -> dict:
          "street_chips": t.street_chips, "street_raises": t.street_raises,
          "decisions": t.decisions, "last_actor": t.last_actor, "icm_due": t.icm_due}
     renamed = {"num_decisions": "num_actions"}  # Table fields renamed since the recording
-    for f in dataclasses.fields(tb.Table):
+    for f in dataclasses.fields(table.Table):
         d["table." + renamed.get(f.name, f.name)] = getattr(t.table, f.name)
     for f in dataclasses.fields(Format):
         if f.metadata.get("pytree_node", True):

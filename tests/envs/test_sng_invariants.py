@@ -44,7 +44,7 @@ import pytest
 import holdemjax
 from holdemjax.bots import baseline
 from holdemjax.experimental import act_randomly
-from holdemjax.poker import table as tb
+from holdemjax.poker import table as poker_table
 from holdemjax.poker.actions import CHECK_CALL, FOLD
 from holdemjax.poker.cards import board_cards, card_text, hand_deck, hole_cards, parse_cards
 from holdemjax.testing import api_test, shove_policy
@@ -144,7 +144,7 @@ def test_api_plays_whole_tournaments(env_id):
 # deal and no step takes a key, so the hidden draws are the decks. Here, beside api_test, the
 # env's compiled eager programs (step, step_deterministic, chance_outcomes, chance_step) are
 # the ones api_test built: these checks compile almost nothing of their own.
-_WITH_CARDS = jax.jit(tb.with_cards)
+_WITH_CARDS = jax.jit(poker_table.with_cards)
 
 
 def _same(a, b):
@@ -154,7 +154,7 @@ def _same(a, b):
                                       err_msg=jax.tree_util.keystr(path))
 
 
-def _table(env, state) -> tb.Table:
+def _table(env, state) -> poker_table.Table:
     return env.tournament(state).table
 
 
@@ -232,7 +232,7 @@ def test_split_is_the_step_at_every_kind_of_step(env_id):
 
 def _flop_decision(env):
     """Hand 0's big blind, free to check: its check (or fold) shows the flop."""
-    return next(s for s, _ in _scripted(env.id) if int(_table(env, s).street) == tb.PREFLOP
+    return next(s for s, _ in _scripted(env.id) if int(_table(env, s).street) == poker_table.PREFLOP
                 and int(_table(env, s).to_act) == int(_table(env, s).bb))
 
 

@@ -10,8 +10,7 @@ import shutil
 
 import pytest
 
-from holdemjax.league import manifest as MF
-from holdemjax.league import play, run
+from holdemjax.league import manifest, play, run
 from holdemjax.league.pool import load_pool
 from holdemjax.series.policies import bundled
 
@@ -53,4 +52,4 @@ def seed_certification(league: pathlib.Path, folder: pathlib.Path) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     data = (league / run.CERT_NAME).read_bytes()
     (folder / run.CERT_NAME).write_bytes(data)
-    MF.Manifest(folder, warn=print).record({run.CERT_NAME: data})
+    manifest.Manifest(folder, warn=print).record({run.CERT_NAME: data})

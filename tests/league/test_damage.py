@@ -10,8 +10,7 @@ import shutil
 
 import pytest
 
-from holdemjax.league import manifest as MF
-from holdemjax.league import play, run
+from holdemjax.league import manifest, play, run
 from holdemjax.league.pool import load_pool
 from tests.league.conftest import SPEC
 
@@ -40,7 +39,7 @@ def _garbage(folder):
 
 def _unrecorded(folder):
     """Killed after the series folder was renamed into place, before the manifest said so."""
-    path = folder.parents[1] / MF.MANIFEST_NAME
+    path = folder.parents[1] / manifest.MANIFEST_NAME
     doc = json.loads(path.read_bytes())
     doc["files"] = {k: v for k, v in doc["files"].items() if not k.startswith(DAMAGED + "/")}
     path.write_text(json.dumps(doc))
@@ -78,12 +77,12 @@ def test_a_damaged_manifest_trusts_nothing(reference, pool_dir, tmp_path, capsys
     ref_out, _ = reference
     out = tmp_path / "league"
     shutil.copytree(ref_out, out)
-    (out / MF.MANIFEST_NAME).write_bytes(b'{"schema": "holdemjax.league.manifest/1", "fi')
+    (out / manifest.MANIFEST_NAME).write_bytes(b'{"schema": "holdemjax.league.manifest/1", "fi')
     run.run_league(SPEC, load_pool([pool_dir]), out, play.Inline())
     lines = _damage_lines(capsys.readouterr().err)
     assert lines == [
         f"holdemjax league: manifest.json is damaged, every file is checked again "
-        f"({out / MF.MANIFEST_NAME})",
+        f"({out / manifest.MANIFEST_NAME})",
         "holdemjax league: the certifications are damaged, run again (certification.json: "
         "not in manifest.json)",
         *(f"holdemjax league: series {k} is damaged, played again (series/{k:04d}/: not in "
@@ -108,7 +107,7 @@ def _contents(folder) -> dict:
     files = {}
     for path in sorted(p for p in folder.rglob("*") if p.is_file()):
         rel = path.relative_to(folder).as_posix()
-        if rel == MF.MANIFEST_NAME or path.name == "viewer.html":
+        if rel == manifest.MANIFEST_NAME or path.name == "viewer.html":
             files[rel] = None
         elif path.name == "results.json":
             files[rel] = {k: v for k, v in json.loads(path.read_bytes()).items() if k != "timing"}

@@ -10,8 +10,7 @@ import pytest
 
 from holdemjax.league import play, run
 from holdemjax.league.pool import load_pool
-from holdemjax.series import replay as RP
-from holdemjax.series import wasm
+from holdemjax.series import replay, wasm
 from tests.league.conftest import seed_certification
 
 SPEC = run.LeagueSpec(format="sng-6", seed=9, games=4, tournaments=2)  # 3 series of 2
@@ -39,7 +38,7 @@ def _same_files(a, b, series: int) -> None:
     for name in (run.LEADERBOARD_JSON, run.LEADERBOARD_HTML):
         assert (a / name).read_bytes() == (b / name).read_bytes(), name
     for k in range(series):
-        for name in (RP.REPLAY_NAME, "summary.json"):  # (results and viewer hold the timing)
+        for name in (replay.REPLAY_NAME, "summary.json"):  # (results and viewer hold the timing)
             path = f"series/{k:04d}/{name}"
             assert (a / path).read_bytes() == (b / path).read_bytes(), path
 

@@ -10,8 +10,7 @@ import json
 
 import pytest
 
-from holdemjax.league import leaderboard as LB
-from holdemjax.league import page
+from holdemjax.league import leaderboard, page
 from holdemjax.series.results import standard_error
 
 SPEC = {"format": "sng-6", "seats": 3, "seed": 0, "games": 2, "tournaments": 2}
@@ -41,7 +40,7 @@ def _rows(doc, stage=0):
 
 
 def test_means_errors_places_and_faults():
-    doc = LB.build(SPEC, [], SERIES, {"qualifying": 3})
+    doc = leaderboard.build(SPEC, [], SERIES, {"qualifying": 3})
     rows = _rows(doc)
     b = [0.3, 0.2, 0.3, 0.2, 0.5, 0.5]  # b's games in series order
     assert rows["b"]["games"] == 6 and rows["b"]["series"] == 3
@@ -60,7 +59,7 @@ def test_fault_causes_read_as_the_protocol_names_them_with_the_detail_apart():
     certification; PROTOCOL.md names the cause ``trap``, the detail is a field of its own."""
     from holdemjax.series import output
 
-    html = page.render(LB.build(SPEC, [], SERIES, {"qualifying": 3}))
+    html = page.render(leaderboard.build(SPEC, [], SERIES, {"qualifying": 3}))
     assert "series 1 t1: trap (UNREACHABLE)" in html
     slot = {"policy": "d.wasm", "faults": [{"faulted_at": 0, "cause": "trap",
                                             "detail": "UNREACHABLE"}], "faulted_at": 0,
@@ -71,7 +70,7 @@ def test_fault_causes_read_as_the_protocol_names_them_with_the_detail_apart():
 
 
 def test_rating_winner_first_and_it_counts_whom_a_bot_beat():
-    rows = _rows(LB.build(SPEC, [], SERIES, {"qualifying": 3}))
+    rows = _rows(leaderboard.build(SPEC, [], SERIES, {"qualifying": 3}))
     ordinal = {bot: r["rating"]["ordinal"] for bot, r in rows.items()}
     assert ordinal["a"] == max(ordinal.values())
     for r in rows.values():
@@ -85,22 +84,23 @@ def test_rating_winner_first_and_it_counts_whom_a_bot_beat():
             for i in range(4)]
     duel = [_series(8, "qualifying", ["x", "s", "z1"], [[0.5, 0.3, 0.2]] * 2),
             _series(9, "qualifying", ["y", "w", "z2"], [[0.5, 0.2, 0.3]] * 2)]
-    rows = _rows(LB.build(SPEC, [], strong + weak + duel, {"qualifying": 10}))
+    rows = _rows(leaderboard.build(SPEC, [], strong + weak + duel, {"qualifying": 10}))
     assert rows["x"]["mean"] == rows["y"]["mean"]
     assert rows["x"]["rating"]["mu"] > rows["y"]["rating"]["mu"]
 
 
 def test_same_bytes_whatever_order_the_series_arrive_in():
-    a = LB.encode(LB.build(SPEC, [], SERIES, {"qualifying": 3}))
-    b = LB.encode(LB.build(SPEC, [], SERIES[::-1], {"qualifying": 3}))
+    a = leaderboard.encode(leaderboard.build(SPEC, [], SERIES, {"qualifying": 3}))
+    b = leaderboard.encode(leaderboard.build(SPEC, [], SERIES[::-1], {"qualifying": 3}))
     assert a == b
-    assert json.loads(a)["schema"] == LB.SCHEMA
+    assert json.loads(a)["schema"] == leaderboard.SCHEMA
     assert a.endswith(b"\n") and b": " in a  # indented, canonical
 
 
 def test_final_stage_and_ratings_carried_over():
     final = [_series(3, "final", ["a", "b", "c"], [[0.2, 0.3, 0.5], [0.2, 0.5, 0.3]])]
-    doc = LB.build(SPEC, [], SERIES + final, {"qualifying": 3, "final": 2}, ["a", "b", "c"])
+    doc = leaderboard.build(SPEC, [], SERIES + final, {"qualifying": 3, "final": 2},
+                            ["a", "b", "c"])
     assert [s["stage"] for s in doc["stages"]] == ["qualifying", "final"]
     fin = doc["stages"][1]
     assert fin["lineup"] == ["a", "b", "c"] and not fin["complete"]
@@ -108,7 +108,7 @@ def test_final_stage_and_ratings_carried_over():
     assert _rows(doc, 1)["a"]["games"] == 2 and _rows(doc, 1)["a"]["mean"] == 0.2
     # the final's ratings continue from the qualifying ones: a (top there) keeps more than a
     # fresh bot that lost both games would
-    fresh = LB.build(SPEC, [], final, {"final": 2}, ["a", "b", "c"])
+    fresh = leaderboard.build(SPEC, [], final, {"final": 2}, ["a", "b", "c"])
     assert _rows(doc, 1)["a"]["rating"]["mu"] > _rows(fresh, 1)["a"]["rating"]["mu"]
 
 
@@ -116,10 +116,10 @@ def test_page_escapes_names_and_links_every_viewer():
     evil = "<script>alert(1)</script>"
     series = [_series(0, "qualifying", [evil, "b", "c"], [[0.5, 0.3, 0.2]])]
     cert = [{"bot": "bad&<i>", "sha256": "0", "passed": False, "problem": "FAILED: <b>x</b>"}]
-    html = page.render(LB.build(SPEC, cert, series, {"qualifying": 1}))
+    html = page.render(leaderboard.build(SPEC, cert, series, {"qualifying": 1}))
     assert "<script>" not in html and "&lt;script&gt;" in html
     # the HUD table escapes the names too
-    hud_html = page.render(LB.build(SPEC, cert, [_with_hud(
+    hud_html = page.render(leaderboard.build(SPEC, cert, [_with_hud(
         _series(0, "qualifying", [evil, "b", "c"], [[0.5, 0.3, 0.2]]),
         {evil: {"hands": 1}, "b": {"hands": 1}, "c": {"hands": 1}})], {"qualifying": 1}))
     assert "<script>" not in hud_html and 'id="hud-qualifying"' in hud_html
@@ -153,7 +153,7 @@ def test_hud_summed_over_a_bots_series():
                     "b": {"hands": 20, "showdowns": 2, "saw_flop": 5, "won_at_showdown": 1},
                     "d": {"hands": 20}})
     s2 = _series(2, "qualifying", ["c", "d", "e"], [[0.3, 0.2, 0.5]])  # no hud
-    doc = LB.build(SPEC, [], [s0, s1, s2], {"qualifying": 3})
+    doc = leaderboard.build(SPEC, [], [s0, s1, s2], {"qualifying": 3})
     rows = _rows(doc)
     a = rows["a"]["hud"]
     assert (a["hands"], a["vpip_hands"], a["vpip"]) == (30, 12, 40.0)
@@ -193,7 +193,7 @@ def test_luck_out_beside_the_score():
                     [[0.2, -0.1, -0.1], [0.1, 0.0, -0.1]])
     s1 = _with_luck(_series(1, "qualifying", ["d", "a", "b"], [[0.2, 0.5, 0.3], [0.3, 0.5, 0.2]]),
                     [[0.0, 0.3, -0.3], [0.05, 0.05, -0.1]])
-    doc = LB.build(SPEC, [], [s0, s1], {"qualifying": 2})
+    doc = leaderboard.build(SPEC, [], [s0, s1], {"qualifying": 2})
     rows = _rows(doc)
     a = [0.5 - 0.2, 0.5 - 0.1, 0.5 - 0.3, 0.5 - 0.05]
     assert rows["a"]["luck"] == {"mean": round(sum(a) / 4, 6),
@@ -208,7 +208,7 @@ def test_luck_out_beside_the_score():
     assert f"<td>{sum(a) / 4:.4f}</td><td>{standard_error(a):.4f}</td>" in a_row
     # c's only series ran without luck: no corrected score for it, no column on the page
     s2 = _series(2, "qualifying", ["c", "d", "e"], [[0.3, 0.2, 0.5]])
-    doc = LB.build(SPEC, [], [s0, s1, s2], {"qualifying": 3})
+    doc = leaderboard.build(SPEC, [], [s0, s1, s2], {"qualifying": 3})
     rows = _rows(doc)
     assert "luck" in rows["a"] and "luck" not in rows["c"] and "luck" not in rows["e"]
     assert "luck out" not in page.render(doc)

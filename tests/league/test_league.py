@@ -15,8 +15,7 @@ import pytest
 
 from holdemjax.league import play, run
 from holdemjax.league.pool import load_pool
-from holdemjax.series import replay as RP
-from holdemjax.series import runner
+from holdemjax.series import replay, runner
 from tests.league.conftest import SPEC, seed_certification
 
 FILES = (run.LEADERBOARD_JSON, run.LEADERBOARD_HTML)
@@ -70,7 +69,7 @@ def test_balanced_qualifying_then_a_final_of_the_top_six(reference):
 
 def test_a_series_replays_alone(reference):
     out, doc = reference
-    same, report = RP.verify(out / "series" / "0001" / RP.REPLAY_NAME)
+    same, report = replay.verify(out / "series" / "0001" / replay.REPLAY_NAME)
     assert same, report
 
 
@@ -110,7 +109,7 @@ def test_interrupted_league_resumes_to_the_same_bytes(reference, pool_dir, tmp_p
     for name in FILES:
         assert (out / name).read_bytes() == (ref_out / name).read_bytes(), name
     for k in range(4):
-        a, b = (d / "series" / f"{k:04d}" / RP.REPLAY_NAME for d in (out, ref_out))
+        a, b = (d / "series" / f"{k:04d}" / replay.REPLAY_NAME for d in (out, ref_out))
         assert a.read_bytes() == b.read_bytes()
 
 

@@ -4,7 +4,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from holdemjax.poker import table as tb
+from holdemjax.poker import table
 from holdemjax.poker.actions import CHECK_CALL, FOLD, MIN_RAISE, Menu
 
 MENU = Menu()
@@ -13,12 +13,12 @@ MENU = Menu()
 def _table(stacks, button=5, sb=0, bb=1, blinds=(10, 20), ante=0):
     n = len(stacks)
     deck = jnp.arange(52, dtype=jnp.int32)
-    return tb.start_hand(jnp.asarray(stacks, jnp.int32), jnp.ones(n, bool), button, sb, bb,
-                         True, blinds[0], blinds[1], ante, deck)
+    return table.start_hand(jnp.asarray(stacks, jnp.int32), jnp.ones(n, bool), button, sb, bb,
+                            True, blinds[0], blinds[1], ante, deck)
 
 
 def _menu(t):
-    mask, amounts = MENU.mask_and_amounts(t, tb.legal(t))
+    mask, amounts = MENU.mask_and_amounts(t, table.legal(t))
     return np.asarray(mask), np.asarray(amounts)
 
 
@@ -37,7 +37,7 @@ def test_fold_masked_when_checking_is_free():
     """The big blind, limped to: checking is free, so FOLD is masked."""
     t = _table([1000] * 6)
     for _ in range(5):  # everyone calls, the small blind completes
-        t = tb.act(t, tb.CHECK_CALL)
+        t = table.act(t, table.CHECK_CALL)
     assert int(t.to_act) == 1
     mask, _ = _menu(t)
     assert not mask[FOLD] and mask[CHECK_CALL]
@@ -71,15 +71,15 @@ def test_stack_that_can_only_call():
 def test_duplicate_sizes_are_masked():
     menu = Menu((0.5, 0.51))  # floor(0.5 * 50) == floor(0.51 * 50) == 25
     t = _table([1000] * 6)
-    mask, amounts = menu.mask_and_amounts(t, tb.legal(t))
+    mask, amounts = menu.mask_and_amounts(t, table.legal(t))
     assert int(amounts[3]) == int(amounts[4]) == 45
     assert bool(mask[3]) and not bool(mask[4])
 
 
 def test_to_engine_maps_ids():
     _, amounts = _menu(_table([1000] * 6))
-    for action, kind in [(FOLD, tb.FOLD), (CHECK_CALL, tb.CHECK_CALL), (MIN_RAISE, tb.RAISE),
-                         (MENU.ALL_IN, tb.RAISE)]:
+    for action, kind in [(FOLD, table.FOLD), (CHECK_CALL, table.CHECK_CALL),
+                         (MIN_RAISE, table.RAISE), (MENU.ALL_IN, table.RAISE)]:
         k, a = MENU.to_engine(action, jnp.asarray(amounts))
         assert int(k) == kind and int(a) == amounts[action]
 

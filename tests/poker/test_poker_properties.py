@@ -21,8 +21,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from holdemjax.host import legal as L
-from holdemjax.poker import table as T
+from holdemjax.host import legal as host_legal
+from holdemjax.poker import table as poker_table
 from holdemjax.poker.evaluator import (
     FLUSH,
     FOUR_OF_A_KIND,
@@ -36,7 +36,7 @@ from holdemjax.poker.evaluator import (
     evaluate,
 )
 from holdemjax.poker.icm import icm
-from holdemjax.series import protocol as P
+from holdemjax.series import protocol
 
 settings.register_profile("holdemjax-ci", derandomize=True, database=None, deadline=None,
                           max_examples=40, print_blob=True,
@@ -153,8 +153,9 @@ def test_more_cards_never_make_a_weaker_hand(cards):
 # ------------------------------------------------------------------- engine, exact amounts
 @functools.cache
 def _engine():
-    return (jax.jit(T.start_hand), jax.jit(T.act), jax.jit(T.legal), jax.jit(T.total_chips),
-            jax.jit(T.first_positions))
+    return (jax.jit(poker_table.start_hand), jax.jit(poker_table.act),
+            jax.jit(poker_table.legal), jax.jit(poker_table.total_chips),
+            jax.jit(poker_table.first_positions))
 
 
 @st.composite
@@ -192,7 +193,7 @@ def _amount(mode, raw, lo, hi):
 
 def _refused(lg, kind, amount) -> bool:
     """The one host check (`legal.admits` on the table's `legal` block) refuses the action."""
-    return not L.admits(P.legal_info(lg), kind, amount)
+    return not host_legal.admits(protocol.legal_info(lg), kind, amount)
 
 
 @given(h=hands())
@@ -211,18 +212,18 @@ def test_random_exact_actions_keep_chips_and_follow_the_clamping_rules(h):
             break
         kind, mode, raw = h["moves"][i % len(h["moves"])]
         lg = legal(table)
-        clamped_kind = min(max(kind, T.FOLD), T.RAISE)
+        clamped_kind = min(max(kind, poker_table.FOLD), poker_table.RAISE)
         can_raise = bool(lg.can_raise)
         lo, hi = int(lg.min_raise_to), int(lg.max_raise_to)
         amount = _amount(mode, raw, lo, hi)
-        invalid = (kind not in (T.FOLD, T.CHECK_CALL, T.RAISE)
-                   or (kind == T.RAISE and not (can_raise and lo <= amount <= hi)))
+        invalid = (kind not in (poker_table.FOLD, poker_table.CHECK_CALL, poker_table.RAISE)
+                   or (kind == poker_table.RAISE and not (can_raise and lo <= amount <= hi)))
         assert _refused(lg, kind, amount) == invalid, (kind, amount, lo, hi, can_raise)
         out = act(table, jnp.int32(kind), jnp.int32(amount))
-        if clamped_kind == T.RAISE and can_raise:
-            want = act(table, jnp.int32(T.RAISE), jnp.int32(min(max(amount, lo), hi)))
-        elif clamped_kind == T.RAISE:
-            want = act(table, jnp.int32(T.CHECK_CALL), jnp.int32(0))
+        if clamped_kind == poker_table.RAISE and can_raise:
+            want = act(table, jnp.int32(poker_table.RAISE), jnp.int32(min(max(amount, lo), hi)))
+        elif clamped_kind == poker_table.RAISE:
+            want = act(table, jnp.int32(poker_table.CHECK_CALL), jnp.int32(0))
         else:
             want = act(table, jnp.int32(clamped_kind), jnp.int32(0))
         jax.tree.map(np.testing.assert_array_equal, out, want)
@@ -244,16 +245,17 @@ def test_replies_the_parser_admits_pass_the_host_check(h, data):
     for i in range(40):
         if bool(table.hand_over):
             break
-        info = P.legal_info(table)
-        action = data.draw(st.sampled_from(P.ACTIONS))
+        info = protocol.legal_info(table)
+        action = data.draw(st.sampled_from(protocol.ACTIONS))
         lo, hi = info["raise"] or (0, 0)
         amount = data.draw(st.one_of(st.sampled_from([lo - 1, lo, hi, hi + 1]),
                                      st.integers(-10, 10**7), st.none()))
         reply = {"action": action} if amount is None else {"action": action, "amount": amount}
-        r = P.parse_reply(P.encode(reply), info)
+        r = protocol.parse_reply(protocol.encode(reply), info)
         if r.outcome == "ok":
-            L.admitted(info, r.kind, r.amount, "the parser")  # raises if it let a bad one in
-            if r.kind == T.RAISE:
+            # raises if it let a bad one in
+            host_legal.admitted(info, r.kind, r.amount, "the parser")
+            if r.kind == poker_table.RAISE:
                 assert info["raise"][0] <= r.amount <= info["raise"][1]
         else:
             assert r.kind is None and r.outcome in ("illegal_action", "bad_amount")
@@ -267,7 +269,7 @@ def test_replies_the_parser_admits_pass_the_host_check(h, data):
 def test_the_host_check_refuses_non_integer_amounts(amount):
     h = dict(in_hand=[True] * SEATS, stacks=[1000] * SEATS, big=20, ante=0, button=0,
              deck=list(range(52)), moves=[(2, 0, 40)])
-    legal = P.legal_info(_start(h))
-    assert L.admits(legal, T.RAISE, 40)
+    legal = protocol.legal_info(_start(h))
+    assert host_legal.admits(legal, poker_table.RAISE, 40)
     with pytest.raises(ValueError, match=re.escape(f"(2, {amount!r}), not legal")):
-        L.admitted(legal, T.RAISE, amount, "a script")
+        host_legal.admitted(legal, poker_table.RAISE, amount, "a script")

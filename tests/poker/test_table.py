@@ -11,13 +11,13 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from holdemjax.poker import table as T
+from holdemjax.poker import table
 from holdemjax.poker.cards import parse_cards
 from holdemjax.poker.table import CHECK_CALL, FOLD, RAISE
 
-_start = jax.jit(T.start_hand)
-_act = jax.jit(T.act)
-_legal = jax.jit(T.legal)
+_start = jax.jit(table.start_hand)
+_act = jax.jit(table.act)
+_legal = jax.jit(table.legal)
 
 # A board that plays for everyone (royal flush): every showdown on it is a split.
 ROYAL = "AsKsQsJsTs"
@@ -40,17 +40,17 @@ def start(stacks, button, sb, bb, *, holes=None, board="2c7d9hJc3s", in_hand=Non
     in_hand = stacks > 0 if in_hand is None else np.asarray(in_hand, bool)
     deck = make_deck(holes or {}, board)
     t = _start(stacks, in_hand, button, sb, bb, sb_posts, blinds[0], blinds[1], ante, deck)
-    assert int(T.total_chips(t)) == int(stacks.sum())
+    assert int(table.total_chips(t)) == int(stacks.sum())
     return t
 
 
 def play(t, *moves):
     """Apply ``(seat, kind, amount)`` moves, checking the actor and chip conservation each step."""
-    total = int(T.total_chips(t))
+    total = int(table.total_chips(t))
     for seat, kind, amount in moves:
         assert int(t.to_act) == seat, f"expected seat {seat} to act, got {int(t.to_act)}"
         t = _act(t, kind, amount)
-        assert int(T.total_chips(t)) == total
+        assert int(table.total_chips(t)) == total
     return t
 
 
@@ -77,12 +77,12 @@ def test_blinds_and_action_order_six_max():
     t = start([1000] * 6, button=0, sb=1, bb=2)
     assert t.bets.tolist() == [0, 10, 20, 0, 0, 0]
     assert t.stacks.tolist() == [1000, 990, 980, 1000, 1000, 1000]
-    assert int(t.current_bet) == 20 and int(t.street) == T.PREFLOP
+    assert int(t.current_bet) == 20 and int(t.street) == table.PREFLOP
     t = play(t, (3, CHECK_CALL, 0), (4, CHECK_CALL, 0), (5, CHECK_CALL, 0), (0, CHECK_CALL, 0),
              (1, CHECK_CALL, 0))
     assert legal_dict(t)["can_check"]  # the big blind's option
     t = play(t, (2, CHECK_CALL, 0))
-    assert int(t.street) == T.FLOP and int(t.revealed) == 3
+    assert int(t.street) == table.FLOP and int(t.revealed) == 3
     assert int(t.to_act) == 1  # first seat after the button
     assert t.bets.tolist() == [0] * 6 and t.contrib.tolist() == [20] * 6
 
@@ -93,15 +93,15 @@ def test_heads_up_button_posts_small_blind_acts_first_preflop_last_after():
     for stacks, button, other in (([500, 500], 0, 1), ([0, 500, 0, 0, 700, 0], 4, 1)):
         n = len(stacks)
         alive = np.asarray(stacks) > 0
-        btn, sb, bb, posts = T.first_positions(alive, button)
+        btn, sb, bb, posts = table.first_positions(alive, button)
         assert (int(btn), int(sb), int(bb), bool(posts)) == (button, button, other, True)
         t = start(stacks, btn, sb, bb)
         assert int(t.bets[button]) == 10 and int(t.bets[other]) == 20, n
         assert int(t.to_act) == button
         t = play(t, (button, CHECK_CALL, 0), (other, CHECK_CALL, 0))
-        assert int(t.street) == T.FLOP and int(t.to_act) == other
+        assert int(t.street) == table.FLOP and int(t.to_act) == other
         t = play(t, (other, CHECK_CALL, 0), (button, CHECK_CALL, 0))
-        assert int(t.street) == T.TURN and int(t.to_act) == other
+        assert int(t.street) == table.TURN and int(t.to_act) == other
 
 
 def test_short_small_blind_posts_what_it_has():
@@ -138,7 +138,7 @@ def test_min_raise_is_last_raise_size():
     t = play(t, (5, RAISE, 340))  # exactly the minimum: still 140
     assert legal_dict(t)["min_raise_to"] == 480
     t = play(t, (0, FOLD, 0), (1, FOLD, 0), (2, FOLD, 0), (3, FOLD, 0), (4, CHECK_CALL, 0))
-    assert int(t.street) == T.FLOP and legal_dict(t)["min_raise_to"] == 20  # resets each street
+    assert int(t.street) == table.FLOP and legal_dict(t)["min_raise_to"] == 20  # resets each street
 
 
 def test_short_all_in_does_not_reopen_betting():
@@ -168,7 +168,7 @@ def test_two_short_all_ins_together_reopen():
     t = start([2000, 2000, 145, 2000, 220, 2000], button=0, sb=1, bb=2)
     t = play(t, (3, CHECK_CALL, 0), (4, CHECK_CALL, 0), (5, CHECK_CALL, 0), (0, FOLD, 0),
              (1, CHECK_CALL, 0), (2, CHECK_CALL, 0))
-    assert int(t.street) == T.FLOP
+    assert int(t.street) == table.FLOP
     t = play(t, (1, RAISE, 100), (2, RAISE, 125), (3, CHECK_CALL, 0), (4, RAISE, 200),
              (5, CHECK_CALL, 0))
     assert bool(t.allin[2]) and bool(t.allin[4]) and int(t.min_raise) == 100
@@ -290,7 +290,7 @@ def test_everyone_folds_no_showdown():
     t = start([1000] * 6, button=0, sb=1, bb=2)
     t = play(t, (3, FOLD, 0), (4, FOLD, 0), (5, FOLD, 0), (0, FOLD, 0), (1, FOLD, 0))
     assert bool(t.hand_over) and not bool(t.showdown) and int(t.revealed) == 0
-    assert int(t.to_act) == T.NO_SEAT and int(t.street) == T.HAND_OVER
+    assert int(t.to_act) == table.NO_SEAT and int(t.street) == table.HAND_OVER
     assert t.stacks.tolist() == [1000, 990, 1010, 1000, 1000, 1000]
     t = start([1000] * 3, button=0, sb=1, bb=2)
     t = play(t, (0, CHECK_CALL, 0), (1, CHECK_CALL, 0), (2, CHECK_CALL, 0), (1, RAISE, 40),
@@ -338,7 +338,7 @@ def test_fold_allowed_when_checking_is_free():
     lg = legal_dict(t)
     assert lg["can_check"] and lg["can_fold"]
     t = play(t, (2, FOLD, 0))
-    assert bool(t.folded[2]) and int(t.street) == T.FLOP
+    assert bool(t.folded[2]) and int(t.street) == table.FLOP
 
 
 # ---------------------------------------------------------------------------------------------
@@ -386,25 +386,25 @@ def positions(fn, *args):
 def test_first_positions():
     """SPEC 2: hand one: SB = next alive seat after the button, BB = next after the SB."""
     alive = np.array([True, False, True, True, False, True])
-    assert positions(T.first_positions, alive, 0) == (0, 2, 3, True)
-    assert positions(T.first_positions, alive, 1) == (1, 2, 3, True)  # empty button seat
-    assert positions(T.first_positions, alive, 5) == (5, 0, 2, True)
+    assert positions(table.first_positions, alive, 0) == (0, 2, 3, True)
+    assert positions(table.first_positions, alive, 1) == (1, 2, 3, True)  # empty button seat
+    assert positions(table.first_positions, alive, 5) == (5, 0, 2, True)
 
 
 def test_dead_button_after_elimination_at_small_blind():
     """TDA Rule 32 (dead button): the SB busts; the BB moves on one seat, the previous BB posts
     the small blind and the button goes to the busted SB's empty seat."""
     alive = np.array([True, False, True, True, True, True])  # seat 1 (the SB) busted
-    assert positions(T.next_positions, alive, 0, 1, 2) == (1, 2, 3, True)
+    assert positions(table.next_positions, alive, 0, 1, 2) == (1, 2, 3, True)
     # the next hand: the button moves on to seat 2 normally
-    assert positions(T.next_positions, alive, 1, 2, 3) == (2, 3, 4, True)
+    assert positions(table.next_positions, alive, 1, 2, 3) == (2, 3, 4, True)
 
 
 def test_dead_small_blind_after_elimination_at_big_blind():
     """TDA Rule 32: the BB busts; next hand nobody posts the small blind (dead SB at the busted
     seat), the BB moves to the next alive seat, the button to the previous SB."""
     alive = np.array([True, True, False, True, True, True])  # seat 2 (the BB) busted
-    btn, sb, bb, posts = positions(T.next_positions, alive, 0, 1, 2)
+    btn, sb, bb, posts = positions(table.next_positions, alive, 0, 1, 2)
     assert (btn, sb, bb, posts) == (1, 2, 3, False)
     t = start([1000, 1000, 0, 1000, 1000, 1000], btn, sb, bb, sb_posts=posts)
     assert t.bets.tolist() == [0, 0, 0, 20, 0, 0] and int(t.to_act) == 4
@@ -416,7 +416,7 @@ def test_dead_small_blind_after_elimination_at_big_blind():
 def test_nobody_skips_the_big_blind():
     """TDA Rule 32: two seats busting together never let a player skip the big blind."""
     alive = np.array([True, True, False, False, True, True])  # BB (2) and seat 3 busted
-    assert positions(T.next_positions, alive, 0, 1, 2) == (1, 2, 4, False)
+    assert positions(table.next_positions, alive, 0, 1, 2) == (1, 2, 4, False)
 
 
 def test_heads_up_transition_nobody_posts_big_blind_twice():
@@ -426,24 +426,24 @@ def test_heads_up_transition_nobody_posts_big_blind_twice():
     for busted, want in ((2, (1, 1, 0)), (0, (2, 2, 1)), (1, (2, 2, 0))):
         alive = np.array([True, True, True])
         alive[busted] = False
-        btn, sb, bb, posts = positions(T.next_positions, alive, 0, 1, 2)
+        btn, sb, bb, posts = positions(table.next_positions, alive, 0, 1, 2)
         assert (btn, sb, bb) == want and posts
         assert bb != 2  # the previous big blind does not post it again
     # and heads-up keeps alternating
     alive = np.array([True, False, True])
-    assert positions(T.next_positions, alive, 0, 0, 2) == (2, 2, 0, True)
-    assert positions(T.next_positions, alive, 2, 2, 0) == (0, 0, 2, True)
+    assert positions(table.next_positions, alive, 0, 0, 2) == (2, 2, 0, True)
+    assert positions(table.next_positions, alive, 2, 2, 0) == (0, 0, 2, True)
 
 
 # ---------------------------------------------------------------------------------------------
 # Invariants, jit / vmap
 # ---------------------------------------------------------------------------------------------
 
-_vstart = jax.jit(jax.vmap(T.start_hand))
-_vact = jax.jit(jax.vmap(T.act))
-_vlegal = jax.jit(jax.vmap(T.legal))
-_vpay = jax.jit(jax.vmap(T.pay_if_ended))
-_vact_unpaid = jax.jit(jax.vmap(lambda t, k, a: T.act(t, k, a, pay=False)))
+_vstart = jax.jit(jax.vmap(table.start_hand))
+_vact = jax.jit(jax.vmap(table.act))
+_vlegal = jax.jit(jax.vmap(table.legal))
+_vpay = jax.jit(jax.vmap(table.pay_if_ended))
+_vact_unpaid = jax.jit(jax.vmap(lambda t, k, a: table.act(t, k, a, pay=False)))
 
 
 def assert_same_tables(a, b, rows=slice(None)):
@@ -456,7 +456,7 @@ def random_batch(rng, batch, n=6):
     stacks[rng.random((batch, n)) < 0.15] = 0
     stacks[:, :2] = np.maximum(stacks[:, :2], 1)
     alive = stacks > 0
-    btn, sb, bb, posts = jax.vmap(T.first_positions)(alive, rng.integers(0, n, batch))
+    btn, sb, bb, posts = jax.vmap(table.first_positions)(alive, rng.integers(0, n, batch))
     decks = np.stack([rng.permutation(52) for _ in range(batch)]).astype(np.int32)
     ante = np.where(rng.random(batch) < 0.5, 20, 0).astype(np.int32)
     return _vstart(stacks, alive, btn, sb, bb, posts, np.full(batch, 10, np.int32),
@@ -478,7 +478,7 @@ def test_chips_conserved_on_every_step_of_random_hands():
     rng = np.random.default_rng(7)
     tables, total = random_batch(rng, 256)
     for _ in range(80):
-        assert (np.asarray(T.total_chips(tables)) == total).all()
+        assert (np.asarray(table.total_chips(tables)) == total).all()
         assert (np.asarray(tables.stacks) >= 0).all() and (np.asarray(tables.bets) >= 0).all()
         kinds, amounts = random_actions(rng, _vlegal(tables))
         paid = _vact(tables, kinds, amounts)
@@ -516,7 +516,7 @@ def test_act_traces_once_per_shape():
     """Retrace guard: ``act`` under jit compiles once for a given table shape."""
     import chex
 
-    traced = chex.assert_max_traces(T.act, n=1)
+    traced = chex.assert_max_traces(table.act, n=1)
     step = jax.jit(traced)
     t = start([1000] * 6, button=0, sb=1, bb=2)
     for kind in (CHECK_CALL, CHECK_CALL, RAISE, FOLD):
@@ -534,12 +534,12 @@ def test_start_hand_without_its_ending_equals_start_hand_wherever_the_hand_waits
     stacks[rng.random((256, 6)) < 0.6] = 0
     stacks[:, :2] = np.maximum(stacks[:, :2], 1)
     alive = stacks > 0
-    btn, sb, bb, posts = jax.vmap(T.first_positions)(alive, rng.integers(0, 6, 256))
+    btn, sb, bb, posts = jax.vmap(table.first_positions)(alive, rng.integers(0, 6, 256))
     decks = np.stack([rng.permutation(52) for _ in range(256)]).astype(np.int32)
     args = (stacks, alive, btn, sb, bb, posts, np.full(256, 10, np.int32),
             np.full(256, 20, np.int32), np.full(256, 20, np.int32), decks)
     full = _vstart(*args)
-    lean = jax.jit(jax.vmap(lambda *a: T.start_hand(*a, can_end=False)))(*args)
+    lean = jax.jit(jax.vmap(lambda *a: table.start_hand(*a, can_end=False)))(*args)
     waits = ~np.asarray(full.hand_over)
     assert 0 < waits.sum() < 256
     assert_same_tables(full, lean, waits)

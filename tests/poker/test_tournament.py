@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from holdemjax.poker import cards, tournament
-from holdemjax.poker import table as tb
+from holdemjax.poker import table as poker_table
 from holdemjax.poker.icm import icm
 from holdemjax.poker.structure import FORMATS, SNG_PAYOUTS, make_format
 
@@ -48,12 +48,12 @@ def test_start_seats_player_ids_at_random_and_deals_hand_zero_from_the_game_key(
 def test_act_counts_the_decision_its_chips_and_raises_per_street():
     t = _start("certify")(jax.random.key(1))
     seat = int(t.table.to_act)
-    lg = tb.legal(t.table)
-    after = tournament.act(t, tb.RAISE, int(lg.min_raise_to))
+    lg = poker_table.legal(t.table)
+    after = tournament.act(t, poker_table.RAISE, int(lg.min_raise_to))
     assert int(after.decisions[seat]) == 1 and int(after.last_actor) == seat
     assert int(after.street_chips[0, seat]) == int(lg.min_raise_to)
     assert int(after.street_raises[0, seat]) == 1
-    called = tournament.act(after, tb.CHECK_CALL)
+    called = tournament.act(after, poker_table.CHECK_CALL)
     nxt = int(after.table.to_act)
     assert int(called.street_raises[0, nxt]) == 0 and int(called.street_chips[0, nxt]) > 0
 
@@ -87,7 +87,8 @@ def test_next_hand_eliminates_moves_the_blinds_by_the_dead_button_and_rises_the_
     alive = np.asarray(nxt.alive)
     assert alive.tolist() == [False, True, True, True, True, True]
     assert int(nxt.place[0]) == 6 and int(nxt.hand) == 1
-    b, sb, bb, _ = tb.next_positions(jnp.asarray(alive), t.table.button, t.table.sb, t.table.bb)
+    b, sb, bb, _ = poker_table.next_positions(jnp.asarray(alive), t.table.button, t.table.sb,
+                                              t.table.bb)
     assert (int(nxt.table.button), int(nxt.table.sb), int(nxt.table.bb)) == (int(b), int(sb),
                                                                               int(bb))
     assert int(nxt.table.big_blind) == 30  # certify: the blinds rise every hand

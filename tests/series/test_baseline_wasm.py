@@ -33,14 +33,14 @@ pytest.importorskip("wasmtime")
 import holdemjax
 from holdemjax.bots import baseline, random_bot
 from holdemjax.bots.random_bot import coordinate_key, coordinates
-from holdemjax.poker import table as tb
+from holdemjax.poker import table as poker_table
 from holdemjax.poker.actions import CHECK_CALL, FOLD
-from holdemjax.series import protocol as P
+from holdemjax.series import protocol
 from holdemjax.series.wasm import load_policy
 
 POLICIES = pathlib.Path(__file__).resolve().parents[2] / "holdemjax" / "series" / "policies"
 SERIES_SEED, SLOT = 2024, 3
-BUDGET = P.DECISION_MAX_NS
+BUDGET = protocol.DECISION_MAX_NS
 
 
 def _step_fn(env):
@@ -52,7 +52,7 @@ def _step_fn(env):
         chosen = jnp.where(is_base[state.current_player], base,
                            random_bot.act(env, state, bot_key))
         table = env.tournament(state).table
-        _, amounts = env.menu.mask_and_amounts(table, tb.legal(table))
+        _, amounts = env.menu.mask_and_amounts(table, poker_table.legal(table))
         key = coordinate_key(game_key, *coordinates(env.decision(state)))
         bits = jnp.stack([jax.random.bits(key, (), jnp.uint32),
                           jax.random.bits(jax.random.fold_in(key, 1), (), jnp.uint32)])
@@ -74,7 +74,8 @@ def _entry(before, after) -> list[int]:
     added = int(after.street_chips[street, seat]) - int(before.street_chips[street, seat])
     raised = int(after.street_raises[street, seat]) > int(before.street_raises[street, seat])
     folded = bool(after.table.folded[seat]) and not bool(t.folded[seat])
-    code = P.FOLD if folded else P.RAISE if raised else P.CALL if added > 0 else P.CHECK
+    code = protocol.FOLD if folded else protocol.RAISE if raised else \
+        protocol.CALL if added > 0 else protocol.CHECK
     return [street, seat, code, int(t.bets[seat]) + added]
 
 
@@ -88,7 +89,8 @@ def decisions(env, games: int, seed: int, limit: int, every: int = 1):
     is_base = jnp.asarray(rng.random((games, env.num_players)) < share)
     states = jax.jit(jax.vmap(env.init))(jax.random.split(jax.random.key(seed), games))
     bot_keys = jax.random.split(jax.random.key(seed + 1), games)
-    slot_key = jax.random.wrap_key_data(jnp.asarray(P.slot_seed(SERIES_SEED, SLOT), jnp.uint32))
+    slot_key = jax.random.wrap_key_data(jnp.asarray(protocol.slot_seed(SERIES_SEED, SLOT),
+                                                    jnp.uint32))
     game_keys = jax.vmap(lambda t: jax.random.fold_in(slot_key, t))(jnp.arange(games))
     step = _step_fn(env)
     previous, history = [None] * games, [[] for _ in range(games)]
@@ -142,10 +144,10 @@ def expected_random(message: dict, bits) -> dict:
 
 def _started(name: str, env, tournaments: int):
     policy = load_policy(POLICIES / f"{name}.wasm", cache=False)
-    start = P.start_message(P.format_info(env.id, env.format), slot=SLOT, alias="Check",
-                            seed=P.slot_seed(SERIES_SEED, SLOT),
-                            variant="cross-check", tournaments=tournaments)
-    assert policy.start(P.encode(start)).outcome == "no_reply"
+    start = protocol.start_message(protocol.format_info(env.id, env.format), slot=SLOT,
+                                   alias="Check", seed=protocol.slot_seed(SERIES_SEED, SLOT),
+                                   variant="cross-check", tournaments=tournaments)
+    assert policy.start(protocol.encode(start)).outcome == "no_reply"
     return policy
 
 
@@ -158,8 +160,8 @@ def cross_check(env_id: str, games: int, seed: int, limit: int,
     seen = collections.Counter()
     with base_wasm, random_wasm:
         for t, state, history, action, amount, bits in decisions(env, games, seed, limit, every):
-            message = P.act_message(env.decision(state), tournament=t, history=history)
-            raw = P.encode(message)
+            message = protocol.act_message(env.decision(state), tournament=t, history=history)
+            raw = protocol.encode(message)
             for policy, want in ((base_wasm, expected_baseline(message, action, amount)),
                                  (random_wasm, expected_random(message, bits))):
                 result = policy.call(raw, BUDGET)
@@ -189,7 +191,7 @@ def _cover(seen: collections.Counter, m: dict, reply: dict) -> None:
     seen["an all-in seat"] += any(m["allin"])
     seen["dead button"] += not m["alive"][m["button"]]
     seen["raising closed"] += m["legal"]["raise"] is None
-    raises = sum(1 for h in m["history"] if h[0] == m["street"] and h[2] == P.RAISE)
+    raises = sum(1 for h in m["history"] if h[0] == m["street"] and h[2] == protocol.RAISE)
     seen[f"raises {min(raises, 2)}"] += 1
 
 

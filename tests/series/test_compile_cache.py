@@ -10,7 +10,7 @@ import pathlib
 import subprocess
 import sys
 
-from holdemjax.series import xla_cache as E
+from holdemjax.series import xla_cache
 
 CHILD = r"""
 import hashlib, json, jax
@@ -89,24 +89,24 @@ def test_a_damaged_executable_file_is_compiled_again(tmp_path):
 
 
 def test_the_cache_folder_follows_the_environment(monkeypatch, tmp_path):
-    monkeypatch.setenv(E.CACHE_ENV, str(tmp_path / "c"))
-    assert E.compile_cache_dir() == tmp_path / "c"
+    monkeypatch.setenv(xla_cache.CACHE_ENV, str(tmp_path / "c"))
+    assert xla_cache.compile_cache_dir() == tmp_path / "c"
     for off in ("off", "0", ""):
-        monkeypatch.setenv(E.CACHE_ENV, off)
-        assert E.compile_cache_dir() is None
-    monkeypatch.delenv(E.CACHE_ENV)
+        monkeypatch.setenv(xla_cache.CACHE_ENV, off)
+        assert xla_cache.compile_cache_dir() is None
+    monkeypatch.delenv(xla_cache.CACHE_ENV)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
-    assert E.compile_cache_dir() == pathlib.Path(tmp_path) / "holdemjax" / "xla"
+    assert xla_cache.compile_cache_dir() == pathlib.Path(tmp_path) / "holdemjax" / "xla"
 
 
 def test_the_cli_option_turns_the_cache_off(monkeypatch, tmp_path):
     from holdemjax import cli
 
-    monkeypatch.setitem(E._state, "engine", None)
-    monkeypatch.setenv(E.CACHE_ENV, str(tmp_path / "c"))
+    monkeypatch.setitem(xla_cache._state, "engine", None)
+    monkeypatch.setenv(xla_cache.CACHE_ENV, str(tmp_path / "c"))
     for command in (["series"], ["certify", "x.wasm"], ["replay", "r.json"]):
         args = cli.build_parser().parse_args([*command, "--no-compile-cache"])
         cli._compile_cache(args)
-        assert E.executables_dir() is None
+        assert xla_cache.executables_dir() is None
     cli._compile_cache(cli.build_parser().parse_args(["series"]))
-    assert E.executables_dir() == tmp_path / "c" / "engine"
+    assert xla_cache.executables_dir() == tmp_path / "c" / "engine"

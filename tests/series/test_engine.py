@@ -7,8 +7,7 @@ import jax
 import numpy as np
 
 from holdemjax.host.packing import CHUNK_WORDS
-from holdemjax.poker import table as tb
-from holdemjax.poker import tournament
+from holdemjax.poker import table, tournament
 from holdemjax.series.engine import engine
 
 
@@ -20,7 +19,7 @@ def test_a_packed_state_reads_back_leaf_for_leaf():
     t, legal = eng.host(state)
     want = jax.device_get(jax.jit(lambda k: tournament.seat(k, eng.format))(key))
     for got, ref in zip(jax.tree.leaves((t.replace(format=None), legal)),
-                        jax.tree.leaves((want.replace(format=None), tb.legal(want.table)))):
+                        jax.tree.leaves((want.replace(format=None), table.legal(want.table)))):
         assert got.dtype == np.asarray(ref).dtype and got.shape == np.shape(ref)
         np.testing.assert_array_equal(got, ref)
     assert t.score.dtype == np.float32 and t.key.dtype == np.uint32 and t.alive.dtype == bool
@@ -35,7 +34,7 @@ def test_a_tournament_compiles_each_step_once():
     t, legal = eng.host(state)
     decisions = hands = 0
     while not bool(t.finished):
-        kind = tb.RAISE if decisions % 7 == 3 else tb.CHECK_CALL
+        kind = table.RAISE if decisions % 7 == 3 else table.CHECK_CALL
         state = eng.act(state, eng.scalar(kind), eng.scalar(int(legal.min_raise_to)))
         t, legal = eng.host(state)
         decisions += 1
@@ -87,7 +86,7 @@ def test_boundary_then_settle_is_advance_one_at_every_hand_boundary():
             if i % 5 == 2:  # the stop mid-tournament settles by ICM
                 _same(eng.host(eng.settle(state, eng.scalar(True)))[0],
                       jax.device_get(stop(t.replace(format=eng.format))))
-            kind = tb.RAISE if i % 13 == 1 else tb.CHECK_CALL
+            kind = table.RAISE if i % 13 == 1 else table.CHECK_CALL
             state = eng.act(state, eng.scalar(kind), eng.scalar(int(legal.min_raise_to)))
             t, legal = eng.host(state)
         assert bool(t.finished)
@@ -111,7 +110,7 @@ def _digest(eng) -> str:
         if bool(t.table.hand_over):
             state = _advance_one(eng, state)[0]
             continue
-        kind = tb.RAISE if i % 4 == 1 else tb.CHECK_CALL
+        kind = table.RAISE if i % 4 == 1 else table.CHECK_CALL
         state = eng.act(state, eng.scalar(kind), eng.scalar(int(legal.min_raise_to)))
     words = np.concatenate([np.asarray(c) for c in state])
     return hashlib.sha256(words.tobytes()).hexdigest()

@@ -30,11 +30,9 @@ import numpy as np
 import pytest
 
 from holdemjax import luck as holdemjax_luck
-from holdemjax.poker import table as tb
-from holdemjax.poker import tournament
+from holdemjax.poker import table, tournament
 from holdemjax.poker.structure import FORMATS, make_format
-from holdemjax.series import luckbook, runner
-from holdemjax.series import protocol as P
+from holdemjax.series import luckbook, protocol, runner
 from holdemjax.series import replay as replay_mod
 from holdemjax.series import results as series_results
 from holdemjax.series.wasm import CallResult
@@ -279,7 +277,8 @@ def _jax_route(env_id: str):
     return start, step, decided, dealt
 
 
-_KINDS = {P.FOLD: tb.FOLD, P.CHECK: tb.CHECK_CALL, P.CALL: tb.CHECK_CALL, P.RAISE: tb.RAISE}
+_KINDS = {protocol.FOLD: table.FOLD, protocol.CHECK: table.CHECK_CALL,
+          protocol.CALL: table.CHECK_CALL, protocol.RAISE: table.RAISE}
 
 
 def _luck_by_jax(seed: int, tour: dict, env_id: str) -> np.ndarray:
@@ -297,7 +296,7 @@ def _luck_by_jax(seed: int, tour: dict, env_id: str) -> np.ndarray:
         for a in hand["actions"]:
             assert (int(t.hand), int(t.table.to_act)) == (hand["hand"], a["seat"])
             kind = np.int32(_KINDS[a["code"]])
-            amount = np.int32(a["to"] if a["code"] == P.RAISE else 0)
+            amount = np.int32(a["to"] if a["code"] == protocol.RAISE else 0)
             total += np.asarray(decided(t, kind, amount, key))
             t = step(t, kind, amount)
     assert bool(t.finished) or tour["stopped_early"]

@@ -16,11 +16,11 @@ wasmtime = pytest.importorskip("wasmtime")
 from holdemjax.series import guard as machine_guard  # noqa: E402
 from holdemjax.series import (  # noqa: E402
     output,
+    protocol,  # noqa: E402
+    replay,  # noqa: E402
     results,  # noqa: E402
     runner,
 )
-from holdemjax.series import protocol as P  # noqa: E402
-from holdemjax.series import replay as RP  # noqa: E402
 from holdemjax.series.policies import bundled  # noqa: E402
 from holdemjax.series.wasm import load_policy  # noqa: E402
 
@@ -62,7 +62,7 @@ SPIN_AT_ACT = f"""(module {_ABI}
     (i64.const 0)))"""
 
 MESSAGE = b'{"type":"act"}'
-BUDGET = 500 * P.MS  # honest calls use 240,000,010 units of it
+BUDGET = 500 * protocol.MS  # honest calls use 240,000,010 units of it
 
 
 def _module(wat: str) -> bytes:
@@ -124,7 +124,7 @@ def test_a_hostile_trip_on_another_thread_leaves_an_honest_call_untouched(monkey
         stop.set()
         worker.join()
     # each hostile call is its own trip, after it spun its allowance (0.2 s + 0.1 s)
-    assert trips == [(P.WALL_CLOCK, True)] * 5
+    assert trips == [(protocol.WALL_CLOCK, True)] * 5
     alone = _started(HONEST, "honest.wasm")
     assert honest and honest == _honest_calls(alone, len(honest))
     assert set(o for o, _, _ in honest) == {"ok"}
@@ -153,7 +153,7 @@ def test_a_series_beside_a_hostile_thread_is_the_series_alone(monkeypatch, tmp_p
         doc = results.summarize(series, planned=20)
         assert all(s["faulted_at"] is None for s in doc["slots"])
         output.write_all(series, doc, tmp_path / "out")
-        return (tmp_path / "out" / RP.REPLAY_NAME).read_bytes()
+        return (tmp_path / "out" / replay.REPLAY_NAME).read_bytes()
 
     alone = series_replay()
     trips, stop = [], threading.Event()
@@ -173,9 +173,9 @@ def test_a_series_beside_a_hostile_thread_is_the_series_alone(monkeypatch, tmp_p
     finally:
         stop.set()
         worker.join()
-    assert trips and set(trips) == {P.WALL_CLOCK}
+    assert trips and set(trips) == {protocol.WALL_CLOCK}
     assert beside == alone
-    same, report = RP.verify(tmp_path / "out" / RP.REPLAY_NAME)
+    same, report = replay.verify(tmp_path / "out" / replay.REPLAY_NAME)
     assert same, report
 
 
@@ -223,17 +223,18 @@ def test_a_guard_trip_is_recorded_in_the_replay_and_reproduced(monkeypatch, tmp_
         _strict(strict, slack_s=0.3)
         policies = [load_policy(p) for p in paths]
         series = runner.run_series(policies, variant="certify-series", seed=5, tournaments=1,
-                                   max_wall=None, shot_ns=2_000 * P.MS)
+                                   max_wall=None, shot_ns=2_000 * protocol.MS)
         for p in policies:
             p.close()
     doc = results.summarize(series, planned=1)
-    assert doc["slots"][0]["faults"][0]["cause"] == P.WALL_CLOCK
+    assert doc["slots"][0]["faults"][0]["cause"] == protocol.WALL_CLOCK
     assert all(s["faulted_at"] is None for s in doc["slots"][1:])
     trips = [trip for t in series.tournaments for trip in t.get("guard_trips", ())]
-    assert len(trips) == 1 and trips[0]["slot"] == 0 and 0 < trips[0]["used_ns"] < 2_000 * P.MS
+    assert len(trips) == 1 and trips[0]["slot"] == 0
+    assert 0 < trips[0]["used_ns"] < 2_000 * protocol.MS
     out = tmp_path / "out"
     output.write_all(series, doc, out)
-    same, report = RP.verify(out / RP.REPLAY_NAME)  # the default guard: no trip of its own
+    same, report = replay.verify(out / replay.REPLAY_NAME)  # the default guard: no trip of its own
     assert same, report
 
 
@@ -242,7 +243,7 @@ def test_an_interrupt_the_host_cannot_attribute_voids_the_series(monkeypatch):
     the guard's per-call judge) is not charged to the policy: the series is void."""
     monkeypatch.setattr(machine_guard, "judge_calls", lambda store, guard: None)
     policy = _started(SPIN, "spin.wasm")
-    with pytest.raises(P.SeriesVoid, match="spin.wasm"):
+    with pytest.raises(protocol.SeriesVoid, match="spin.wasm"):
         policy.call(b"go", 10**12)
     assert policy.fault is None  # nothing charged to it
 
@@ -259,4 +260,4 @@ def test_a_void_series_is_an_error_line_and_writes_nothing(monkeypatch, tmp_path
                  "--no-compile-cache", "--out", str(out)]) == 2
     err = capsys.readouterr().err
     assert "the series is void" in err and "spin.wasm" in err and "Traceback" not in err
-    assert not (out / "results.json").exists() and not (out / RP.REPLAY_NAME).exists()
+    assert not (out / "results.json").exists() and not (out / replay.REPLAY_NAME).exists()

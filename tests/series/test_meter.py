@@ -8,7 +8,7 @@ import pytest
 import wasmtime
 
 from holdemjax.series import meter, wasm_module
-from holdemjax.series import wasm as W
+from holdemjax.series import wasm as series_wasm
 from holdemjax.series.policies import bundled
 from holdemjax.series.protocol import RUNTIME_CALL_NS
 from holdemjax.series.wasm_module import engine, new_store
@@ -113,8 +113,8 @@ def test_an_instruction_the_engine_lacks_gets_wasmtimes_own_message(tmp_path):
     simd = bytes(wasmtime.wat2wasm("(module (func (drop (v128.const i64x2 0 0))))"))
     with pytest.raises(meter.MeterError, match="0xfd"):
         meter.meter(simd)
-    with pytest.raises(W.PolicyLoadError, match="SIMD"):
-        W.load_policy(simd, cache=False)
+    with pytest.raises(series_wasm.PolicyLoadError, match="SIMD"):
+        series_wasm.load_policy(simd, cache=False)
 
 
 def test_a_module_that_cannot_be_metered_is_never_compiled_as_it_is(monkeypatch):
@@ -122,8 +122,8 @@ def test_a_module_that_cannot_be_metered_is_never_compiled_as_it_is(monkeypatch)
         raise meter.MeterError("unknown instruction 0xee at byte 99")
 
     monkeypatch.setattr(wasm_module, "meter", refuse)
-    with pytest.raises(W.PolicyLoadError, match="cannot charge its runtime calls.*0xee"):
-        W.load_policy(bundled("random"), cache=False)
+    with pytest.raises(series_wasm.PolicyLoadError, match="cannot charge its runtime calls.*0xee"):
+        series_wasm.load_policy(bundled("random"), cache=False)
 
 
 @pytest.mark.parametrize("cut", [9, 20, -3])

@@ -10,9 +10,9 @@ import pytest
 
 import holdemjax
 from holdemjax.host.hand import HandLog
-from holdemjax.poker import table as tb
+from holdemjax.poker import table
 from holdemjax.poker.cards import parse_cards
-from holdemjax.series import protocol as P
+from holdemjax.series import protocol
 
 
 @pytest.fixture(scope="module")
@@ -21,10 +21,10 @@ def env():
 
 
 def test_encode_is_canonical():
-    data = P.encode({"b": 1, "a": [True, None, "é"]})
+    data = protocol.encode({"b": 1, "a": [True, None, "é"]})
     assert data == b'{"a":[true,null,"\\u00e9"],"b":1}'
     with pytest.raises(ValueError):
-        P.encode({"x": float("nan")})
+        protocol.encode({"x": float("nan")})
 
 
 def test_act_message_matches_the_engine(env):
@@ -34,33 +34,33 @@ def test_act_message_matches_the_engine(env):
     state = env.init(jax.random.key(2))
     log = HandLog(env.tournament(state).table, 0)
     for i in range(12):
-        msg = P.act_message(env.decision(state), tournament=7, history=log.history)
+        msg = protocol.act_message(env.decision(state), tournament=7, history=log.history)
         t = env.tournament(state).table
         seat = int(t.to_act)
         assert msg["seat"] == seat and msg["tournament"] == 7
         assert msg["hand"] == int(env.tournament(state).hand)
-        assert msg["pot"] == int(tb.pot_total(t))
+        assert msg["pot"] == int(table.pot_total(t))
         assert msg["stacks"] == np.asarray(t.stacks).tolist()
         assert parse_cards("".join(msg["hole"])) == np.asarray(t.hole[seat]).tolist()
         assert len(msg["board"]) == int(t.revealed)
-        lg = tb.legal(t)
+        lg = table.legal(t)
         assert msg["legal"]["call"] == int(lg.call_amount)
         assert msg["legal"]["check"] == bool(lg.can_check)
         assert msg["legal"]["raise"] == ([int(lg.min_raise_to), int(lg.max_raise_to)]
                                          if bool(lg.can_raise) else None)
         assert msg["decision"] == sum(1 for h in log.history if h[1] == seat)
-        assert json.loads(P.encode(msg)) == msg
+        assert json.loads(protocol.encode(msg)) == msg
         # play: raise to the minimum when open, else call
-        kind = tb.RAISE if msg["legal"]["raise"] and i % 3 == 0 else tb.CHECK_CALL
-        amount = msg["legal"]["raise"][0] if kind == tb.RAISE else 0
+        kind = table.RAISE if msg["legal"]["raise"] and i % 3 == 0 else table.CHECK_CALL
+        amount = msg["legal"]["raise"][0] if kind == table.RAISE else 0
         mid = act(state, kind, amount)
         event = log.action(t, lg, env.tournament(mid).table, kind)
         entry = log.history[-1]
         assert entry == [event[k] for k in ("street", "seat", "code", "to")]
         assert entry[:2] == [int(t.street), seat]
-        assert entry[2] == (P.RAISE if kind == tb.RAISE else
-                            P.CHECK if msg["legal"]["check"] else P.CALL)
-        if kind == tb.RAISE:
+        assert entry[2] == (protocol.RAISE if kind == table.RAISE else
+                            protocol.CHECK if msg["legal"]["check"] else protocol.CALL)
+        if kind == table.RAISE:
             assert entry[3] == amount
         state = advance(mid)
         if int(env.tournament(state).hand) != msg["hand"]:
@@ -68,12 +68,13 @@ def test_act_message_matches_the_engine(env):
 
 
 def test_start_message(env):
-    msg = P.start_message(P.format_info(env.id, env.format), slot=3, alias="Ada",
-                          seed=P.slot_seed(11, 3), variant="series-10", tournaments=10)
+    msg = protocol.start_message(protocol.format_info(env.id, env.format), slot=3, alias="Ada",
+                                 seed=protocol.slot_seed(11, 3), variant="series-10",
+                                 tournaments=10)
     assert msg["format"]["levels"][0] == [10, 20, 0] and msg["format"]["levels"][4] == [60, 120,
                                                                                        120]
     assert sum(msg["format"]["payouts_ppm"]) == 1_000_000
-    assert msg["seed"] == list(P.slot_seed(11, 3)) != list(P.slot_seed(11, 4))
+    assert msg["seed"] == list(protocol.slot_seed(11, 3)) != list(protocol.slot_seed(11, 4))
     key = jax.random.fold_in(jax.random.key(11), 1003)
     assert msg["seed"] == np.asarray(jax.random.key_data(key)).tolist()
 
@@ -83,11 +84,11 @@ FREE = {"fold": True, "check": True, "call": 0, "raise": [20, 1000]}
 
 
 @pytest.mark.parametrize("data, legal, outcome, kind, amount", [
-    (b'{"action":"fold"}', LEGAL, "ok", tb.FOLD, 0),
-    (b'{"action":"call"}', LEGAL, "ok", tb.CHECK_CALL, 0),
-    (b'{"action":"check"}', FREE, "ok", tb.CHECK_CALL, 0),
-    (b'{"action":"raise","amount":40}', LEGAL, "ok", tb.RAISE, 40),
-    (b'{"action":"raise","amount":1000}', LEGAL, "ok", tb.RAISE, 1000),
+    (b'{"action":"fold"}', LEGAL, "ok", table.FOLD, 0),
+    (b'{"action":"call"}', LEGAL, "ok", table.CHECK_CALL, 0),
+    (b'{"action":"check"}', FREE, "ok", table.CHECK_CALL, 0),
+    (b'{"action":"raise","amount":40}', LEGAL, "ok", table.RAISE, 40),
+    (b'{"action":"raise","amount":1000}', LEGAL, "ok", table.RAISE, 1000),
     (b'{"action":"check"}', LEGAL, "illegal_action", None, 0),
     (b'{"action":"call"}', FREE, "illegal_action", None, 0),
     (b'{"action":"raise","amount":39}', LEGAL, "bad_amount", None, 0),
@@ -108,17 +109,17 @@ FREE = {"fold": True, "check": True, "call": 0, "raise": [20, 1000]}
 ])
 def test_parse_reply_outcomes(data, legal, outcome, kind, amount):
     """PROTOCOL §4 'Bad replies': one outcome each; parse_reply never raises."""
-    r = P.parse_reply(data, legal)
+    r = protocol.parse_reply(data, legal)
     assert (r.outcome, r.kind, r.amount) == (outcome, kind, amount)
 
 
 def test_parse_reply_talk_fields():
-    r = P.parse_reply(json.dumps({"action": "fold", "say": " gg\u0000 " + "x" * 200,
-                                  "chat": ["a\u202eb", "", "  "], "emote": "wave",
-                                  "sit_in": True}).encode(), LEGAL)
-    assert r.outcome == "ok" and r.say == ("gg " + "x" * 200)[: P.CHAT_CHARS]
+    r = protocol.parse_reply(json.dumps({"action": "fold", "say": " gg\u0000 " + "x" * 200,
+                                         "chat": ["a\u202eb", "", "  "], "emote": "wave",
+                                         "sit_in": True}).encode(), LEGAL)
+    assert r.outcome == "ok" and r.say == ("gg " + "x" * 200)[: protocol.CHAT_CHARS]
     assert r.chat == ("ab",) and r.emote == "wave" and r.sit_in
-    r = P.parse_reply(b'{"emote":"dance","chat":["hi"]}', None)  # a notification reply
+    r = protocol.parse_reply(b'{"emote":"dance","chat":["hi"]}', None)  # a notification reply
     assert r.outcome == "ok" and r.emote is None and r.chat == ("hi",) and r.kind is None
-    assert P.parse_reply(b'{"chat":"hi"}', None).outcome == "bad_reply"
-    assert P.parse_reply(b'{"sit_in":"yes"}', None).outcome == "bad_reply"
+    assert protocol.parse_reply(b'{"chat":"hi"}', None).outcome == "bad_reply"
+    assert protocol.parse_reply(b'{"sit_in":"yes"}', None).outcome == "bad_reply"

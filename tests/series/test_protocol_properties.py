@@ -16,8 +16,8 @@ import unicodedata
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from holdemjax.poker import table as tb
-from holdemjax.series import protocol as P
+from holdemjax.poker import table
+from holdemjax.series import protocol
 
 settings.register_profile("holdemjax-ci", derandomize=True, database=None, deadline=None,
                           max_examples=200, print_blob=True,
@@ -54,7 +54,7 @@ def replies(draw, legal=None):
     often at or next to the bounds of ``legal``'s raise range."""
     obj = {}
     if draw(st.booleans()):
-        obj["action"] = draw(st.one_of(st.sampled_from(P.ACTIONS), st.text(max_size=6),
+        obj["action"] = draw(st.one_of(st.sampled_from(protocol.ACTIONS), st.text(max_size=6),
                                        st.integers()))
     if draw(st.booleans()):
         lo, hi = (legal or {}).get("raise") or (1, 1)
@@ -67,7 +67,7 @@ def replies(draw, legal=None):
                                      st.lists(st.one_of(texts, st.integers()), min_size=1,
                                               max_size=2), texts))
     if draw(st.booleans()):
-        obj["emote"] = draw(st.one_of(st.sampled_from(P.EMOTES), st.text(max_size=8)))
+        obj["emote"] = draw(st.one_of(st.sampled_from(protocol.EMOTES), st.text(max_size=8)))
     if draw(st.booleans()):
         obj["sit_in"] = draw(st.one_of(st.just(True), st.text(max_size=2), st.integers(0, 1)))
     return obj
@@ -91,19 +91,19 @@ def contract(obj: dict, legal: dict | None):
     if action not in ("fold", "check", "call", "raise"):
         return "bad_reply", None, 0
     if action == "fold":
-        return "ok", tb.FOLD, 0
+        return "ok", table.FOLD, 0
     if action == "check":
-        return ("ok", tb.CHECK_CALL, 0) if legal["check"] else ("illegal_action", None, 0)
+        return ("ok", table.CHECK_CALL, 0) if legal["check"] else ("illegal_action", None, 0)
     if action == "call":
         ok = not legal["check"] and legal["call"] > 0
-        return ("ok", tb.CHECK_CALL, 0) if ok else ("illegal_action", None, 0)
+        return ("ok", table.CHECK_CALL, 0) if ok else ("illegal_action", None, 0)
     if legal["raise"] is None:
         return "illegal_action", None, 0
     lo, hi = legal["raise"]
     amount = obj.get("amount")
     if amount is None or not lo <= amount <= hi:
         return "bad_amount", None, 0
-    return "ok", tb.RAISE, amount
+    return "ok", table.RAISE, amount
 
 
 def _clean(line: str) -> bool:
@@ -115,25 +115,25 @@ def _clean(line: str) -> bool:
 def test_reply_outcomes_follow_the_protocol_table(legal, data_):
     obj = data_.draw(replies(legal))
     data = json.dumps(obj).encode("utf-8")
-    r = P.parse_reply(data, legal)
+    r = protocol.parse_reply(data, legal)
     if len(data) > REPLY_LIMIT:
         assert r.outcome == "reply_too_long"
         return
     outcome, kind, amount = contract(obj, legal)
     assert (r.outcome, r.kind) == (outcome, kind), (obj, legal, r)
-    if outcome == "ok" and kind == tb.RAISE:
+    if outcome == "ok" and kind == table.RAISE:
         assert r.amount == amount
     # table talk: cleaned lines of at most 140 characters, known emotes only
     assert all(_clean(line) for line in r.chat) and len(r.chat) <= len(obj.get("chat", []))
-    assert r.emote is None or r.emote in P.EMOTES
+    assert r.emote is None or r.emote in protocol.EMOTES
     if r.say is not None:
         assert r.outcome == "ok" and legal is not None and _clean(r.say)
-    assert P.parse_reply(data, legal) == r  # deterministic
+    assert protocol.parse_reply(data, legal) == r  # deterministic
 
 
 @given(data=st.one_of(st.binary(max_size=5000), st.none()), legal=st.one_of(st.none(), legals()))
 def test_any_bytes_give_one_outcome_and_never_raise(data, legal):
-    r = P.parse_reply(data, legal)
+    r = protocol.parse_reply(data, legal)
     assert r.outcome in OUTCOMES
     if not data:
         assert r.outcome == "no_reply"
@@ -141,7 +141,7 @@ def test_any_bytes_give_one_outcome_and_never_raise(data, legal):
         assert r.outcome == "reply_too_long"
     if r.outcome != "ok" or legal is None:
         assert r.kind is None
-    assert P.parse_reply(data, legal) == r
+    assert protocol.parse_reply(data, legal) == r
 
 
 @given(obj=replies(), legal=legals(), junk=st.text(alphabet=" \t\r\n", max_size=3))
@@ -150,6 +150,6 @@ def test_key_order_and_whitespace_do_not_matter(obj, legal, junk):
     a = json.dumps(obj).encode()
     b = (junk + json.dumps(dict(reversed(list(obj.items()))), indent=1) + junk).encode()
     if len(b) <= REPLY_LIMIT and len(a) <= REPLY_LIMIT:
-        ra, rb = P.parse_reply(a, legal), P.parse_reply(b, legal)
+        ra, rb = protocol.parse_reply(a, legal), protocol.parse_reply(b, legal)
         assert (ra.outcome, ra.kind, ra.amount, ra.chat, ra.emote) == (
             rb.outcome, rb.kind, rb.amount, rb.chat, rb.emote)

@@ -10,8 +10,7 @@ import random
 
 import pytest
 
-from holdemjax.series import replay as RP
-from holdemjax.series import results, runner
+from holdemjax.series import replay, results, runner
 from tests.series.test_runner import Scripted
 
 
@@ -53,10 +52,10 @@ def series():
 
 
 def test_replay_document_is_canonical_and_complete(series):
-    doc = RP.replay_document(series, results.summarize(series))
-    data = RP.encode_replay(doc)
+    doc = replay.replay_document(series, results.summarize(series))
+    data = replay.encode_replay(doc)
     assert json.loads(data) == doc
-    assert RP.encode_replay(json.loads(data)) == data  # canonical: re-encoding is identity
+    assert replay.encode_replay(json.loads(data)) == data  # canonical: re-encoding is identity
     for t in doc["tournaments"]:
         for h in t["hands"]:
             dealt = [s for s, c in enumerate(h["hole"]) if c is not None]
@@ -72,15 +71,15 @@ def test_load_refuses_other_files(tmp_path):
     path = tmp_path / "x.json"
     path.write_text('{"schema": "something/1"}')
     with pytest.raises(ValueError, match="not a holdemjax replay"):
-        RP.load(path)
+        replay.load(path)
 
 
 def test_phh_export_replays_in_pokerkit(series):
     pokerkit = pytest.importorskip("pokerkit")
-    doc = RP.replay_document(series, results.summarize(series))
+    doc = replay.replay_document(series, results.summarize(series))
     compared = antes = 0
     for t, tour in enumerate(doc["tournaments"]):
-        text = RP.to_phh(doc, t)
+        text = replay.to_phh(doc, t)
         histories = list(pokerkit.HandHistory.load_all(io.BytesIO(text.encode())))
         assert len(histories) == len(tour["hands"])
         for hh, h in zip(histories, tour["hands"]):

@@ -9,8 +9,7 @@ import json
 import numpy as np
 import pytest
 
-from holdemjax.series import protocol as P
-from holdemjax.series import results, runner
+from holdemjax.series import protocol, results, runner
 from holdemjax.series.wasm import CallResult
 
 
@@ -79,7 +78,7 @@ def test_scores_sum_to_one_and_results_document():
     assert len(set(aliases)) == 6 and set(aliases) <= set(runner.ALIASES)
     # every slot got the start message with its own seed words
     seeds = {tuple(p.started["seed"]) for p in pols}
-    assert len(seeds) == 6 and pols[2].started["seed"] == list(P.slot_seed(3, 2))
+    assert len(seeds) == 6 and pols[2].started["seed"] == list(protocol.slot_seed(3, 2))
 
 
 def test_same_seed_same_series_and_seating_shuffled():
@@ -105,12 +104,12 @@ def test_budget_and_bank():
     _series([p] + [Scripted(f"p{i}") for i in range(5)], tournaments=1)
     acts = _acts(p)
     assert len(acts) >= 3
-    bank = P.BANK_NS
+    bank = protocol.BANK_NS
     for m in acts:
         assert m["clock"]["bank_ns"] == bank
-        assert m["_budget"] == m["clock"]["budget_ns"] == min(P.SHOT_NS + bank,
-                                                                P.DECISION_MAX_NS)
-        bank = max(0, bank - (min(70_000_000, m["_budget"]) - P.SHOT_NS))
+        assert m["_budget"] == m["clock"]["budget_ns"] == min(protocol.SHOT_NS + bank,
+                                                                protocol.DECISION_MAX_NS)
+        bank = max(0, bank - (min(70_000_000, m["_budget"]) - protocol.SHOT_NS))
 
 
 def test_two_timeouts_make_the_seat_away_until_sit_in():
@@ -134,7 +133,7 @@ def test_two_timeouts_make_the_seat_away_until_sit_in():
     s = _series([p] + [Scripted(f"p{i}") for i in range(5)], tournaments=2)
     acts = _acts(p)
     assert [m["away"] for m in acts[:5]] == [False, False, True, True, False]
-    assert acts[2]["_budget"] == P.AWAY_NS
+    assert acts[2]["_budget"] == protocol.AWAY_NS
     assert s.slots[0].timeouts == 2
     events = [e for t in s.tournaments for h in t["hands"] for e in h["events"]]
     seat_types = [e["type"] for e in events if e["type"] in ("away", "back")]
@@ -147,7 +146,7 @@ def test_two_timeouts_make_the_seat_away_until_sit_in():
         for h in t["hands"]:
             for a in h["actions"]:
                 if a["auto"] in ("timeout", "away"):
-                    assert a["code"] in (P.FOLD, P.CHECK)
+                    assert a["code"] in (protocol.FOLD, protocol.CHECK)
 
 
 def test_a_seat_that_never_sits_in_stays_away():
@@ -195,13 +194,13 @@ def test_a_trap_benches_the_seat_for_the_rest_of_the_series():
 def test_notification_out_of_compute_is_a_fault():
     def heavy(msg):
         if msg["type"] == "hand_end":
-            return "timeout", None, P.NOTIFY_NS
+            return "timeout", None, protocol.NOTIFY_NS
         return _check_call(msg)
 
     p = Scripted("heavy", heavy)
     s = _series([p] + [Scripted(f"p{i}") for i in range(5)], tournaments=1)
     assert s.slots[0].fault.startswith("out_of_compute")
-    assert [m["_budget"] for m in p.messages if m["type"] == "hand_end"] == [P.NOTIFY_NS]
+    assert [m["_budget"] for m in p.messages if m["type"] == "hand_end"] == [protocol.NOTIFY_NS]
 
 
 @pytest.mark.parametrize("reply, outcome", [
@@ -228,8 +227,8 @@ def test_bad_replies_take_the_default_action_and_are_recorded(reply, outcome):
         assert rec.outcomes.get(outcome, 0) == len(_acts(p))
         mine = [a for h in s.tournaments[0]["hands"] for a in h["actions"]
                 if s.tournaments[0]["player_at_seat"][a["seat"]] == 0]
-        assert mine and all(a["auto"] == "bad_reply" and a["code"] in (P.FOLD, P.CHECK)
-                            for a in mine)
+        assert mine and all(a["auto"] == "bad_reply"
+                            and a["code"] in (protocol.FOLD, protocol.CHECK) for a in mine)
 
 
 def test_illegal_actions_are_recorded():
@@ -307,13 +306,13 @@ def test_the_shared_event_text_is_the_canonical_encoding(monkeypatch):
                      "hole": ["As"], "tournament": 0},
                     {"type": "hand_end", "events": events[::-1], "hand": 3, "tournament": 0},
                     {"type": "hand_end", "events": [], "hand": 4, "tournament": 0}):
-        assert text.encode(message) == P.encode(message)
+        assert text.encode(message) == protocol.encode(message)
     # every message of a certify series, chat and faults included
     seen = []
 
     def checked(self, message):
         out = original(self, message)
-        assert out == P.encode(message), message
+        assert out == protocol.encode(message), message
         seen.append(message["type"])
         return out
 

@@ -28,7 +28,7 @@ import pytest
 pytest.importorskip("ziglang")
 wasmtime = pytest.importorskip("wasmtime")
 
-from holdemjax.series import protocol as P
+from holdemjax.series import protocol
 from holdemjax.series.wasm import load_policy
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -415,10 +415,10 @@ def encodings(msg: dict, rng: random.Random) -> list[bytes]:
     rng.shuffle(keys)
     pretty = json.dumps({k: noisy[k] for k in keys}, indent=rng.choice([None, 1, "\t"]),
                         ensure_ascii=False, separators=(" , ", " : ")).encode()
-    return [P.encode(msg), b" \r\n" + pretty + b"\n"]
+    return [protocol.encode(msg), b" \r\n" + pretty + b"\n"]
 
 
-START = P.encode({
+START = protocol.encode({
     "type": "start", "protocol": 1, "slot": 2, "alias": 'Love"lace\\ \u00e9\U0001F600\u0007',
     "variant": "series-100", "tournaments": 100,
     "format": {"name": "sng-6", "seats": 6, "starting_stack": 1000, "hands_per_level": 4,
@@ -429,7 +429,7 @@ START = P.encode({
               "notify_ns": 5000000, "start_ns": 1000000000},
     "limits": {"memory_bytes": 67108864, "reply_bytes": 4096, "chat_chars": 140,
                "chat_lines_per_hand": 2},
-    "emotes": list(P.EMOTES), "seed": [2718281828, 4294967295]})
+    "emotes": list(protocol.EMOTES), "seed": [2718281828, 4294967295]})
 
 
 # ------------------------------------------------------------------------------ the reader
@@ -478,7 +478,7 @@ def test_parse_accepts_nesting_within_the_limit(harness):
 def clean(text: str) -> str:
     """The builder's line: control characters dropped, at most 140 code points."""
     kept = "".join(ch for ch in text if not (ord(ch) < 0x20 or 0x7F <= ord(ch) < 0xA0))
-    return kept[:P.CHAT_CHARS]
+    return kept[:protocol.CHAT_CHARS]
 
 
 def test_reply_fields_and_escaping(harness):
@@ -492,9 +492,9 @@ def test_reply_fields_and_escaping(harness):
     assert got == {"action": "raise", "amount": 1234, "say": clean(say),
                    "chat": ["gl hf", 'q"uote', "line", "fifth"], "emote": "thumbs_up",
                    "sit_in": True}
-    parsed = P.parse_reply(reply, {"fold": True, "check": False, "call": 20,
-                                   "raise": [40, 2000]})
-    assert (parsed.outcome, parsed.amount, parsed.say) == ("ok", 1234, P.clean_line(say))
+    parsed = protocol.parse_reply(reply, {"fold": True, "check": False, "call": 20,
+                                          "raise": [40, 2000]})
+    assert (parsed.outcome, parsed.amount, parsed.say) == ("ok", 1234, protocol.clean_line(say))
 
 
 @pytest.mark.parametrize("action, name", [(0, "fold"), (1, "check"), (2, "call")])
@@ -520,7 +520,7 @@ def test_longest_reply_fits_the_limit(harness):
     spec = {"action": 3, "amount": -2**31, "say": worst[1], "chat": list(worst),
             "emote": "x" * 31, "sit_in": True}
     reply = harness.send("t_reply", json.dumps(spec).encode())
-    assert len(reply) <= P.REPLY_MAX_BYTES
+    assert len(reply) <= protocol.REPLY_MAX_BYTES
     got = json.loads(reply.decode("utf-8"))
     assert got["chat"] == [clean(w) for w in worst] and got["say"] == clean(worst[1])
     assert all(len(line) == 140 for line in got["chat"]) and got["emote"] == "x" * 31
@@ -590,17 +590,17 @@ ACT = {  # the PROTOCOL.md §5 example, complete
 @pytest.fixture
 def simple(built):
     with load_policy(built["simple.wasm"], cache=False) as policy:
-        start = P.encode({**json.loads(START), "slot": 5})
+        start = protocol.encode({**json.loads(START), "slot": 5})
         assert policy.start(start).outcome == "no_reply"
         assert policy.logs == [(-1, "simple policy in slot 5")]
         yield policy
 
 
-def act(policy, **changes) -> tuple[P.Reply, int]:
+def act(policy, **changes) -> tuple[protocol.Reply, int]:
     msg = {**ACT, **changes}
-    result = policy.call(P.encode(msg), BUDGET)
+    result = policy.call(protocol.encode(msg), BUDGET)
     assert result.outcome == "ok", result
-    return P.parse_reply(result.reply, msg["legal"]), result.used_ns
+    return protocol.parse_reply(result.reply, msg["legal"]), result.used_ns
 
 
 def test_example_plays_legal_actions_and_chats_once(simple):
@@ -624,7 +624,7 @@ def test_example_survives_garbage_and_big_messages(simple):
     big = {**ACT, "zz_padding": "p" * 300_000}
     reply, _ = act(simple, zz_padding="p" * 300_000)
     assert reply.outcome == "ok" and simple.memory_bytes <= 8 * 2**20
-    assert simple.call(P.encode(big)[:-1] + b',"x":' + b"0" * 20_000_000 + b"}",
+    assert simple.call(protocol.encode(big)[:-1] + b',"x":' + b"0" * 20_000_000 + b"}",
                        BUDGET).outcome == "bad_alloc"
     again, _ = act(simple)
     assert again.outcome == "ok" and simple.fault is None

@@ -10,9 +10,8 @@ import pathlib
 
 import pytest
 
-from holdemjax.series import protocol as P
+from holdemjax.series import protocol, runner
 from holdemjax.series import results as series_results
-from holdemjax.series import runner
 from holdemjax.series.wasm import PolicyLoadError, load_policy
 from tests.series.test_runner import Scripted, _check_call
 
@@ -123,11 +122,11 @@ def test_load_policy_checks_the_size_before_reading(tmp_path, monkeypatch):
     """Finding 8: the whole file was read before the 16 MiB check."""
     big = tmp_path / "big.wasm"
     with open(big, "wb") as f:
-        f.truncate(P.MAX_MODULE_BYTES + 1)  # sparse: nothing written
+        f.truncate(protocol.MAX_MODULE_BYTES + 1)  # sparse: nothing written
     read = []
     real = pathlib.Path.read_bytes
     monkeypatch.setattr(pathlib.Path, "read_bytes", lambda self: read.append(self) or real(self))
-    with pytest.raises(PolicyLoadError, match=f"{P.MAX_MODULE_BYTES + 1} bytes, above"):
+    with pytest.raises(PolicyLoadError, match=f"{protocol.MAX_MODULE_BYTES + 1} bytes, above"):
         load_policy(big, cache=False)
     assert read == []
 
@@ -157,7 +156,7 @@ def test_sit_in_in_a_notification_reply_brings_the_seat_back(note):
     assert events.count("away") == 1, "the seat went away"
     later = [m for m in msgs[back_at + 1:] if m["type"] == "act"]
     assert later and not any(m["away"] for m in later)
-    assert all(m["_budget"] > P.AWAY_NS for m in later)  # its bank is back in the budget
+    assert all(m["_budget"] > protocol.AWAY_NS for m in later)  # its bank is back in the budget
     assert events.count("back") == 1 and events.index("back") > events.index("away")
 
 
@@ -176,18 +175,18 @@ def _wasm(tmp_path, name):
 def test_a_replay_with_clock_options_verifies(tmp_path, capsys):
     """Finding 3: `--shot-ms 5 --bank-s 0` was not recorded nor passed back by `replay`."""
     from holdemjax.cli import main
-    from holdemjax.series import replay as RP
+    from holdemjax.series import replay
 
     busy, out = _wasm(tmp_path, "busy"), tmp_path / "run"
     assert main(["series", busy, "--variant", "certify-series", "--shot-ms", "5", "--bank-s",
                  "0", "--out", str(out)]) == 0
-    doc = RP.load(out / RP.REPLAY_NAME)
-    assert doc["options"] == {"tournaments": 3, "shot_ns": 5 * P.MS, "bank_ns": 0,
+    doc = replay.load(out / replay.REPLAY_NAME)
+    assert doc["options"] == {"tournaments": 3, "shot_ns": 5 * protocol.MS, "bank_ns": 0,
                               "block": None}
     results = json.loads((out / "results.json").read_text())
     assert results["slots"][0]["timeouts"] > 0  # the clock shaped play
     capsys.readouterr()
-    assert main(["replay", str(out / RP.REPLAY_NAME)]) == 0
+    assert main(["replay", str(out / replay.REPLAY_NAME)]) == 0
     assert "reproduced: identical" in capsys.readouterr().out
 
 
@@ -195,21 +194,21 @@ def test_the_cut_tournament_of_a_stopped_series_is_compared(tmp_path, capsys):
     """Finding 4: the cut tournament was never compared (its hole cards and winnings could be
     changed and the replay still "reproduced")."""
     from holdemjax.cli import main
-    from holdemjax.series import replay as RP
+    from holdemjax.series import replay
 
     out = tmp_path / "cut"
     assert main(["series", "--variant", "series-10", "--max-wall", "0", "--out", str(out)]) == 0
-    path = out / RP.REPLAY_NAME
-    doc = RP.load(path)
+    path = out / replay.REPLAY_NAME
+    doc = replay.load(path)
     assert doc["stopped_early"] and doc["tournaments_played"] == 1
-    assert RP.rerun_options(doc)["cut"] == (0, len(doc["tournaments"][0]["hands"]))
-    same, report = RP.verify(path)
+    assert replay.rerun_options(doc)["cut"] == (0, len(doc["tournaments"][0]["hands"]))
+    same, report = replay.verify(path)
     assert same, report
     hand = doc["tournaments"][0]["hands"][-1]
     seat = next(s for s, h in enumerate(hand["hole"]) if h is not None)
     hand["hole"][seat] = ["2c", "2d"] if hand["hole"][seat] != ["2c", "2d"] else ["3c", "3d"]
     hand["winnings"][seat] += 1
-    path.write_bytes(RP.encode_replay(doc))
+    path.write_bytes(replay.encode_replay(doc))
     capsys.readouterr()
     assert main(["replay", str(path)]) == 1
     assert "NOT reproduced: differs first in tournament 0" in capsys.readouterr().out
@@ -218,24 +217,24 @@ def test_the_cut_tournament_of_a_stopped_series_is_compared(tmp_path, capsys):
 def test_the_rerun_of_a_stopped_series_gets_the_planned_count():
     """Finding 4: the re-run's start message carried `tournaments_played` (1) where the
     original's carried the planned count (10)."""
-    from holdemjax.series import replay as RP
+    from holdemjax.series import replay
 
     first = [Scripted(f"p{i}") for i in range(6)]
     s = _series(first, variant="series-10", max_wall=0.0)
-    doc = RP.replay_document(s, series_results.summarize(s))
-    kwargs = RP.rerun_options(doc)
+    doc = replay.replay_document(s, series_results.summarize(s))
+    kwargs = replay.rerun_options(doc)
     again = [Scripted(f"p{i}") for i in range(6)]
     s2 = runner.run_series(again, **kwargs)
     assert [p.started["tournaments"] for p in again] == [10] * 6
     assert [p.started for p in again] == [p.started for p in first]
-    assert RP.encode_replay(RP.replay_document(s2, series_results.summarize(s2))) \
-        == RP.encode_replay(doc)
+    assert replay.encode_replay(replay.replay_document(s2, series_results.summarize(s2))) \
+        == replay.encode_replay(doc)
     # a series stopped between two tournaments: the re-run stops there too
     s3 = runner.run_series([Scripted(f"p{i}") for i in range(6)], variant="series-10",
                            max_wall=None, cut=(2, 0))
     assert s3.stopped_early and s3.tournaments_played == 2
-    doc3 = RP.replay_document(s3, series_results.summarize(s3))
-    assert RP.rerun_options(doc3)["cut"] == (2, 0)
+    doc3 = replay.replay_document(s3, series_results.summarize(s3))
+    assert replay.rerun_options(doc3)["cut"] == (2, 0)
 
 
 # ------------------------------------------------- one instance per slot, research mode (6)
@@ -348,7 +347,7 @@ def test_a_grow_loop_is_charged_and_times_out_like_plain_work(tmp_path):
 
     spin = tmp_path / "spin.wasm"
     spin.write_bytes(bytes(wasmtime.wat2wasm(_SPIN)))
-    budget = P.SHOT_NS + P.DECISION_MAX_NS
+    budget = protocol.SHOT_NS + protocol.DECISION_MAX_NS
     for policy in (load_policy(spin), load_policy(_wasm(tmp_path, "grow_loop"))):
         policy.start(b"")
         results = [policy.call(b'{"alive":[]}', budget) for _ in range(3)]
@@ -370,9 +369,9 @@ def test_the_guard_still_faults_a_call_over_its_allowance(tmp_path, monkeypatch)
     monkeypatch.setattr(guard, "MACHINE_SLACK_S", 0.0)
     policy = load_policy(spin)
     policy.start(b"")
-    budget = P.SHOT_NS + P.DECISION_MAX_NS
+    budget = protocol.SHOT_NS + protocol.DECISION_MAX_NS
     result = policy.call(b"x", budget)
-    assert result.outcome == P.WALL_CLOCK and policy.fault == P.WALL_CLOCK
+    assert result.outcome == protocol.WALL_CLOCK and policy.fault == protocol.WALL_CLOCK
     assert result.used_ns < budget  # stopped before its fuel ran out
     assert policy.memory_bytes == 0
 

@@ -11,8 +11,7 @@ import pytest
 import wasmtime
 
 from holdemjax.cli import main
-from holdemjax.series import output, results, runner
-from holdemjax.series import replay as RP
+from holdemjax.series import output, replay, results, runner
 from holdemjax.series.policies import bundled
 from holdemjax.series.wasm import load_policy
 
@@ -97,15 +96,15 @@ def test_replay_reproduces_byte_for_byte(zoo_series, tmp_path):
     doc = results.summarize(series, planned=3)
     out = tmp_path / "out"
     written = output.write_all(series, doc, out)
-    assert [p.name for p in written] == [RP.REPLAY_NAME, RP.VIEWER_NAME]
-    same, report = RP.verify(out / RP.REPLAY_NAME)
+    assert [p.name for p in written] == [replay.REPLAY_NAME, replay.VIEWER_NAME]
+    same, report = replay.verify(out / replay.REPLAY_NAME)
     assert same, report
     # a changed policy file is refused by its hash
     tampered = tmp_path / "tampered.wasm"
     data = bytearray(pathlib.Path(paths[5]).read_bytes())
     tampered.write_bytes(bytes(data) + b"\0")
     with pytest.raises(ValueError, match="slot 5: .* has SHA-256"):
-        RP.verify(out / RP.REPLAY_NAME, paths[:5] + [str(tampered)])
+        replay.verify(out / replay.REPLAY_NAME, paths[:5] + [str(tampered)])
 
 
 def test_cli_series_writes_results_replay_and_viewer(tmp_path, capsys):
@@ -116,8 +115,8 @@ def test_cli_series_writes_results_replay_and_viewer(tmp_path, capsys):
     doc = json.loads((out / "results.json").read_text())
     assert doc["tournaments_played"] == 1 and len(doc["slots"]) == 6
     assert all(s["policy"].endswith("baseline.wasm") for s in doc["slots"])
-    assert (out / RP.REPLAY_NAME).is_file() and (out / RP.VIEWER_NAME).is_file()
-    assert main(["replay", str(out / RP.REPLAY_NAME)]) == 0
+    assert (out / replay.REPLAY_NAME).is_file() and (out / replay.VIEWER_NAME).is_file()
+    assert main(["replay", str(out / replay.REPLAY_NAME)]) == 0
     assert "reproduced" in capsys.readouterr().out
 
 
@@ -198,7 +197,8 @@ def test_workers_give_the_results_of_one_process(monkeypatch):
                                    block=3 if workers == 1 else None)
         doc = results.summarize(series, planned=7)
         timing = doc.pop("timing")
-        return RP.encode_replay(RP.replay_document(series, {**doc, "timing": timing})), doc, timing
+        document = replay.replay_document(series, {**doc, "timing": timing})
+        return replay.encode_replay(document), doc, timing
 
     one, doc1, timing1 = run(1)
     two, doc2, timing2 = run(2)
@@ -222,7 +222,7 @@ def test_same_seed_same_files_in_fresh_processes(tmp_path):
                         "certify-series", "--seed", "8", "--out", str(out)], check=True,
                        capture_output=True, timeout=600)
         outs.append(out)
-    a, b = ((o / RP.REPLAY_NAME).read_bytes() for o in outs)
+    a, b = ((o / replay.REPLAY_NAME).read_bytes() for o in outs)
     assert a == b
     ra, rb = (json.loads((o / "results.json").read_text()) for o in outs)
     # timing (wall-clock seconds) may differ, nothing else; both runs report the same block

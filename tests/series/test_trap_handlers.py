@@ -17,13 +17,13 @@ ZOO = pathlib.Path(__file__).parent / "zoo"
 SCRIPT = r"""
 import faulthandler, pathlib, signal, sys
 import wasmtime
-from holdemjax.series import wasm as W
+from holdemjax.series import wasm
 
 zoo = pathlib.Path(sys.argv[1])
 
 def started(name):
-    policy = W.load_policy(bytes(wasmtime.wat2wasm((zoo / f"{name}.wat").read_text())),
-                           name=f"{name}.wasm")
+    policy = wasm.load_policy(bytes(wasmtime.wat2wasm((zoo / f"{name}.wat").read_text())),
+                              name=f"{name}.wasm")
     policy.start(b"")
     return policy
 
@@ -32,16 +32,16 @@ def intruder():  # a handler in front of wasmtime's that re-raises: faulthandler
     faulthandler.enable()
 
 early = started("recurse")  # stack overflow: SIGSEGV
-print("fresh", W.trap_handlers_first())
+print("fresh", wasm.trap_handlers_first())
 intruder()
-print("after the intruder", W.trap_handlers_first())
-print("early", early.call(b"r", W.SHOT_NS).detail)
+print("after the intruder", wasm.trap_handlers_first())
+print("early", early.call(b"r", wasm.SHOT_NS).detail)
 intruder()
 late = started("trap_nth")  # unreachable: SIGILL; its new store put the handlers back
-late.call(b"{}", W.SHOT_NS)
-print("late", late.call(b"{}", W.SHOT_NS).detail, W.trap_handlers_first())
+late.call(b"{}", wasm.SHOT_NS)
+print("late", late.call(b"{}", wasm.SHOT_NS).detail, wasm.trap_handlers_first())
 signal.signal(signal.SIGSEGV, signal.SIG_DFL)  # none at all, as ray.shutdown leaves them
-print("defaults", W.trap_handlers_first(), started("recurse").call(b"r", W.SHOT_NS).detail)
+print("defaults", wasm.trap_handlers_first(), started("recurse").call(b"r", wasm.SHOT_NS).detail)
 """
 
 

@@ -8,8 +8,8 @@ import json
 
 import pytest
 
-from holdemjax.poker import table as tb
-from holdemjax.series import protocol as P
+from holdemjax.poker import table
+from holdemjax.series import protocol
 from holdemjax.series.protocol import FAULTS
 from holdemjax.series.turn import apply_outcome
 from holdemjax.series.wasm import CallResult
@@ -23,12 +23,12 @@ def _ok(reply: dict, used: int = 1_000) -> CallResult:
 
 
 def test_an_admitted_reply_is_played_and_charged_to_the_bank():
-    clock = P.Clock()
-    out = apply_outcome(_ok({"action": "raise", "amount": 60, "say": "hi"}, 30 * P.MS), FACING,
-                        clock)
-    assert (out.kind, out.amount, out.auto, out.recorded) == (tb.RAISE, 60, None, "ok")
+    clock = protocol.Clock()
+    out = apply_outcome(_ok({"action": "raise", "amount": 60, "say": "hi"}, 30 * protocol.MS),
+                        FACING, clock)
+    assert (out.kind, out.amount, out.auto, out.recorded) == (table.RAISE, 60, None, "ok")
     assert out.reply.say == "hi" and out.fault is None
-    assert clock.bank_ns == P.BANK_NS - 10 * P.MS  # used - shot clock
+    assert clock.bank_ns == protocol.BANK_NS - 10 * protocol.MS  # used - shot clock
 
 
 @pytest.mark.parametrize("result, recorded", [
@@ -39,8 +39,8 @@ def test_an_admitted_reply_is_played_and_charged_to_the_bank():
     (CallResult("ok", b'{"action":"raise","amount":1}', 5), "bad_amount"),
 ])
 def test_bad_replies_take_the_default_action_and_are_recorded(result, recorded):
-    out = apply_outcome(result, FACING, P.Clock())
-    assert (out.kind, out.amount, out.auto, out.recorded) == (tb.FOLD, 0, "bad_reply", recorded)
+    out = apply_outcome(result, FACING, protocol.Clock())
+    assert (out.kind, out.amount, out.auto, out.recorded) == (table.FOLD, 0, "bad_reply", recorded)
     assert out.fault is None
     # a reply that was read comes back (its refused lines are counted from it); a bad reply
     # shows none of its table talk; transport failures have no reply
@@ -50,15 +50,15 @@ def test_bad_replies_take_the_default_action_and_are_recorded(result, recorded):
 
 
 def test_two_timeouts_make_the_seat_away_and_sit_in_brings_it_back():
-    clock = P.Clock()
+    clock = protocol.Clock()
     first = apply_outcome(CallResult("timeout", None, 5), FREE, clock)
-    assert (first.kind, first.auto, first.recorded, first.went_away) == (tb.CHECK_CALL,
+    assert (first.kind, first.auto, first.recorded, first.went_away) == (table.CHECK_CALL,
                                                                         "timeout", "timeout",
                                                                         False)
     second = apply_outcome(CallResult("timeout", None, 5), FREE, clock)
     assert second.went_away and clock.away
     away = apply_outcome(_ok({"sit_in": True, "chat": ["back"]}), FACING, clock)
-    assert (away.kind, away.auto, away.recorded, away.sat_in) == (tb.FOLD, "away", None, True)
+    assert (away.kind, away.auto, away.recorded, away.sat_in) == (table.FOLD, "away", None, True)
     assert not clock.away and away.reply.chat == ("back",)
 
 
@@ -66,7 +66,7 @@ def test_two_timeouts_make_the_seat_away_and_sit_in_brings_it_back():
 def test_a_fault_benches_the_policy_with_its_cause(fault):
     """Issue 50, finding 10: the cause read ``trap: UNREACHABLE``; PROTOCOL.md names it
     ``trap``, and the detail is a field of its own."""
-    out = apply_outcome(CallResult(fault, None, 9, "UNREACHABLE"), FACING, P.Clock())
+    out = apply_outcome(CallResult(fault, None, 9, "UNREACHABLE"), FACING, protocol.Clock())
     assert (out.auto, out.recorded, out.fault, out.fault_detail) == ("fault", fault, fault,
                                                                     "UNREACHABLE")
     note = apply_outcome(CallResult(fault, None, 9, ""), notify="hand_end")
@@ -74,9 +74,9 @@ def test_a_fault_benches_the_policy_with_its_cause(fault):
 
 
 def test_a_notification_out_of_compute_is_a_fault_and_its_chat_is_read():
-    out = apply_outcome(CallResult("timeout", None, P.NOTIFY_NS), notify="hand_end")
+    out = apply_outcome(CallResult("timeout", None, protocol.NOTIFY_NS), notify="hand_end")
     assert (out.fault, out.fault_detail) == ("out_of_compute",
-                                             f"hand_end used its {P.NOTIFY_NS} ns")
+                                             f"hand_end used its {protocol.NOTIFY_NS} ns")
     chat = apply_outcome(_ok({"emote": "gg"}), notify="tournament_end")
     assert chat.fault is None and chat.reply.emote == "gg"
     assert apply_outcome(CallResult("no_reply", None, 1), notify="hand_end") == \
@@ -84,13 +84,16 @@ def test_a_notification_out_of_compute_is_a_fault_and_its_chat_is_read():
 
 
 def test_wire_codes_and_words_map_to_engine_kinds_in_one_place():
-    assert P.kind_of("call") == P.kind_of(P.CALL) == P.kind_of(2) == tb.CHECK_CALL
-    assert P.kind_of("raise") == tb.RAISE and P.kind_of(P.FOLD) == tb.FOLD
+    assert protocol.kind_of("call") == protocol.kind_of(protocol.CALL) == protocol.kind_of(2) \
+        == table.CHECK_CALL
+    assert protocol.kind_of("raise") == table.RAISE
+    assert protocol.kind_of(protocol.FOLD) == table.FOLD
     for bad in ("allin", 4, True, None, 1.0):
         with pytest.raises(ValueError, match="not a wire code or action word"):
-            P.kind_of(bad)
-    assert [P.code_of(True, False, 0), P.code_of(False, True, 40), P.code_of(False, False, 20),
-            P.code_of(False, False, 0)] == [P.FOLD, P.RAISE, P.CALL, P.CHECK]
+            protocol.kind_of(bad)
+    assert [protocol.code_of(True, False, 0), protocol.code_of(False, True, 40),
+            protocol.code_of(False, False, 20), protocol.code_of(False, False, 0)] \
+        == [protocol.FOLD, protocol.RAISE, protocol.CALL, protocol.CHECK]
 
 
 class _Hand:
@@ -106,23 +109,23 @@ class _Hand:
 def test_one_policy_turn_builds_the_message_calls_and_applies_the_rule(monkeypatch):
     from holdemjax.series import turn
 
-    monkeypatch.setattr(P, "legal_info", lambda legal: FACING)
+    monkeypatch.setattr(protocol, "legal_info", lambda legal: FACING)
     calls = []
 
     def call(message, budget):
         calls.append((message, budget))
-        return _ok({"action": "raise", "amount": 60}, 25 * P.MS)
+        return _ok({"action": "raise", "amount": 60}, 25 * protocol.MS)
 
-    clock = P.Clock()
+    clock = protocol.Clock()
     out, used = turn.decision_turn(_Hand(), clock, call, events=["e"], tournament=3)
-    assert (out.kind, out.amount, out.auto, used) == (tb.RAISE, 60, None, 25 * P.MS)
+    assert (out.kind, out.amount, out.auto, used) == (table.RAISE, 60, None, 25 * protocol.MS)
     (message, budget), = calls
-    assert budget == P.DECISION_MAX_NS and message["events"] == ["e"]
+    assert budget == protocol.DECISION_MAX_NS and message["events"] == ["e"]
     assert (message["tournament"], message["away"]) == (3, False)
-    assert clock.bank_ns == P.BANK_NS - 5 * P.MS
+    assert clock.bank_ns == protocol.BANK_NS - 5 * protocol.MS
     benched, used = turn.decision_turn(_Hand(), clock, call, benched=True)
-    assert (benched.kind, benched.auto, used, len(calls)) == (tb.FOLD, "fault", 0, 1)
+    assert (benched.kind, benched.auto, used, len(calls)) == (table.FOLD, "fault", 0, 1)
     note = turn.notify_turn(lambda m, b: CallResult("timeout", None, b),
                             {"type": "hand_end"}, clock)
     assert (note.fault, note.fault_detail) == ("out_of_compute",
-                                               f"hand_end used its {P.NOTIFY_NS} ns")
+                                               f"hand_end used its {protocol.NOTIFY_NS} ns")

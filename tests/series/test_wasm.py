@@ -17,8 +17,7 @@ import pytest
 
 wasmtime = pytest.importorskip("wasmtime")
 
-from holdemjax.series import wasm as W
-from holdemjax.series import wasm_module
+from holdemjax.series import wasm, wasm_module
 from holdemjax.series.wasm import (
     BANK_NS,
     DECISION_MAX_NS,
@@ -42,11 +41,11 @@ def wasm_of(name: str) -> bytes:
     return bytes(wasmtime.wat2wasm((ZOO / f"{name}.wat").read_text()))
 
 
-def load(name: str, **kwargs) -> W.WasmPolicy:
+def load(name: str, **kwargs) -> wasm.WasmPolicy:
     return load_policy(wasm_of(name), name=f"{name}.wasm", **kwargs)
 
 
-def started(name: str, message: bytes = b"") -> W.WasmPolicy:
+def started(name: str, message: bytes = b"") -> wasm.WasmPolicy:
     policy = load(name)
     policy.start(message)
     return policy
@@ -85,7 +84,7 @@ def test_simd_fails_to_compile():
 
 def test_oversized_module_is_refused_before_compiling():
     with pytest.raises(PolicyLoadError, match="above the 16777216-byte limit") as err:
-        load_policy(b"\0asm\x01\0\0\0" + bytes(W.MAX_MODULE_BYTES), name="huge.wasm")
+        load_policy(b"\0asm\x01\0\0\0" + bytes(wasm.MAX_MODULE_BYTES), name="huge.wasm")
     assert err.value.stage == "compile"
 
 
@@ -428,7 +427,7 @@ def test_clock_two_timeouts_in_a_row_make_the_seat_away():
 
 
 # ---------------------------------------------------------------- determinism and the cache
-def _script(policy: W.WasmPolicy) -> list[tuple]:
+def _script(policy: wasm.WasmPolicy) -> list[tuple]:
     """A fixed sequence of calls; their (outcome, used_ns, reply)."""
     results = [policy.call(struct.pack("<q", spend * MS), DECISION_MAX_NS)
                for spend in (0, 1, 3, 300)]
@@ -451,7 +450,7 @@ def test_cache_hit_behaves_like_a_fresh_compile(own_cache):
     files = list(own_cache.iterdir())
     assert not first.cache_hit and len(files) == 1
     assert files[0].name.startswith(first.sha256)
-    assert f"wasmtime{W.wasmtime_version()}" in files[0].name
+    assert f"wasmtime{wasm.wasmtime_version()}" in files[0].name
     second = load("slow")
     assert second.cache_hit
     for policy in (first, second):
@@ -504,7 +503,7 @@ def test_every_zoo_module_is_contained(name):
         policy = load(name)
         policy.start(b"p")
     except PolicyLoadError as err:
-        assert err.stage in W.STAGES
+        assert err.stage in wasm.STAGES
         return
     for message in (b"", b"p", b"r", b"s", i32s(3, 4096, 5), i32s(2000, 1), b"z" * 5000):
         if policy.fault:
