@@ -208,3 +208,5 @@ def test_the_page_in_a_browser(explorer, deep):
             driver.save_screenshot(os.path.join(where, "explore-grid.png"))
         driver.get(base + "/?actions=fold,fold,fold,fold,fold")
         assert "the hand is over after action 5" in driver.find_element(By.ID, "error").text
+        if where:
+            driver.save_screenshot(os.path.join(where, "explore-refused.png"))
