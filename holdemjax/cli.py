@@ -407,6 +407,9 @@ def build_parser() -> argparse.ArgumentParser:
     from holdemjax.league.cli import add_parser as add_league_parser
 
     add_league_parser(sub, demo_exports)
+    from holdemjax.training.explore_cli import add_parser as add_explore_parser
+
+    add_explore_parser(sub)
     return parser
 
 

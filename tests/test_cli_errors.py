@@ -45,6 +45,7 @@ CASES = {
                                  str(tmp / "x.wasm")], ["nope.msgpack"]),
     "league": (lambda tmp: ["league", bundled("baseline"), bundled("random"), "--out",
                             str(tmp / "l")], ["needs 6 bots", "has 2 (baseline, random)"]),
+    "explore": (lambda tmp: ["explore", "nosuch"], ["unknown policy", "'nosuch'"]),
     "duplicate status": (lambda tmp: ["duplicate", "status", "--store", str(tmp / "d.sqlite"),
                                       "nomatch"], ["'nomatch'"]),
 }
@@ -77,7 +78,8 @@ def test_a_bad_input_is_one_line_in_the_command_s_voice(case, tmp_path, capsys):
 # argparse's refusals: a value of the wrong type, a missing argument; one per subcommand
 USAGE = [["bench", "kuhn_poker", "--batch", "x"], ["series", "--seed", "x"], ["certify"],
          ["replay"], ["export-wasm"], ["league", "--games", "many", "bots/"],
-         ["duplicate", "status"], ["duplicate", "create", "--seats", "six"]]
+         ["duplicate", "status"], ["duplicate", "create", "--seats", "six"],
+         ["explore", "baseline", "--stack", "deep"]]
 
 
 @pytest.mark.parametrize("args", USAGE, ids=" ".join)
