@@ -15,7 +15,7 @@ from tests.league.conftest import make_pool
 
 MAIN = "import sys; from holdemjax.cli import main; sys.exit(main())"
 # seconds after the league's folder appears: certifying, the first series, later series
-DELAYS = (0.0, 0.2, 0.5, 1.0, 1.6, 2.5)
+DELAYS = (0.0, 0.3, 0.9, 1.8)
 
 
 def test_every_interrupt_of_a_league_exits_130_with_its_message(tmp_path):
