@@ -414,10 +414,18 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    if getattr(args, "batch", None) is not None and any(b < 1 for b in args.batch):
-        return cli_error(args.command, f"--batch sizes must be >= 1 (got {args.batch})")
-    return args.func(args)
+    from holdemjax.series.interrupt import CTRL_C
+
+    with CTRL_C:  # a Ctrl-C swallowed on its way (an import's gc callback) is not lost
+        try:
+            args = build_parser().parse_args(argv)
+            CTRL_C.check()
+        except KeyboardInterrupt:  # before any command ran: nothing to keep (issue 50, 9)
+            cli_error("", "interrupted")
+            return 130
+        if getattr(args, "batch", None) is not None and any(b < 1 for b in args.batch):
+            return cli_error(args.command, f"--batch sizes must be >= 1 (got {args.batch})")
+        return args.func(args)
 
 
 if __name__ == "__main__":

@@ -36,11 +36,12 @@ class HeroLoaders:
 
 def play_entrant(store, match_id: str, name: str, bot: str | None, data: bytes,
                  suffix: str | None = None, sample: bool = False,
-                 heroes: HeroLoaders | None = None) -> str:
+                 heroes: HeroLoaders | None = None, key: str | None = None) -> str:
     """The operator enters a registered bot (``bot``) or an uploaded policy (``data``): a .wasm
     module, or with ``suffix`` a file of a kind of ``heroes`` (e.g. ``.msgpack``: a PPO
-    checkpoint; ``sample``: played sampled). It plays its whole line now; returns the line's
-    status."""
+    checkpoint; ``sample``: played sampled). It plays its whole line now, joined with ``key``
+    (the service: the house's, `house.house_key`, so a bot's line resumes after a restart);
+    returns the line's status."""
     from holdemjax.duplicate.policy import WasmHero
     from holdemjax.series.wasm import PolicyLoadError
 
@@ -55,7 +56,7 @@ def play_entrant(store, match_id: str, name: str, bot: str | None, data: bytes,
             extra = f"{len(data)} bytes" if data else f"suffix {suffix!r}"
             raise ValueError(f"a bot entrant takes no body (got {extra}): enter a bot by "
                              "?bot=NAME alone, or upload a policy without ?bot")
-        return match.play_line(store, match_id, name, match.BotHero(bot))
+        return match.play_line(store, match_id, name, match.BotHero(bot), key=key)
     if suffix is not None and suffix not in heroes.files:
         raise ValueError(f"no participant kind {suffix!r}; registered: "
                          f"{', '.join(sorted(heroes.files)) or 'none'}")
@@ -78,4 +79,4 @@ def play_entrant(store, match_id: str, name: str, bot: str | None, data: bytes,
                 raise ValueError(f"the uploaded {suffix} file did not load: "
                                  f"{type(exc).__name__}: {why}") from None
         hero.source = f"upload:{name}" + (" --sample" if sample else "")
-        return match.play_line(store, match_id, name, hero)
+        return match.play_line(store, match_id, name, hero, key=key)

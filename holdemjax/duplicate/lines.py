@@ -32,7 +32,7 @@ import threading
 import time
 import weakref
 
-from holdemjax.duplicate import references
+from holdemjax.duplicate import house, references
 from holdemjax.duplicate.doors import Refused, WrongKey
 from holdemjax.duplicate.entrants import HeroLoaders, play_entrant
 from holdemjax.duplicate.live import LiveLine
@@ -89,6 +89,7 @@ class LineService:
         self._serving, self._quiet = 0, threading.Event()  # requests in a line, none now
         self._quiet.set()
         self.references = references.Worker(store, self._quiet)
+        self.resumer = house.Resumer(store, self.lock, self._stopping)
         self._live: dict[tuple[str, str], tuple[LiveLine, float]] = {}
         self._locks: dict[tuple[str, str], threading.Lock] = {}
         # (match, name) -> (the decision last played, its (action, amount), the answer given):
@@ -104,6 +105,7 @@ class LineService:
         if self._steward is not None:
             self._steward.join()
         self.references.stop()
+        self.resumer.wait()  # each after its current hand
         _RUNNING.discard(self)
 
     def close(self) -> None:
@@ -113,7 +115,10 @@ class LineService:
 
     # ---------------------------------------------------------------------- the steward
     def start(self, tick_s: float = TICK_S) -> None:
-        """Run the steward: `tick` every ``tick_s`` seconds until `close`."""
+        """`resume` what a stopped or killed process left, then run the steward: `tick` every
+        ``tick_s`` seconds until `close`."""
+        self.resume()
+
         def run():
             try:
                 while not self._stopping.wait(tick_s):
@@ -126,6 +131,14 @@ class LineService:
 
         self._steward = threading.Thread(target=run, daemon=True, name="duplicate-steward")
         self._steward.start()
+
+    def resume(self) -> None:
+        """Play on, in the background, what the store holds half played (issue 50, finding 3):
+        the reference lines of every match (open or closed), and the operator's registered-bot
+        entrants of the open matches (`house.Resumer`), each from its stored actions."""
+        for match_id in self.store.match_ids():
+            self.references.start(match_id)  # nothing when none is missing
+        self.resumer.start()
 
     def tick(self) -> None:
         """Close what must close (deadline passed; field complete and finished) and run out the
@@ -274,6 +287,7 @@ class LineService:
                 "seed_hex": None if m.seed is None else f"{m.seed:032x}",
                 "versions": m.versions, "references": self.references.progress.get(match_id),
                 "preparing": self.references.busy(match_id),
+                "resuming": len(self.resumer.busy(match_id)),  # entrants a restart resumed
                 "references_error": self.references.errors.get(match_id),
                 "participants": [{"name": p.name, "kind": p.kind, "status": p.status}
                                  for p in self.store.participants(match_id)]}
@@ -381,4 +395,4 @@ class LineService:
         """The operator's entrant plays its whole line (`entrants.play_entrant`)."""
         with self.lock(match_id, name):
             return play_entrant(self.store, match_id, name, bot, data, suffix, sample,
-                                self.heroes)
+                                self.heroes, key=house.house_key(self.store, match_id, name))

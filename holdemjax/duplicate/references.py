@@ -1,7 +1,9 @@
 """The reference lines of a match: one per tier, ``"ref:<tier>"`` in the hero seat with the hero
 seat's key, over every hand (the style table's bot rows, the comparison of a one-participant
 match). They are played here, by whoever asks: ``duplicate create`` (default) or ``close`` with
-a progress bar, the service in a background worker (`Worker`); never by the store.
+a progress bar, the service in a background worker (`Worker`); never by the store. Each joins
+with the house's key (`house.house_key`), so a line a killed process left half played resumes
+from its stored actions, the match open or closed (issue 50, finding 3).
 """
 
 from __future__ import annotations
@@ -9,8 +11,9 @@ from __future__ import annotations
 import threading
 
 from holdemjax.duplicate import match
+from holdemjax.duplicate.house import house_key
 
-__all__ = ["PREFIX", "names", "missing", "play", "Worker"]
+__all__ = ["PREFIX", "names", "missing", "done", "play", "Worker"]
 
 PREFIX = "ref:"
 
@@ -26,6 +29,18 @@ def missing(store, match_id: str) -> list[str]:
     return [n for n in names() if done.get(n) != "finished"]
 
 
+def done(store, match_id: str) -> int:
+    """Hands of the reference lines stored so far, of all (their progress after a restart)."""
+    out = 0
+    for name, status in store.references(match_id).items():
+        key = house_key(store, match_id, name)
+        if status == "finished":
+            out += store.match(match_id).spec.hands
+        elif store.authorized(match_id, name, key):  # a line joined before keys were the house's
+            out += store.progress(match_id, name, key)[0]
+    return out
+
+
 def play(store, match_id: str, progress=None) -> None:
     """Play what is missing of the reference lines (sealed like every line; closed matches
     too). ``progress(done, total)``: hands of reference lines played, of all."""
@@ -37,7 +52,8 @@ def play(store, match_id: str, progress=None) -> None:
         each = None if progress is None else (
             lambda done, _, i=i: progress(i * hands + done, len(tiers) * hands))
         match.play_line(store, match_id, PREFIX + tier, match.BotHero(tier), kind="reference",
-                        reference=True, progress=each)
+                        reference=True, progress=each,
+                        key=house_key(store, match_id, PREFIX + tier))  # resumable while open
     if progress is not None:
         progress(len(tiers) * hands, len(tiers) * hands)
 
@@ -72,7 +88,8 @@ class Worker:
             if self._stop.is_set() or not missing(self.store, match_id):
                 return False
             hands = self.store.match(match_id).spec.hands
-            self.progress.setdefault(match_id, (0, len(names()) * hands))  # shown from now
+            self.progress.setdefault(  # shown from now, from what is stored (a restart)
+                match_id, (done(self.store, match_id), len(names()) * hands))
             job = self._jobs[match_id] = threading.Thread(
                 target=self._run, args=(match_id,), daemon=True,
                 name=f"references-{match_id}")

@@ -31,8 +31,28 @@ def _executor(args):
     return play.Inline(compile_cache=cache)
 
 
-def _league(args: argparse.Namespace) -> int:
+def _folder(args: argparse.Namespace):
     import pathlib
+
+    return pathlib.Path(args.out or f"league-{args.format}-seed{args.seed}")
+
+
+def _league(args: argparse.Namespace) -> int:
+    """The command; any Ctrl-C, from the first import to the last file written, exits 130
+    with its message (issue 50, finding 9)."""
+    from holdemjax.series.interrupt import CTRL_C
+
+    with CTRL_C as ctrl_c:
+        try:
+            return _play(args, ctrl_c)
+        except KeyboardInterrupt:
+            out = _folder(args)
+            kept = len(list((out / "series").glob("[0-9][0-9][0-9][0-9]")))
+            _fail(f"interrupted: {kept} series kept in {out}; run the same command to continue")
+            return 130
+
+
+def _play(args: argparse.Namespace, ctrl_c) -> int:
 
     from rich.console import Console
     from rich.progress import (
@@ -75,7 +95,7 @@ def _league(args: argparse.Namespace) -> int:
         bots = pool.load_pool(args.pool)
     except (run.LeagueError, pool.PoolError) as exc:
         return _fail(str(exc))
-    out = pathlib.Path(args.out or f"league-{spec.format}-seed{spec.seed}")
+    out = _folder(args)
     console = Console(width=None if sys.stdout.isatty() else 120)
     columns = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
                TimeElapsedColumn(), TextColumn("left"), TimeRemainingColumn())
@@ -85,6 +105,7 @@ def _league(args: argparse.Namespace) -> int:
         with Progress(*columns, console=console, transient=True,
                       disable=not console.is_terminal) as bar:
             def progress(stage, done, total):
+                ctrl_c.check()  # one that was swallowed on its way
                 if stage not in tasks:
                     what = "certified" if stage == "certification" else f"{stage} series"
                     tasks[stage] = bar.add_task(what, total=total)
@@ -93,10 +114,7 @@ def _league(args: argparse.Namespace) -> int:
             doc = run.run_league(spec, bots, out, _executor(args), progress=progress)
     except (run.LeagueError, play.ExecutorError) as exc:
         return _fail(str(exc))
-    except KeyboardInterrupt:
-        kept = len(list((out / "series").glob("[0-9][0-9][0-9][0-9]")))
-        _fail(f"interrupted: {kept} series kept in {out}; run the same command to continue")
-        return 130
+    ctrl_c.check()
     _show(console, doc, out)
     return 0
 

@@ -12,6 +12,7 @@ interruption that no guard asked for is nobody's (`MachineGuard.stopped` raises
 from __future__ import annotations
 
 import ctypes
+import signal
 import threading
 import time
 import warnings
@@ -31,8 +32,8 @@ from holdemjax.series.protocol import (
     SeriesVoid,
 )
 
-__all__ = ["EPOCH_TICK_S", "FAR_DEADLINE", "GUARD_CLOCK", "TICKER", "EpochTicker",
-           "MachineGuard", "guard_clock", "judge_calls"]
+__all__ = ["EPOCH_TICK_S", "FAR_DEADLINE", "GUARD_CLOCK", "TICKER", "DEFERRED", "EpochTicker",
+           "DeferredSigint", "MachineGuard", "guard_clock", "judge_calls"]
 
 #: The ticker's period: a call over its machine-time allowance is stopped within this.
 EPOCH_TICK_S = 0.005
@@ -86,6 +87,50 @@ class EpochTicker:
 TICKER = EpochTicker()
 
 
+class DeferredSigint:
+    """Ctrl-C never lands inside a wasm callback (issue 50, finding 9). While a guarded call
+    runs on the main thread (`MachineGuard.arm` to `disarm`), SIGINT only sets a flag: the
+    judge and the host imports are Python code called from compiled code, and a
+    KeyboardInterrupt raised at their first bytecode (before any ``try:``) escaped through
+    ctypes and killed the process with SIGSEGV. `leave` puts the process's own handler back and
+    sends SIGINT again, so it is handled in the host's own code, between two calls, exactly as
+    a Ctrl-C there (KeyboardInterrupt: the series and the league exit 130 with their message).
+    Other threads are never interrupted by a signal: nothing to defer there. A guarded call is
+    bounded by its machine-time allowance, so the wait is too."""
+
+    def __init__(self):
+        self._depth, self._pending, self._previous = 0, False, None
+
+    def _defer(self, signum, frame) -> None:
+        self._pending = True
+
+    def enter(self) -> None:
+        if threading.current_thread() is not threading.main_thread():
+            return
+        if self._depth == 0:
+            previous = signal.getsignal(signal.SIGINT)
+            if previous is None:  # a handler not installed from Python: leave it alone
+                return
+            self._previous, self._pending = previous, False
+            signal.signal(signal.SIGINT, self._defer)
+        self._depth += 1
+
+    def leave(self) -> None:
+        if threading.current_thread() is not threading.main_thread() or self._depth == 0:
+            return
+        self._depth -= 1
+        if self._depth:
+            return
+        signal.signal(signal.SIGINT, self._previous)
+        self._previous = None
+        if self._pending:
+            self._pending = False
+            signal.raise_signal(signal.SIGINT)  # handled by the handler just put back
+
+
+DEFERRED = DeferredSigint()
+
+
 class MachineGuard:
     """One policy's account with the machine-time guard (PROTOCOL §3): guard-clock seconds its
     calls used (``used_s``) against what it is allowed so far (``allowed_s``: the slack, plus
@@ -116,14 +161,16 @@ class MachineGuard:
         allowance = (self.allowed_s - self.used_s + MACHINE_PER_CALL_S
                      + MACHINE_PER_VIRTUAL * budget * 1e-9)
         self._limit = guard_clock() + max(0.0, allowance)
+        DEFERRED.enter()  # from here a Ctrl-C waits for `disarm`
         self._store.set_epoch_deadline(1)
         TICKER.ensure_running(self._store.engine)
 
     def disarm(self) -> None:
-        """After the call, however it ended."""
+        """After the call, however it ended: a Ctrl-C that came during it is raised now."""
         self._limit = None
         if self._store is not None:
             self._store.set_epoch_deadline(FAR_DEADLINE)
+        DEFERRED.leave()
 
     def release(self) -> None:
         """The store is about to be closed: forget it."""
