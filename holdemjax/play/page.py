@@ -1,9 +1,9 @@
 """The sit & go's page: a FastAPI app around one `sitgo.SitGo`. ``GET /`` is the duplicate
 service's play page (its template ``play.html`` under ``templates/sitgo.html``, its script and
-styles from `holdemjax.duplicate.pages.static_file`), pointed at this app's JSON API:
-``GET /api/state`` and ``POST /api/act`` (``{"decision", "action", "amount"}``), answered as the
-service answers a line (`holdemjax.duplicate.live`). At the end ``/viewer`` is the tournament's
-viewer page and ``/replay.json`` its replay file."""
+styles from `holdemjax.duplicate.pages.static_file`), pointed at this app's JSON API: ``GET
+/api`` (the state) and ``POST /api/act`` (``{"decision", "action", "amount"}``), answered as
+the service answers a line (`holdemjax.duplicate.live`). At the end ``/viewer`` is the
+tournament's viewer page and ``/replay.json`` its replay file."""
 
 from __future__ import annotations
 
@@ -49,7 +49,7 @@ def create_app(game: SitGo):
         game.reset_log()
         return page(game)
 
-    @app.get("/api/state")
+    @app.get("/api")
     def state():
         return game.state()
 

@@ -33,7 +33,7 @@ def test_a_sit_and_go_to_its_end_and_its_replay(tmp_path):
         assert page.status_code == 200 and '"api":"/api"' in page.text
         assert client.get("/static/play.js").status_code == 200
         assert client.get("/viewer").status_code == 404  # written at the end
-        st = client.get("/api/state").json()
+        st = client.get("/api").json()
         assert st["status"] == "decision" and st["seating"]["hero"] == st["view"]["seat"]
         assert len(st["seating"]["bots"]) == 5 and st["events"][0]["type"] == "tournament_start"
         # refusals: another decision (409), an action that is not legal (422), nothing played
