@@ -77,7 +77,6 @@ class SitGo:
                 self.bots.append(load_policy(path))
             except PolicyLoadError as exc:
                 self.close()
-                output.discard_created(self.out, self._created)
                 raise ValueError(f"bot {name!r} cannot be loaded: {exc}") from None
         self.slot_aliases = identities(seed, SEATS)[0]
         self.done, self.error, self.place, self.hands = False, None, None, 0
@@ -114,14 +113,16 @@ class SitGo:
         self.place, self.hands = tour["places"][seat], tour["hands_played"]
 
     def close(self) -> None:
-        """Stop waiting for the person (a tournament not finished writes nothing) and free the
-        bots once it has stopped."""
+        """Stop waiting for the person (a tournament not finished writes nothing, and the
+        output folder it made is removed) and free the bots once it has stopped."""
         self.person.abandon()
         if self._thread.is_alive():
             self._thread.join(timeout=30)
         for b in self.bots:
             b.close()
         self.bots = []
+        if self.place is None:  # nothing written: no empty folder left behind
+            output.discard_created(self.out, self._created)
 
     # ------------------------------------------------------------------ what the page sees
     def reset_log(self) -> None:
