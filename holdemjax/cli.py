@@ -232,6 +232,7 @@ def _certify(args: argparse.Namespace) -> int:
 def _replay(args: argparse.Namespace) -> int:
     from rich.console import Console
 
+    from holdemjax.play.person import load_seat  # a replay of `holdemjax play` too
     from holdemjax.series import output
     from holdemjax.series import replay as series_replay
     from holdemjax.series.protocol import SeriesVoid
@@ -261,7 +262,8 @@ def _replay(args: argparse.Namespace) -> int:
     _compile_cache(args)
     try:
         with console.status("re-running the series from its seed and policies"):
-            same, report = series_replay.verify(args.file, args.policy or None)
+            same, report = series_replay.verify(args.file, args.policy or None,
+                                                 loader=load_seat)
     except (OSError, ValueError) as exc:
         return cli_error("replay", str(exc))
     except SeriesVoid as exc:
@@ -410,6 +412,9 @@ def build_parser() -> argparse.ArgumentParser:
     from holdemjax.training.explore_cli import add_parser as add_explore_parser
 
     add_explore_parser(sub)
+    from holdemjax.play.cli import add_parser as add_play_parser
+
+    add_play_parser(sub)
     return parser
 
 

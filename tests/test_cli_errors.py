@@ -46,6 +46,8 @@ CASES = {
     "league": (lambda tmp: ["league", bundled("baseline"), bundled("random"), "--out",
                             str(tmp / "l")], ["needs 6 bots", "has 2 (baseline, random)"]),
     "explore": (lambda tmp: ["explore", "nosuch"], ["unknown policy", "'nosuch'"]),
+    "play": (lambda tmp: ["play", "--bots", "nosuch", "--out", str(tmp / "p")],
+             ["bot 'nosuch'", "a bundled policy"]),
     "duplicate status": (lambda tmp: ["duplicate", "status", "--store", str(tmp / "d.sqlite"),
                                       "nomatch"], ["'nomatch'"]),
 }
@@ -79,7 +81,7 @@ def test_a_bad_input_is_one_line_in_the_command_s_voice(case, tmp_path, capsys):
 USAGE = [["bench", "kuhn_poker", "--batch", "x"], ["series", "--seed", "x"], ["certify"],
          ["replay"], ["export-wasm"], ["league", "--games", "many", "bots/"],
          ["duplicate", "status"], ["duplicate", "create", "--seats", "six"],
-         ["explore", "baseline", "--stack", "deep"]]
+         ["explore", "baseline", "--stack", "deep"], ["play", "--seed", "x"]]
 
 
 @pytest.mark.parametrize("args", USAGE, ids=" ".join)

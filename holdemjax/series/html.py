@@ -26,14 +26,16 @@ def embed_json(doc) -> str:
 
 
 @functools.cache
-def environment(package: str) -> jinja2.Environment:
-    """The Jinja2 environment of ``package``'s ``templates/`` folder (package data), one per
+def environment(package: str, *more: str) -> jinja2.Environment:
+    """The Jinja2 environment of ``package``'s ``templates/`` folder (package data), then
+    those of the packages ``more`` (a page that extends another package's), one per
     process: autoescape on (every value put in a page is HTML-escaped unless it is
     `markupsafe.Markup`), an undefined name is an error, and the filter ``embed_json`` puts a
     document in a ``<script type="application/json">`` element (`embed_json`'s text, marked
     safe: autoescaping it would break ``JSON.parse``, and it needs none). The series'
     templates are found after the package's own (``felt.html``: the table picture's markup)."""
-    loaders = [jinja2.PackageLoader(p, "templates") for p in dict.fromkeys((package, __package__))]
+    packages = dict.fromkeys((package, *more, __package__))
+    loaders = [jinja2.PackageLoader(p, "templates") for p in packages]
     env = jinja2.Environment(loader=jinja2.ChoiceLoader(loaders),
                              autoescape=True, undefined=jinja2.StrictUndefined,
                              keep_trailing_newline=True)

@@ -88,12 +88,14 @@ def rerun_options(doc: dict) -> dict:
     return kwargs
 
 
-def verify(path, policy_paths: list | None = None) -> tuple[bool, str]:
+def verify(path, policy_paths: list | None = None, *, loader=None) -> tuple[bool, str]:
     """Re-run the series of a replay file with its recorded options (`rerun_options`) and
     compare byte for byte, the cut tournament of a stopped series included.
 
     ``policy_paths`` replaces the recorded policy paths (same order); every file must have the
-    recorded SHA-256. Returns (identical, a one-line report).
+    recorded SHA-256. ``loader(path)`` loads one policy file (default: `wasm.load_policy`;
+    `holdemjax play`'s replays also hold the person's recorded answers). Returns (identical, a
+    one-line report).
     """
     from holdemjax.series import results as series_results
     from holdemjax.series import runner
@@ -112,7 +114,7 @@ def verify(path, policy_paths: list | None = None) -> tuple[bool, str]:
         if _sha256(p) != s["sha256"]:
             raise ValueError(f"slot {slot}: {p} has SHA-256 {_sha256(p)}, the replay recorded "
                              f"{s['sha256']}")
-    policies = [load_policy(p) for p in paths]
+    policies = [(loader or load_policy)(p) for p in paths]
     try:
         series = runner.run_series(policies, **rerun_options(doc))
     finally:

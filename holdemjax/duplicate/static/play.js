@@ -1,9 +1,10 @@
 // The play page: the hero seat hand by hand through the JSON API (the bots act server side),
 // the table drawn by the series viewer's own code (felt.js), and the hand log oldest first,
-// your own actions included.
+// your own actions included. `holdemjax play` serves it for its sit & go: pageData.api its
+// JSON API, the answers' seating the hero's seat and the names at the table.
 "use strict";
 (() => {
-  const d = pageData, base = `/api/matches/${d.match}/lines/${encodeURIComponent(d.name)}`;
+  const d = pageData, base = d.api || `/api/matches/${d.match}/lines/${encodeURIComponent(d.name)}`;
   const fromHash = new URLSearchParams(location.hash.slice(1)).get("key");
   const key = fromHash || localStorage.getItem(`dup:${d.match}:${d.name}`);
   if (fromHash) localStorage.setItem(`dup:${d.match}:${d.name}`, fromHash);
@@ -95,7 +96,7 @@
   function clock(seconds) {
     clearInterval(ticking); left = seconds;
     if (seconds === undefined) { text("clock", ""); return; }
-    const show = () => text("clock", `${left} s left for this hand (then the table checks or folds for you)`);
+    const show = () => text("clock", `${left} s left for ${d.clockFor || "this hand"} (then the table checks or folds for you)`);
     show();
     ticking = setInterval(() => { if (left > 0) { left -= 1; show(); } }, 1000);
   }
@@ -103,8 +104,10 @@
   let turn = 0;
   function show(st) {
     document.body.dataset.turn = ++turn;  // one more answer shown (tests wait on it)
+    if (st.seating) Object.assign(d, st.seating);  // a sit & go: your seat, the names
     events(st.events || []);
-    text("progress", `${st.hands_done} of ${st.hands} hands played`);
+    text("progress", st.hands === null ? `${st.hands_done} hands played`
+                                       : `${st.hands_done} of ${st.hands} hands played`);
     const acts = document.getElementById("actions"); acts.innerHTML = "";
     const waiting = document.getElementById("waiting");
     waiting.hidden = st.status !== "waiting";
@@ -120,8 +123,13 @@
       return;
     }
     if (st.status !== "decision") {
-      text("note", st.status === "finished" ? "Your line is complete. Results stay sealed until the match closes."
-           : st.status === "paused" ? "Paused: open this page again to resume." : "The match closed: your line is kept as played.");
+      text("note", st.note || (st.status === "finished" ? "Your line is complete. Results stay sealed until the match closes."
+           : st.status === "paused" ? "Paused: open this page again to resume." : "The match closed: your line is kept as played."));
+      if (st.link) {  // where the results are (a sit & go: its replay)
+        const a = document.createElement("a");
+        a.href = st.link.href; a.textContent = st.link.text; a.id = "result-link";
+        document.getElementById("note").append(a);
+      }
       return;
     }
     const v = st.view;
@@ -142,6 +150,7 @@
       button("raise to", "raise", () => parseInt(input.value, 10));
       button(`all-in ${lg.raise[1]}`, "raise", () => lg.raise[1]);
     }
+    if (d.pause === false) return;  // a sit & go is not paused
     const pause = document.createElement("button");
     pause.textContent = "pause"; pause.id = "pause";
     pause.addEventListener("click", async () => {
