@@ -161,9 +161,11 @@ class MachineGuard:
         allowance = (self.allowed_s - self.used_s + MACHINE_PER_CALL_S
                      + MACHINE_PER_VIRTUAL * budget * 1e-9)
         self._limit = guard_clock() + max(0.0, allowance)
-        DEFERRED.enter()  # from here a Ctrl-C waits for `disarm`
         self._store.set_epoch_deadline(1)
         TICKER.ensure_running(self._store.engine)
+        # Last: nothing after it may raise, or no `disarm` would leave it and every later
+        # Ctrl-C of the process would only be deferred, never raised.
+        DEFERRED.enter()  # from here a Ctrl-C waits for `disarm`
 
     def disarm(self) -> None:
         """After the call, however it ended: a Ctrl-C that came during it is raised now."""
