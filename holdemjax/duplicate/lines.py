@@ -12,6 +12,8 @@ no read may do: it closes the matches whose deadline passed or whose field is co
 finished (`store.Store.refresh`), and it keeps the clock of simultaneous matches: a line still
 on the open hand ``clock`` seconds after the hand opened to all has the rest of it played by
 the table's rule (`live.LiveLine.run_out`), so one absent participant never holds the field.
+The clocks and away marks are kept in the store (`clocks.FieldClocks`): a restart goes on
+where they stood.
 A line nobody touched for ``idle_s`` seconds leaves the cap of lines in play (it keeps its
 hands; it takes a place again when it is next opened).
 
@@ -33,11 +35,11 @@ import time
 import weakref
 
 from holdemjax.duplicate import house, references
+from holdemjax.duplicate.clocks import FieldClocks
 from holdemjax.duplicate.doors import Refused, WrongKey
 from holdemjax.duplicate.entrants import HeroLoaders, play_entrant
 from holdemjax.duplicate.live import LiveLine
 from holdemjax.duplicate.spec import MatchError, MatchSpec
-from holdemjax.series import protocol
 from holdemjax.validate import require_int
 
 __all__ = ["LineService", "Busy", "Preparing", "IDLE_S", "TICK_S", "SHARE_CAP"]
@@ -78,9 +80,9 @@ class LineService:
                  idle_s: float = IDLE_S):
         self.store, self.max_lines, self.idle_s = store, max_lines, idle_s
         self._secret = store.secret()  # signs the share tokens and the join cookies
-        self.monotonic = time.monotonic  # the clocks' time (tests replace it)
-        self._rounds: dict[str, tuple[int, float]] = {}  # match -> (open hand, opened at)
-        self._clocks: dict[tuple[str, str], protocol.Clock] = {}  # simultaneous lines' away rule
+        self.monotonic = time.monotonic  # the idle lines' time (tests replace it)
+        self.wall = time.time  # the simultaneous clocks' time, kept in the store (tests replace it)
+        self.clocks = FieldClocks(store, lambda: self.wall())
         self._steward: threading.Thread | None = None
         self._stopping = threading.Event()
         self.steward_error: str | None = None  # the last failure of a tick, for the status
@@ -145,47 +147,22 @@ class LineService:
         clocks of simultaneous matches: the writes no read makes."""
         for match_id in self.store.match_ids(open_only=True):
             if self.store.refresh(match_id) != "open":
-                self._rounds.pop(match_id, None)
+                self.clocks.forget(match_id)
                 self.references.start(match_id)  # what is missing of them
                 continue
-            r, deadline = self._round(match_id)
+            r, deadline = self.clocks.deadline(match_id)
             if r is None or deadline is None:
                 continue
-            late = self.monotonic() >= deadline
-            for name in r.behind:
-                away = self._clock(match_id, name).away
+            late = self.clocks.now() >= deadline
+            for name in r.behind:  # an away line's hand is run out as soon as it opens
+                away = self.clocks.line(match_id, name).away
                 if away or late:
                     self.run_out(match_id, name, "away" if away else "timeout")
 
-    def _round(self, match_id: str):
-        """(the match's `store.Round`, the monotonic time its open hand's clock runs out): the
-        clock of hand k starts when the service first sees hand k open to all (a restart
-        starts it again). (None, None) for a match that is not simultaneous."""
-        r = self.store.round(match_id)
-        if r is None or r.hand is None or not r.behind:
-            return r, None
-        now = self.monotonic()
-        with self._guard:
-            seen = self._rounds.get(match_id)
-            if seen is None or seen[0] != r.hand:
-                seen = self._rounds[match_id] = (r.hand, now)
-        return r, seen[1] + self.store.match(match_id).spec.clock
-
-    def _clock(self, match_id: str, name: str) -> protocol.Clock:
-        """The line's series clock (`protocol.Clock`), for its rule of away: two hands run
-        out in a row make the line away, and an away line's hands are run out as soon as they
-        open, until its player is shown a decision again (`Clock.sit_in`)."""
-        clock = self._clocks.get((match_id, name))
-        if clock is None:
-            fresh = protocol.Clock(self.store.match(match_id).spec.clock * 10**9, 0, None)
-            with self._guard:  # read above, outside the guard
-                clock = self._clocks.setdefault((match_id, name), fresh)
-        return clock
-
     def run_out(self, match_id: str, name: str, why: str = "timeout") -> bool:
         """Play the rest of ``name``'s open hand by the table's rule (`live.LiveLine.run_out`):
-        its clock ran out (``why`` "timeout", counted by its `protocol.Clock`) or it is away
-        ("away")."""
+        its clock ran out (``why`` "timeout", counted by `clocks.FieldClocks.ran_out`) or it is
+        away ("away")."""
         with self.lock(match_id, name):
             found = self._live.get((match_id, name))
             if found is not None and found[0] is not None:
@@ -198,22 +175,18 @@ class LineService:
                     return False  # it finished the hand meanwhile
             played = live.run_out(why)
             if played:  # a hand whose decisions the table played (nothing counts while away)
-                self._clock(match_id, name).record_decision("timeout", 0)
+                self.clocks.ran_out(match_id, name)
             return played is not None
 
     def _clocked(self, live: LiveLine, state: dict) -> dict:
         """A simultaneous match's state with ``clock``: the seconds left on the open hand. A
-        decision shown to the line's player brings an away line back (`protocol.Clock.sit_in`)."""
-        match_id, name = live.match_id, live.name
-        if not live.spec.simultaneous:
+        decision shown to the line's player brings an away line back
+        (`clocks.FieldClocks.shown_decision`)."""
+        if not live.spec.simultaneous or state.get("status") != "decision":
             return state
-        if state.get("status") == "decision" and (match_id, name) in self._clocks:
-            self._clocks[(match_id, name)].sit_in()
-        if state.get("status") == "decision":
-            _, deadline = self._round(match_id)
-            if deadline is not None:
-                state = {**state, "clock": max(0, round(deadline - self.monotonic()))}
-        return state
+        self.clocks.shown_decision(live.match_id, live.name)
+        left = self.clocks.seconds_left(live.match_id)
+        return state if left is None else {**state, "clock": left}
 
     # --------------------------------------------------------------------------- matches
     def create(self, spec: MatchSpec, seed: int | None, share_cap: int | None = None) -> tuple:

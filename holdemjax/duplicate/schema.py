@@ -1,5 +1,5 @@
-"""The match store's SQLite layout (`SCHEMA_VERSION` 4) and the upgrades of version-1 to
-version-3 files. Statements are separated by ``;`` (a trigger's body kept whole) and run one by
+"""The match store's SQLite layout (`SCHEMA_VERSION` 5) and the upgrades of version-1 to
+version-4 files. Statements are separated by ``;`` (a trigger's body kept whole) and run one by
 one inside the store's transaction (foreign keys are off while it runs: the new ``matches`` table
 replaces the old one in place). The file holds the open matches' seeds: `create_private` and
 `private_companions` keep it and its ``-wal`` and ``-shm`` files mode 0600."""
@@ -7,10 +7,10 @@ replaces the old one in place). The file holds the open matches' seeds: `create_
 import os
 import sqlite3
 
-__all__ = ["SCHEMA_VERSION", "SCHEMA", "VERIFIED", "UPGRADE_1", "UPGRADE_2", "UPGRADE_3",
-           "create_private", "private_companions", "install"]
+__all__ = ["SCHEMA_VERSION", "SCHEMA", "VERIFIED", "CLOCKS", "UPGRADE_1", "UPGRADE_2",
+           "UPGRADE_3", "UPGRADE_4", "create_private", "private_companions", "install"]
 
-SCHEMA_VERSION = 4  # `meta.schema_version` of the layout below
+SCHEMA_VERSION = 5  # `meta.schema_version` of the layout below
 
 
 def create_private(path: str) -> None:
@@ -56,6 +56,19 @@ CREATE TABLE verified (
     for event, rows in (("INSERT", ("NEW",)), ("UPDATE", ("OLD", "NEW")), ("DELETE", ("OLD",)))
     for row in rows)
 
+# the simultaneous matches' clocks (`store.Store.open_round`, `store.Store.mark_clock`): when the
+# open hand opened to all (wall-clock seconds) and each line's run of timeouts and away mark, so
+# a restart goes on where they stood (issue 50, finding 7)
+CLOCKS = """
+CREATE TABLE rounds (
+    match_id TEXT NOT NULL PRIMARY KEY REFERENCES matches(id), hand INTEGER NOT NULL,
+    opened_at REAL NOT NULL);
+CREATE TABLE clocks (
+    match_id TEXT NOT NULL REFERENCES matches(id), name TEXT NOT NULL,
+    timeouts INTEGER NOT NULL DEFAULT 0, away INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (match_id, name));
+"""
+
 SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE matches (
@@ -84,7 +97,7 @@ CREATE TABLE doors (
     match_id TEXT NOT NULL, token_hash TEXT NOT NULL PRIMARY KEY,
     kind TEXT NOT NULL CHECK (kind IN ('share', 'invite')), name TEXT, used_by TEXT,
     cap INTEGER, joins INTEGER NOT NULL DEFAULT 0);
-""" + VERIFIED
+""" + VERIFIED + CLOCKS
 
 # version 1 -> 2: seeds as text (128 bits do not fit SQLite's integers), versions, the field
 # flag, participant keys and thinking times.
@@ -119,6 +132,11 @@ UPGRADE_3 = VERIFIED + """
 UPDATE meta SET value = '4' WHERE key = 'schema_version'
 """
 
+# version 4 -> 5: the simultaneous clocks kept (issue 50, finding 7)
+UPGRADE_4 = CLOCKS + """
+UPDATE meta SET value = '5' WHERE key = 'schema_version'
+"""
+
 
 def _statements(script: str):
     """The statements of ``script`` one by one (executescript() would commit the transaction);
@@ -146,7 +164,8 @@ def install(db, path: str, version: int) -> None:
         db.execute("INSERT INTO meta VALUES ('schema_version', ?)", (str(version),))
     now = lambda: db.execute(  # noqa: E731
         "SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0]
-    for old, upgrade in (("1", UPGRADE_1), ("2", UPGRADE_2), ("3", UPGRADE_3)):
+    for old, upgrade in (("1", UPGRADE_1), ("2", UPGRADE_2), ("3", UPGRADE_3),
+                         ("4", UPGRADE_4)):
         if now() == old:
             for stmt in _statements(upgrade):
                 db.execute(stmt)

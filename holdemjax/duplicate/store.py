@@ -15,7 +15,7 @@ The CLI and the web service are clients of this class alone; this module alone q
 file (a `Seat` through the `LineRows` the store hands it, `doors.Doors` through its door
 methods; the file, its connections and transactions: `database`; its layout: `schema`). It
 only stores: it never plays a line. Every write is one transaction, a line one action at a
-time. ``meta.schema_version`` names the layout; version-1 to -3 files are upgraded in place
+time. ``meta.schema_version`` names the layout; version-1 to -4 files are upgraded in place
 (32-bit seeds deal as before, `spec.root_key`), others refused. A match closes by a call:
 `close_match` (the operator), `refresh` (deadline passed, or nobody can join and every line is
 finished), never as a side effect of a read.
@@ -219,6 +219,32 @@ class Store(Database, Doors):
         hand = min(done.get(n, 0) for n in parts)
         return Round(hand, tuple(n for n in parts if done.get(n, 0) == hand)
                      if hand < m.spec.hands else ())
+
+    def open_round(self, match_id: str, hand: int, now: float) -> float:
+        """When hand ``hand`` of a simultaneous match opened to all, in wall-clock seconds: the
+        ``now`` of the first call for that hand (a later hand replaces an earlier one). Kept, so
+        that a restarted service runs the hand's clock on from there (issue 50, finding 7)."""
+        with self._tx() as db:
+            db.execute("INSERT INTO rounds VALUES (?, ?, ?) ON CONFLICT (match_id) DO UPDATE "
+                       "SET hand = excluded.hand, opened_at = excluded.opened_at "
+                       "WHERE hand < excluded.hand", (match_id, hand, now))
+            row = db.execute("SELECT hand, opened_at FROM rounds WHERE match_id = ?",
+                             (match_id,)).fetchone()
+        return float(row["opened_at"]) if row["hand"] == hand else now
+
+    def clock_marks(self, match_id: str, name: str) -> tuple[int, bool]:
+        """(the hands run out in a row, away) of a line of a simultaneous match, as
+        `mark_clock` kept them ((0, False) when never kept). Public to the field like `round`:
+        whether the field waits for a line is what everyone sees."""
+        row = self._db.execute("SELECT timeouts, away FROM clocks WHERE match_id = ? AND "
+                               "name = ?", (match_id, name)).fetchone()
+        return (0, False) if row is None else (int(row["timeouts"]), bool(row["away"]))
+
+    def mark_clock(self, match_id: str, name: str, timeouts: int, away: bool) -> None:
+        """Keep a line's run of hands run out and its away mark (`clock_marks` reads them)."""
+        with self._tx() as db:
+            db.execute("INSERT OR REPLACE INTO clocks VALUES (?, ?, ?, ?)",
+                       (match_id, name, int(timeouts), int(bool(away))))
 
     def references(self, match_id: str) -> dict[str, str]:
         """Reference line -> its status: the house's bot lines, not sealed (`references`)."""

@@ -4,8 +4,9 @@ rule), reads that write nothing, and pages people understand (one templating sch
 pages, the share link for the operator every time, no link that leads to 403).
 
 One app for the module with no steward thread (``tick_s=None``: the tests call ``tick``) and a
-clock the tests move (``LineService.monotonic``); matches are made straight in its store (no
-reference lines), on `test_service.py`'s 3-seat spec, so nothing new is compiled.
+clock the tests move (``LineService.monotonic`` and ``LineService.wall``); matches are made
+straight in its store (no reference lines), on `test_service.py`'s 3-seat spec, so nothing new
+is compiled.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ SEED = 2**90 + 17
 
 
 class Clock:
-    """The service's monotonic clock, moved by hand."""
+    """The service's clocks (monotonic and wall), moved by hand."""
 
     def __init__(self):
         self.now = 1000.0
@@ -45,7 +46,7 @@ def field(tmp_path_factory):
     path = tmp_path_factory.mktemp("field") / "field.sqlite"
     app = create_app(str(path), operator=OPERATOR, max_lines=4, idle_s=60, tick_s=None)
     with TestClient(app, raise_server_exceptions=False) as c:
-        c.clock = app.state.service.monotonic = Clock()
+        c.clock = app.state.service.monotonic = app.state.service.wall = Clock()
         c.svc = app.state.service
         yield c
 

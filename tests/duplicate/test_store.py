@@ -25,7 +25,7 @@ def test_schema_version_and_foreign_files(tmp_path):
     db.commit()
     db.close()
     with pytest.raises(ValueError, match="schema version 99, this holdemjax reads versions 1 "
-                       "to 4"):
+                       "to 5"):
         Store(path)
     other = tmp_path / "other.sqlite"
     sqlite3.connect(other).execute("CREATE TABLE t (x)").connection.close()
@@ -269,8 +269,31 @@ def test_a_version_1_store_is_upgraded_and_its_32_bit_seed_deals_as_before(tmp_p
     from holdemjax.poker import cards
     deck = cards.hand_deck(jax.random.fold_in(jax.random.key(4_000_000_000), 0), 0)
     assert first["hole"][0] == [cards.card_text(int(c)) for c in deck[:2]]  # old derivation
-    # upgraded through version 2 and 3 (the share links' caps) to 4 (the kept verify)
-    assert sqlite3.connect(path).execute("SELECT value FROM meta").fetchone() == ("4",)
+    # upgraded through version 2 and 3 (the share links' caps), 4 (the kept verify) to 5 (the
+    # simultaneous clocks)
+    assert sqlite3.connect(path).execute("SELECT value FROM meta").fetchone() == ("5",)
+
+
+def test_a_version_4_store_is_upgraded_and_keeps_the_clocks(tmp_path):
+    """A store written before the simultaneous clocks were kept (schema 4: today's layout less
+    `schema.CLOCKS`) opens as version 5, its matches as they were, and keeps a clock."""
+    path = tmp_path / "v4.sqlite"
+    with Store(path) as s:
+        mid = s.create_match(match.MatchSpec(**SPEC, simultaneous=True), seed=3).id
+    db = sqlite3.connect(path)
+    db.executescript("DROP TABLE rounds; DROP TABLE clocks; "
+                     "UPDATE meta SET value = '4' WHERE key = 'schema_version';")
+    db.close()
+    with Store(path) as s:
+        assert s.match(mid).spec.simultaneous and s.clock_marks(mid, "ann") == (0, False)
+        assert s.open_round(mid, 0, 1000.0) == 1000.0
+        assert s.open_round(mid, 0, 1030.0) == 1000.0  # the first sight of the hand is kept
+        assert s.open_round(mid, 1, 1040.0) == 1040.0
+        s.mark_clock(mid, "ann", 2, True)
+    with Store(path) as s:
+        assert s.clock_marks(mid, "ann") == (2, True)
+        assert s.open_round(mid, 1, 1090.0) == 1040.0
+    assert sqlite3.connect(path).execute("SELECT value FROM meta").fetchone() == ("5",)
 
 
 def test_reads_never_close_a_match_closing_is_a_call(tmp_path):
