@@ -30,9 +30,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from holdemjax import xla
 from holdemjax.luck.rollout import settled_value
-from holdemjax.poker import cards
 from holdemjax.poker import table as tb
 from holdemjax.poker.actions import CHECK_CALL, FOLD
 from holdemjax.poker.cards import NUM_CARDS
@@ -81,32 +79,25 @@ class Grade:
         return self.score[1] - self.score[0]
 
 
-def _sampler(policy: ExplorePolicy):
-    """``act(params, state, key) -> int32``: the policy's action (a draw from its
-    probabilities when it returns them)."""
-    if not policy.exact:
-        return lambda params, state, key: jnp.asarray(policy.fn(params, state, key), jnp.int32)
-
-    def act(params, state, key):
-        probs = policy.fn(params, state, key)
-        logits = jnp.where(probs > 0, jnp.log(jnp.maximum(probs, 1e-30)), -jnp.inf)
-        return jax.random.categorical(jax.random.wrap_key_data(key), logits).astype(jnp.int32)
-
-    return act
-
-
 def _line_up(env, policy: ExplorePolicy, params, opponent, hero):
-    """``act(state, key)`` of the table: the policy at player id ``hero``, the opponent
-    elsewhere; each decision's key addressed by its hand and number (`play_out` passes one
-    key for the whole hand)."""
-    mine = _sampler(policy)
+    """``act(state, key) -> (action, probs # [A])`` of the table: the policy at player id
+    ``hero`` (a draw from its probabilities when it returns them; ``probs`` are those, zeros
+    for a sampled policy), the opponent elsewhere; each decision's key addressed by its hand
+    and number (a rollout passes one key for the whole hand)."""
 
     def act(state, key):
         t = env.tournament(state)
         key = jax.random.key_data(jax.random.fold_in(jax.random.fold_in(
             jax.random.wrap_key_data(key), t.hand), t.table.num_decisions))
-        return jnp.where(state.current_player == hero, mine(params, state, key),
-                         jnp.asarray(opponent(state, key), jnp.int32))
+        if policy.exact:
+            probs = policy.fn(params, state, key).astype(jnp.float32)
+            logits = jnp.where(probs > 0, jnp.log(jnp.maximum(probs, 1e-30)), -jnp.inf)
+            mine = jax.random.categorical(jax.random.wrap_key_data(key), logits)
+        else:
+            mine = policy.fn(params, state, key)
+            probs = jnp.zeros(env.num_actions, jnp.float32)
+        return jnp.where(state.current_player == hero, jnp.asarray(mine, jnp.int32),
+                         jnp.asarray(opponent(state, key), jnp.int32)), probs
 
     return act
 
@@ -125,6 +116,11 @@ def _estimate(env, policy: ExplorePolicy, params, state, key):
         jnp.arange(policy.num_keys))
     picks = jax.vmap(lambda k: policy.fn(params, state, k))(keys)
     return jax.nn.one_hot(picks, env.num_actions).mean(0)
+
+
+def _best(probs, mask):
+    """``# [B]``: the most likely legal action of each row (the lowest id among ties)."""
+    return jnp.argmax(jnp.where(mask, probs, -1.0), axis=1).astype(jnp.int32)
 
 
 @functools.lru_cache(maxsize=8)
@@ -152,10 +148,11 @@ def _program(env, policy: ExplorePolicy, opponent, batch: int, capacity: int):
         states = jax.tree.map(lambda a, b: jnp.where(
             fresh.reshape((-1,) + (1,) * (a.ndim - 1)), a, b), inits,
             jax.vmap(redeal)(states, boards))
-        once = jax.random.fold_in(jax.random.wrap_key_data(keys[0]), 7)  # alike for one state
-        start = jax.vmap(lambda s: _estimate(env, policy, params, s, once))(states)
-        start = jnp.where(states.legal_action_mask, start, 0.0)
-        best = jnp.argmax(jnp.where(states.legal_action_mask, start, -1.0), axis=1)
+        mask = states.legal_action_mask
+        start = jnp.zeros(mask.shape, jnp.float32)  # exact: read at the first step, below
+        if not policy.exact:
+            once = jax.random.fold_in(jax.random.wrap_key_data(keys[0]), 7)  # alike for a state
+            start = jax.vmap(lambda s: _estimate(env, policy, params, s, once))(states)
         one = jax.tree.map(lambda x: x[0], states)
         buffer = jax.tree.map(lambda x: jnp.zeros((batch, capacity, *x.shape), x.dtype), one)
         amounts = jnp.zeros((batch, capacity, env.num_actions), jnp.int32)
@@ -165,10 +162,11 @@ def _program(env, policy: ExplorePolicy, opponent, batch: int, capacity: int):
             return ~(s.terminated | s.truncated) & ((stop_hand < 0) | (hand == stop_hand))
 
         def body(carry):
-            states, buffer, amounts, seen, i = carry
-            act = jax.vmap(lambda s, k, h: _line_up(env, policy, params, opponent, h)(s, k))(
-                states, keys, hero)
-            forced = jnp.where(first == -2, best, first)
+            states, start, buffer, amounts, seen, i = carry
+            act, probs = jax.vmap(lambda s, k, h: _line_up(env, policy, params, opponent, h)(
+                s, k))(states, keys, hero)
+            start = jnp.where((i == 0) & policy.exact, jnp.where(mask, probs, 0.0), start)
+            forced = jnp.where(first == -2, _best(start, mask), first)
             act = jnp.where((i == 0) & (first != -1), forced, act).astype(jnp.int32)
             live = going(states)
             mine = live & (stop_hand < 0) & (states.current_player == hero)
@@ -186,34 +184,39 @@ def _program(env, policy: ExplorePolicy, opponent, batch: int, capacity: int):
             stepped = jax.vmap(env.step)(states, act)
             states = jax.tree.map(lambda a, b: jnp.where(
                 live.reshape((-1,) + (1,) * (a.ndim - 1)), a, b), stepped, states)
-            return states, buffer, amounts, n_seen, i + 1
+            return states, start, buffer, amounts, n_seen, i + 1
 
         def cond(carry):
             return going(carry[0]).any() & (carry[-1] < MAX_STEPS)
 
-        end, buffer, amounts, seen, _ = jax.lax.while_loop(
-            cond, body, (states, buffer, amounts, jnp.zeros(batch, jnp.int32), jnp.int32(0)))
+        end, start, buffer, amounts, seen, _ = jax.lax.while_loop(cond, body, (
+            states, start, buffer, amounts, jnp.zeros(batch, jnp.int32), jnp.int32(0)))
         et = env.tournament(end)
         seat = et.seat_of[rows, hero]
         moved = et.hand != stop_hand
         chips = jnp.where(moved[:, None], et.table.start_stacks, et.table.stacks)[rows, seat]
         score = jax.vmap(functools.partial(settled_value, env))(end)[rows, hero]
-        return dict(probs=start, best=best, chips=chips.astype(jnp.float32), score=score,
-                    buffer=buffer, amounts=amounts, kept=jnp.minimum(seen, capacity), seen=seen)
+        return dict(probs=start, best=_best(start, mask), chips=chips.astype(jnp.float32),
+                    score=score, buffer=buffer, amounts=amounts,
+                    kept=jnp.minimum(seen, capacity), seen=seen)
 
     return run
 
 
-def _boards(table, key, count: int):
-    """``# [count, 5]``: the board's visible cards kept, the rest drawn from the cards nobody
-    holds (`cards.unseen`), one completion per row."""
-    noise = xla.uniform(key, (count, NUM_CARDS))
-    allowed = cards.unseen(table.hole, table.board, table.revealed)
-    order = np.asarray(jnp.argsort(jnp.where(allowed[None, :], noise, 2.0), axis=1)[:, :5])
+def _boards(table, rng, count: int) -> np.ndarray:
+    """``# [count, 5]``: the board's visible cards kept, the rest drawn (numpy ``rng``) from
+    the cards nobody holds: the 52 less every seat position's two and the cards shown (as
+    `cards.unseen`), one completion per row."""
     shown = int(table.revealed)
-    board = np.asarray(table.board)
-    return np.array([[board[i] if i < shown else order[r, i - shown] for i in range(5)]
-                     for r in range(count)], np.int32)
+    board = np.asarray(table.board, np.int32)
+    allowed = np.ones(NUM_CARDS, bool)
+    allowed[np.asarray(table.hole).ravel()] = False
+    allowed[board[:shown]] = False
+    pool = np.flatnonzero(allowed)
+    out = np.tile(board, (count, 1))
+    for row in out:
+        row[shown:] = rng.choice(pool, 5 - shown, replace=False)
+    return out
 
 
 class Drill:
@@ -251,6 +254,8 @@ class Drill:
             raise ExploreError(f"the policy made no decision in {b} tournaments "
                                f"against {self.panel}")
         self._rng = np.random.default_rng(seed)
+        # rollout j of the person's action and of the policy's share a key (paired)
+        self._rollout_keys = np.asarray(keys)[np.arange(b) % samples]
         self.spots: dict[str, Spot] = {}
         self.answers: list[tuple[Spot, Grade]] = []
 
@@ -303,9 +308,9 @@ class Drill:
         player to act: the means over ``samples`` paired rollouts (the grade's numbers)."""
         k, b = self.samples, self.batch
         t = self.env.tournament(state)
-        boards = _boards(t.table, jax.random.fold_in(self.key, 0x6D1), k)
-        keys = jax.vmap(lambda j: jax.random.key_data(jax.random.fold_in(
-            jax.random.fold_in(self.key, 0x6D2), j % k)))(jnp.arange(b))
+        rng = np.random.default_rng((self.seed, int(t.hand), int(t.table.num_decisions)))
+        boards = _boards(t.table, rng, k)
+        keys = self._rollout_keys
         states = jax.tree.map(lambda x: jnp.broadcast_to(x, (b, *x.shape)), state)
         out = self._call(states, np.zeros(b, bool), np.concatenate([boards, boards]),
                          np.full(b, int(state.current_player)), [action] * k + [-2] * k,

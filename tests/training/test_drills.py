@@ -55,8 +55,16 @@ def test_spots_are_the_policys_decisions_on_every_street(drill):
         assert int(state.current_player) == g % 6 and not bool(state.terminated)
         streets.add(int(ENV.tournament(state).table.street))
     assert streets == {tb.PREFLOP, tb.FLOP, tb.TURN, tb.RIVER}
-    first = [drill.deal().id for _ in range(3)]
-    assert first == ["0-1", "0-2", "0-3"] and drill.decisions >= len(drill.pool)
+    first = [drill.deal() for _ in range(3)]
+    assert [s.id for s in first] == ["0-1", "0-2", "0-3"] and drill.decisions >= len(drill.pool)
+    again = Drill(POLICY, "random", capacity=16, samples=4, seed=0)  # the same program
+    assert again.pool == drill.pool and again.decisions == drill.decisions
+    for s in first:  # the same seed deals the same spots
+        a = again.deal()
+        assert (a.game, a.mask.tolist(), a.amounts.tolist()) == (s.game, s.mask.tolist(),
+                                                                 s.amounts.tolist())
+        np.testing.assert_array_equal(ENV.tournament(a.state).table.hole,
+                                      ENV.tournament(s.state).table.hole)
 
 
 def test_the_grade_is_the_policys_probability_at_the_state(drill):

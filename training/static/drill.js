@@ -14,7 +14,7 @@ function show(s) {
   $("street").textContent = `${s.street}, hand ${s.hand}: you are ${s.position || "to act"}`;
   $("hole").textContent = s.hole.join(" ");
   $("board").textContent = s.board.length ? s.board.join(" ") : "(none yet)";
-  $("pot").textContent = `pot ${bb(s.pot_bb)}, to call ${bb(s.to_call_bb)}`;
+  $("pot-line").textContent = `pot ${bb(s.pot_bb)}, to call ${bb(s.to_call_bb)}`;
   const body = $("seats").querySelector("tbody");
   body.replaceChildren(...s.seats.map((x) => {
     const tr = document.createElement("tr");
