@@ -12,8 +12,8 @@ function show(s) {
   spot = s;
   $("spot-id").textContent = s.spot;
   $("street").textContent = `${s.street}, hand ${s.hand}: you are ${s.position || "to act"}`;
-  $("hole").textContent = s.hole.join(" ");
-  $("board").textContent = s.board.length ? s.board.join(" ") : "(none yet)";
+  $("drill-hole").textContent = s.hole.join(" ");
+  $("drill-board").textContent = s.board.length ? s.board.join(" ") : "(none yet)";
   $("pot-line").textContent = `pot ${bb(s.pot_bb)}, to call ${bb(s.to_call_bb)}`;
   const body = $("seats").querySelector("tbody");
   body.replaceChildren(...s.seats.map((x) => {
