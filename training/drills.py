@@ -1,24 +1,28 @@
 """Drills (docs/explore.md): spots dealt from real tournaments of a policy against a panel
 opponent, the person's action graded by the policy.
 
-`Drill` plays ``tournaments`` sit & go games of the policy against five copies of the panel
+`Drill` plays ``2 * samples`` sit & go games of the policy against five copies of the panel
 opponent (`holdemjax.training.panel.opponent`), the policy in player id ``g % 6`` of game ``g``
 (seat rotation, as `training.evaluate`), and keeps up to ``capacity`` of the policy's decision
 states per game, every street, by reservoir sampling (each decision kept with the same
 probability; seeded). Spots are drawn from them with a seeded generator.
 
-A grade (`Drill.grade`, one jitted program per drill) is, at the spot's state:
+A grade (`Drill.grade`) is, at the spot's state:
 
 - the policy's probability of the person's action: its masked distribution read exactly where
   the policy returns one (`ExplorePolicy.exact`), else the share of ``num_keys`` draws;
 - the value of the person's action and of the policy's most likely one under the luck module's
-  rollout value (`holdemjax.luck.rollout`): the action taken on ``samples`` completions of the
-  board (the cards nobody holds; the holes as dealt), the rest of the hand played out by the
-  line-up (the policy in its seat, the panel opponent in the others: `luck.play_out`), valued
-  at the hand's end in chips (the person's stack then) and in tournament score (what
-  `luck.rollout_value` gives: ICM of the stacks over the open places, the places of busts).
-  Both actions share the completions and the rollouts' keys (common random numbers), so the
-  same action differs by exactly zero.
+  rollout value: the action taken on ``samples`` completions of the board (the cards nobody
+  holds; the holes as dealt), the rest of the hand played out by the line-up (the policy in its
+  seat, the panel opponent in the others) as `luck.rollout_value` plays it (until the next
+  hand's first decision or the game's end), valued at the hand's end in chips (the person's
+  stack then) and in tournament score (`luck.settled_value`, the value `rollout_value` gives:
+  ICM of the stacks over the open places, the places of busts). Both actions share the
+  completions and the rollouts' keys (common random numbers), so the same action differs by
+  exactly zero.
+
+The tournaments and the rollouts run in one jitted program (`_program`), so a drill compiles
+`env.step` once (the rollouts are its own loop, not `rollout_value`'s, for that reason).
 """
 
 from __future__ import annotations
