@@ -21,7 +21,17 @@ def _command(args) -> int:
         return cli_error("explore", str(err))
     if not 0 <= args.port <= 65535:
         return cli_error("explore", f"--port must be in 0..65535 ({args.port})")
-    return serve(Explorer(policy), stage, host=args.host, port=args.port)
+    drill = None
+    if args.drill:
+        from holdemjax.training.drills import Drill
+
+        print(f"holdemjax explore: playing {2 * args.rollouts} tournaments of {policy.name} "
+              f"against {args.panel} for the drill (compiling first: about a minute)")
+        try:
+            drill = Drill(policy, args.panel, samples=args.rollouts, seed=args.seed)
+        except ExploreError as err:
+            return cli_error("explore", str(err))
+    return serve(Explorer(policy), stage, host=args.host, port=args.port, drill=drill)
 
 
 def add_parser(sub) -> None:
@@ -38,4 +48,11 @@ def add_parser(sub) -> None:
     p.add_argument("--players", type=int, default=6, help="players left, 2..6 (6)")
     p.add_argument("--keys", type=int, default=32, help="draws per combo of a policy that "
                    "returns an action (sampled)")
+    p.add_argument("--drill", action="store_true", help="also serve drills at /drill: spots "
+                   "from the policy's tournaments against --panel, graded by the policy")
+    p.add_argument("--panel", default="baseline", help="the drill's opponent (five copies): "
+                   "a panel name or a checkpoint (baseline)")
+    p.add_argument("--rollouts", type=int, default=16, help="the drill's rollouts per action "
+                   "(also half its tournaments: 16)")
+    p.add_argument("--seed", type=int, default=0, help="the drill's seed (0)")
     p.set_defaults(func=_command)

@@ -4,7 +4,8 @@ service's stack: Jinja2 with autoescape from `holdemjax.series.html`, the viewer
 ``GET /`` is the page (its first grid computed into it; a bad query is a 422 page with the
 sentence), ``GET /api/grid`` the same grid as JSON (a bad query is a 422 ``{"detail"}``), and
 ``/static/`` the page's script and styles. Query: ``stack``, ``level``, ``players``,
-``actions`` (comma-separated menu names), ``position`` (optional: fold to it).
+``actions`` (comma-separated menu names), ``position`` (optional: fold to it). The drills'
+page and API (``/drill``, ``/api/drill/...``) are `training.drill_page`'s.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from fastapi import FastAPI, HTTPException, Request
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 
 from holdemjax.series.html import environment
+from holdemjax.training.drill_page import add_routes as add_drill_routes
 from holdemjax.training.explore import MAX_DEPTH, ExploreError, Explorer, Grid, Stage, positions
 from holdemjax.training.preflop_grid import RANKS, cell_class, cell_label
 
@@ -22,6 +24,7 @@ __all__ = ["create_app", "grid_document", "serve"]
 
 _STATIC = {"explore.js": ("holdemjax.training", "text/javascript"),
            "explore.css": ("holdemjax.training", "text/css"),
+           "drill.js": ("holdemjax.training", "text/javascript"),
            "felt.css": ("holdemjax.series", "text/css")}
 
 
@@ -77,11 +80,13 @@ def _render(document: dict | None, error: str | None, explorer: Explorer) -> str
         policy=explorer.policy)
 
 
-def create_app(explorer: Explorer, stage: Stage | None = None):
+def create_app(explorer: Explorer, stage: Stage | None = None, drill=None):
     """The explorer's FastAPI app; ``stage``: the page's stage when the query names none
-    (default: `Stage()`, a tournament's start)."""
+    (default: `Stage()`, a tournament's start); ``drill``: a `training.drills.Drill` served
+    at ``/drill`` (`training.drill_page`)."""
     stage = (stage or Stage()).check(explorer.env)
     app = FastAPI(title="holdemjax explore")
+    add_drill_routes(app, drill)
 
     def compute(request: Request):
         at, actions, position = parse_query(request.query_params, stage)
@@ -113,12 +118,13 @@ def create_app(explorer: Explorer, stage: Stage | None = None):
 
 
 def serve(explorer: Explorer, stage: Stage, *, host: str = "127.0.0.1", port: int = 8052,
-          announce=print) -> int:
-    """Run the page with uvicorn until interrupted."""
+          announce=print, drill=None) -> int:
+    """Run the page with uvicorn until interrupted (``drill``: served at ``/drill``)."""
     import uvicorn
 
-    app = create_app(explorer, stage)
-    announce(f"holdemjax explore: {explorer.policy.name} on http://{host}:{port}/ (Ctrl-C stops)")
+    app = create_app(explorer, stage, drill)
+    where = f"http://{host}:{port}/" + ("drill" if drill is not None else "")
+    announce(f"holdemjax explore: {explorer.policy.name} on {where} (Ctrl-C stops)")
     uvicorn.run(app, host=host, port=port, log_level="warning")
     return 0
 

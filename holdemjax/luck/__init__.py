@@ -45,6 +45,7 @@ from holdemjax.luck.rollout import (
                                   rollout_first_luck,
                                   rollout_step_luck,
                                   rollout_value,
+                                  settled_value,
 )
 from holdemjax.luck.sng import (
                                   ACTION_EVENT,
@@ -70,5 +71,5 @@ __all__ = ["Value", "chips", "icm_value", "check_down_values", "reveal_correctio
            "dealt_luck", "decision_luck", "action_values", "action_terms", "action_luck",
            "first_luck", "step_luck", "games_first_luck", "games_step_luck", "EVENTS",
            "DEAL_EVENT", "ACTION_EVENT", "StateValue", "chance_term", "games_chance_luck",
-           "Policy", "ROLLOUTS", "rollout_value", "rollout_step_luck", "rollout_first_luck",
-           "games_rollout_first_luck", "games_rollout_step_luck"]
+           "Policy", "ROLLOUTS", "rollout_value", "settled_value", "rollout_step_luck",
+           "rollout_first_luck", "games_rollout_first_luck", "games_rollout_step_luck"]

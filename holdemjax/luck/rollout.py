@@ -33,8 +33,8 @@ from holdemjax.poker.cards import NUM_CARDS
 from holdemjax.sparse import sparse_cond
 from holdemjax.validate import require_int
 
-__all__ = ["Policy", "ROLLOUTS", "rollout_value", "rollout_step_luck", "rollout_first_luck",
-           "games_rollout_first_luck", "games_rollout_step_luck"]
+__all__ = ["Policy", "ROLLOUTS", "rollout_value", "settled_value", "rollout_step_luck",
+           "rollout_first_luck", "games_rollout_first_luck", "games_rollout_step_luck"]
 
 #: ``policy(state, key) -> int32`` menu action of the player to act (the line-up's known play).
 Policy = Callable[[object, jax.Array], jax.Array]
@@ -73,6 +73,13 @@ def rollout_value(env, policy: Policy, state, key, hand=None) -> jax.Array:
 
     end, _ = jax.lax.while_loop(going, step, (state, jnp.int32(0)))
     return _settled(env, end)
+
+
+def settled_value(env, state) -> jax.Array:
+    """``# [N] float32`` by player id: the value `rollout_value` gives the end of a hand
+    (``state`` at the next hand's first decision or the game's end), for callers that play
+    the hand out themselves (the explorer's drills batch their rollouts with other play)."""
+    return _settled(env, state)
 
 
 def _completions(table: poker_table.Table, visible, noise: jax.Array) -> jax.Array:

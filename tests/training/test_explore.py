@@ -152,7 +152,7 @@ def test_the_api_and_the_page_answer_422_with_the_sentence(explorer, deep):
 
 
 @contextlib.contextmanager
-def _serving(explorer):
+def _serving(explorer, drill=None):
     import uvicorn
 
     from holdemjax.training.explore_page import create_app
@@ -160,8 +160,8 @@ def _serving(explorer):
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(create_app(explorer), host="127.0.0.1", port=port,
-                                           log_level="error"))
+    app = create_app(explorer, drill=drill)
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="error"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     while not server.started:
