@@ -161,19 +161,32 @@ def test_the_docs_head_to_head_and_lbr_figures_are_the_committed_records():
         f"| `{lbr['policy']}` | {lbr['lbr']['bb_per_100']:+.1f} ± {lbr['lbr']['ci95']:.1f} |"]
 
 
+def _against_the_shipped(suffix: str) -> str:
+    """The cells of a trial's row: its score against five baselines, its tables won over the
+    shipped policy with z > 3, the example's table and one shipped policy against five of it,
+    from the trial's panel and head-to-head records."""
+    panel = _record(f"panel_learned_{suffix}_greedy_vs_sng6_pushfold")
+    h2h = _record(f"learner_head_to_head_{suffix}")["rows"]
+    by = {r["opponent"]: r for r in panel["lineups"]}
+    wins = sum(r["versus"]["z"] > 3 for r in panel["lineups"])
+    example, base = by["training/checkpoints/sng6_example.msgpack"]["versus"], by["baseline"]
+    assert h2h[1]["policy"] == "training/checkpoints/sng6_pushfold.msgpack"
+    return (f"{base['mean']:.4f} ± {base['se']:.4f} | {wins} of {len(by)} | "
+            f"{example['diff']:+.4f} (z {example['z']:+.1f}) | {h2h[1]['mean']:.4f} ± "
+            f"{h2h[1]['se']:.4f} (z {h2h[1]['z']:+.1f}) |")
+
+
 def test_the_docs_table_of_the_pfmix_seeds_is_the_committed_records():
-    """docs/learner.md's table of the other mix's three seeds: each seed's score against five
-    baselines, its tables won over the shipped policy with z > 3, the example's table and one
-    shipped policy against five of it, from that seed's panel and head-to-head records."""
-    rows = []
-    for seed, suffix in ((0, ""), (1, "_s1"), (2, "_s2")):
-        panel = _record(f"panel_learned_pfmix{suffix}_greedy_vs_sng6_pushfold")
-        h2h = _record(f"learner_head_to_head_pfmix{suffix}")["rows"]
-        by = {r["opponent"]: r for r in panel["lineups"]}
-        wins = sum(r["versus"]["z"] > 3 for r in panel["lineups"])
-        example, base = by["training/checkpoints/sng6_example.msgpack"]["versus"], by["baseline"]
-        assert h2h[1]["policy"] == "training/checkpoints/sng6_pushfold.msgpack"
-        rows.append(f"| {seed} | {base['mean']:.4f} ± {base['se']:.4f} | {wins} of {len(by)} | "
-                    f"{example['diff']:+.4f} (z {example['z']:+.1f}) | {h2h[1]['mean']:.4f} ± "
-                    f"{h2h[1]['se']:.4f} (z {h2h[1]['z']:+.1f}) |")
+    """docs/learner.md's table of the other mix's three seeds, from each seed's records."""
+    rows = [f"| {seed} | " + _against_the_shipped(f"pfmix{suffix}")
+            for seed, suffix in ((0, ""), (1, "_s1"), (2, "_s2"))]
     assert _docs_table("pfmix-seeds") == rows
+
+
+def test_the_docs_table_of_the_example_s_table_trials_is_the_committed_records():
+    """docs/learner.md's table of the trials aimed at the example's table (one seed each)."""
+    trials = (("pfmix", "the other mix", 600), ("pfex", "example 3 of 11 panel draws", 600),
+              ("pfex1200", "the same, continued", 1200),
+              ("pfexwide", "the same, a (128, 128) network", 600))
+    rows = [f"| {label} | {its:,} | " + _against_the_shipped(name) for name, label, its in trials]
+    assert _docs_table("example-trials") == rows
