@@ -48,7 +48,7 @@ _LONGEST_FIRST = (  # files, longest first (benchmarks/results/test_durations.js
     "tests/test_luck_learned.py", "tests/training/test_exploit_ppo.py",
     "tests/envs/test_gardner_chess.py", "tests/training/test_export_wasm.py",
     "tests/training/test_evaluate.py", "tests/training/test_exploit.py",
-    "tests/training/test_explore.py",
+    "tests/training/test_explore.py", "tests/training/test_drills.py",
     "tests/training/test_baselines.py", "tests/training/test_sharding.py",
     "tests/series/test_compile_cache.py", "tests/test_pettingzoo.py", "tests/test_api.py",
     "tests/poker/test_tournament.py", "tests/training/test_distill.py",
