@@ -8,6 +8,7 @@ import ast
 import importlib.util
 import re
 
+from tests.graphs import cycles
 from tests.test_rooms import ROOT, _files, _module_room, _room
 
 DOC = ROOT / "docs" / "architecture.md"
@@ -157,28 +158,8 @@ def _room_graph() -> dict[str, set[str]]:
 
 
 def import_cycles() -> set[tuple[str, ...]]:
-    """Import cycles between modules of one room, each from its smallest module name: one per
-    back edge of a depth-first walk, so there is at least one whenever the graph has a cycle
-    (a walk that lists every cycle takes exponential time)."""
-    graph, out, path, done = _room_graph(), set(), [], set()
-
-    def walk(node):
-        if node in path:
-            cycle = path[path.index(node):]
-            start = cycle.index(min(cycle))
-            out.add(tuple(cycle[start:] + cycle[:start]))
-            return
-        if node in done:
-            return
-        path.append(node)
-        for nxt in sorted(graph[node]):
-            walk(nxt)
-        path.pop()
-        done.add(node)
-
-    for node in sorted(graph):
-        walk(node)
-    return out
+    """Import cycles between modules of one room (`tests.graphs.cycles`)."""
+    return cycles(_room_graph())
 
 
 def test_no_import_cycle_inside_a_room():

@@ -8,6 +8,8 @@ from __future__ import annotations
 import ast
 import pathlib
 
+from tests.graphs import cycles
+
 PACKAGE = pathlib.Path(__file__).resolve().parents[2] / "holdemjax" / "duplicate"
 #: The store's modules: the repository, and the file with its connections and transactions.
 STORE = ("store", "database")
@@ -35,32 +37,12 @@ def _imports(tree: ast.Module) -> set[str]:
     return found
 
 
-def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
-    """Every cycle found by a depth-first walk (each reported once, from its smallest name)."""
-    out, path = set(), []
-
-    def walk(node):
-        if node in path:
-            cycle = path[path.index(node):]
-            start = cycle.index(min(cycle))
-            out.add(tuple(cycle[start:] + cycle[:start]))
-            return
-        path.append(node)
-        for nxt in sorted(graph.get(node, ())):
-            walk(nxt)
-        path.pop()
-
-    for node in sorted(graph):
-        walk(node)
-    return [list(c) for c in sorted(out)]
-
-
 def test_no_import_cycle_inside_duplicate():
     """Issue 36 finding 10: cli -> service -> pages -> cli (through `HERO_LOADERS`) and
     match <-> seat were cycles."""
     modules = _modules()
     graph = {name: _imports(tree) & set(modules) for name, tree in modules.items()}
-    assert _cycles(graph) == []
+    assert cycles(graph) == set()
 
 
 def test_nobody_outside_store_touches_its_private_attributes():
