@@ -25,8 +25,8 @@ from holdemjax.bots import baseline, random_bot
 from holdemjax.bots import tiers as jax_tiers
 from holdemjax.poker.actions import CHECK_CALL, FOLD
 from holdemjax.training import evaluate as ev
+from holdemjax.training import ppo_checkpoint
 from holdemjax.training.evaluate import baseline_opponent
-from holdemjax.training.ppo_checkpoint import load_checkpoint, policy
 from holdemjax.training.ppo_config import CHECKPOINTS, TRAINED_BOTS
 from holdemjax.training.records import run_header
 
@@ -74,10 +74,10 @@ def opponent(name: str, env) -> Callable:
     if not (name.endswith(".msgpack") or os.path.sep in name or pathlib.Path(name).exists()):
         raise ValueError(f"opponent {name!r} is neither a known opponent "
                          f"({', '.join((*OPPONENTS, *TRAINED_BOTS))}) nor a checkpoint path")
-    params, config = load_checkpoint(name)
+    params, config = ppo_checkpoint.load_checkpoint(name)
     if config.env_id != env.id:
         raise ValueError(f"opponent checkpoint {name} plays {config.env_id}, not {env.id}")
-    fn = policy(config)
+    fn = ppo_checkpoint.policy(config)
     return lambda state, key: fn(params, state, key)
 
 
